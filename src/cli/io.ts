@@ -1,0 +1,18 @@
+// What a CLI command may touch: its arguments, standard streams and environment. Passed in so tests can run
+// commands in-process and read what they printed.
+
+/** Streams and environment of one command run. */
+export interface CliIo {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+  stdin: NodeJS.ReadableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The process's own streams and environment. */
+export function processIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
+}
+
+/** A command: parses its own argv, returns the exit code. Errors it throws are printed as one line by main. */
+export type Command = (argv: string[], io: CliIo) => Promise<number>;

@@ -1,0 +1,82 @@
+// Findings: what the pure detectors report. One finding per stuck pod or per CronJob with a missed run.
+// Keys are stable across evaluations so the incident store can tell new members from known ones.
+
+/** What a stuck pod is waiting on, decided from its events. */
+export type Cause = 'storage' | 'network' | 'unknown';
+
+/** A namespaced object by name. */
+export interface NsName {
+  namespace: string;
+  name: string;
+}
+
+/** The workload a pod belongs to, followed up the owner chain (ReplicaSet -> Deployment, Job -> CronJob). */
+export interface WorkloadRef extends NsName {
+  /** Deployment, StatefulSet, DaemonSet, CronJob, Job, ReplicaSet, or Pod for bare pods. */
+  kind: string;
+}
+
+/** One event as evidence: reason, message, how often, how recently. */
+export interface EventEvidence {
+  /** "Pod/ns/name" or "PersistentVolumeClaim/ns/name": the involved object. */
+  object: string;
+  type: string;
+  reason: string;
+  message: string;
+  count: number;
+  /** Last time seen (RFC 3339), if the event says. */
+  lastSeen?: string;
+  /** Seconds between lastSeen and evaluation time. */
+  ageSeconds?: number;
+}
+
+/** The storage path behind one pod volume: volume -> claim -> PV -> CSI driver. Later links may be unknown. */
+export interface StoragePath {
+  /** The pod's volume name (as in "unmounted volumes=[data]"). */
+  volume: string;
+  claim?: NsName;
+  pv?: string;
+  driver?: string;
+  accessModes?: string[];
+}
+
+/** A pod stuck in ContainerCreating (kind 'stuck-creating') or Terminating ('stuck-terminating'). */
+export interface StuckPodFinding {
+  kind: 'stuck-creating' | 'stuck-terminating';
+  /** "<kind>/<namespace>/<name>". */
+  key: string;
+  pod: NsName & { uid?: string };
+  node?: string;
+  workload: WorkloadRef;
+  /** When the clock started: PodScheduled for creating, deletionTimestamp + grace for terminating (RFC 3339). */
+  since: string;
+  /** Seconds stuck beyond `since` at evaluation time. */
+  stuckSeconds: number;
+  cause: Cause;
+  /** The pod's volumes that the events name as unmounted (or all its claims when the events do not say). */
+  storage: StoragePath[];
+  /** For stuck-terminating: finalizers still on the pod. */
+  finalizers?: string[];
+  events: EventEvidence[];
+}
+
+/** A non-suspended CronJob whose latest scheduled run has not completed in time. */
+export interface CronJobFinding {
+  kind: 'cronjob-missed';
+  /** "cronjob-missed/<namespace>/<name>". */
+  key: string;
+  cronJob: NsName;
+  schedule: string;
+  timeZone?: string;
+  lastSuccessfulTime?: string;
+  lastScheduleTime?: string;
+  /** The most recent time the schedule says a run should have started (RFC 3339). */
+  latestScheduled: string;
+  /** Scheduled runs since lastSuccessfulTime (or since creation) that did not complete. */
+  missedRuns: number;
+  /** Its Jobs, newest first, with their pods' keys ("namespace/name") so the correlator can link stuck pods. */
+  jobs: { name: string; active: number; succeeded: number; failed: number; pods: string[] }[];
+}
+
+/** Anything a detector reports. */
+export type Finding = StuckPodFinding | CronJobFinding;

@@ -1,0 +1,98 @@
+// Incidents: what the correlator makes of findings, and what every renderer (terminal, Slack) and the drain
+// advice read. An incident is one correlated group: one (node plugin DaemonSet, revision), or one node.
+import type { CronJobFinding, NsName, StuckPodFinding, WorkloadRef } from './findings.js';
+
+/** Where the fault lies. NOT_STORAGE groups pods stuck for a non-storage cause (sandbox/CNI). */
+export type Verdict = 'FOLLOWS_ROLLOUT' | 'FOLLOWS_NODE' | 'UNEXPLAINED' | 'NOT_STORAGE';
+
+/** The CSI node plugin pod serving a node. */
+export interface PluginOnNode {
+  node: string;
+  daemonSet?: NsName;
+  pod?: string;
+  /** ControllerRevision number the plugin pod runs (from its controller-revision-hash label). */
+  revision?: number;
+  createdAt?: string;
+  ageSeconds?: number;
+}
+
+/** One changed field between two pod templates, e.g. `kubelet-dir: mountPropagation Bidirectional -> none`. */
+export interface TemplateChange {
+  /** storage (volumeMounts, hostPath volumes), security (privileged, capabilities), image, other. */
+  category: 'storage' | 'security' | 'image' | 'other';
+  container?: string;
+  /** What changed, e.g. "volumeMount kubelet-dir mountPropagation". */
+  field: string;
+  from: string;
+  to: string;
+  /** The one-line human form. */
+  text: string;
+}
+
+/** Nodes counted by (plugin revision new/previous) x (has stuck mounts / mounts fine). */
+export interface RolloutCounts {
+  newStuck: number;
+  newFine: number;
+  oldStuck: number;
+  oldFine: number;
+}
+
+/** Evidence that the fault follows a DaemonSet rollout. */
+export interface RolloutEvidence {
+  daemonSet: NsName;
+  driver?: string;
+  newRevision: number;
+  previousRevision?: number;
+  /** Creation time of the new ControllerRevision (RFC 3339). */
+  rolloutStart?: string;
+  updatedNodes: number;
+  desiredNodes: number;
+  counts: RolloutCounts;
+  /** Nodes already on the new revision: cordon these while rolling back. */
+  nodesOnNewRevision: string[];
+  diff: TemplateChange[];
+}
+
+/** Drain advice for one node. */
+export interface DrainAdvice {
+  node: string;
+  decision: 'OK' | 'CAUTION' | 'BLOCK';
+  reason: string;
+  /** What to do instead (BLOCK) or what to watch for (CAUTION). */
+  steps: string[];
+}
+
+/** One row of the node table: node | plugin revision | plugin pod age | stuck pods. */
+export interface IncidentNode {
+  node: string;
+  plugin?: PluginOnNode;
+  stuckPods: string[];
+}
+
+/** Affected workload with its stuck pods ("namespace/name"). */
+export interface AffectedWorkload extends WorkloadRef {
+  pods: string[];
+}
+
+/** A correlated group of findings. `key` is stable: the incident store and Slack thread hang off it. */
+export interface Incident {
+  /** e.g. "rollout/kube-system/ebs-csi-node@2", "node/node-19", "unexplained/ebs.csi.aws.com", "not-storage/node-7". */
+  key: string;
+  verdict: Verdict;
+  /** Names the driver and revision, or the node. */
+  title: string;
+  /** One line: the verdict with its counts. */
+  summary: string;
+  driver?: string;
+  daemonSet?: NsName;
+  revision?: number;
+  node?: string;
+  pods: StuckPodFinding[];
+  cronJobs: CronJobFinding[];
+  nodes: IncidentNode[];
+  workloads: AffectedWorkload[];
+  rollout?: RolloutEvidence;
+  drain: DrainAdvice[];
+  /** Ordered next steps (rollback command, cordon list, "leave stuck pods alone"...). */
+  nextSteps: string[];
+}

@@ -1,0 +1,27 @@
+// Small pure helpers for naming objects consistently across the code base.
+import type { KubeObject } from './objects.js';
+
+/** "namespace/name" for namespaced objects, "name" for cluster-scoped ones. */
+export function objectKey(obj: KubeObject): string {
+  const ns = obj.metadata?.namespace;
+  const name = obj.metadata?.name ?? '';
+  return ns ? `${ns}/${name}` : name;
+}
+
+/** "namespace/name" from parts; the form used by every index keyed by namespaced object. */
+export function nsKey(namespace: string | undefined | null, name: string | undefined | null): string {
+  return namespace ? `${namespace}/${name ?? ''}` : (name ?? '');
+}
+
+/** The controller owner reference of an object (controller: true), else its first owner, else undefined. */
+export function controllerOf(obj: KubeObject): { kind?: string; name?: string; uid?: string } | undefined {
+  const refs = obj.metadata?.ownerReferences ?? [];
+  return refs.find((r) => r.controller) ?? refs[0];
+}
+
+/** Parses an RFC 3339 timestamp to epoch milliseconds; undefined for missing or unparseable values. */
+export function timeMs(ts: string | null | undefined): number | undefined {
+  if (!ts) return undefined;
+  const ms = Date.parse(ts);
+  return Number.isNaN(ms) ? undefined : ms;
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { ClusterIndex } from '../../src/domain/cluster-index.js';
+import { emptySnapshot } from '../../src/domain/snapshot.js';
+import type { Pod } from '../../src/domain/objects.js';
+
+function pod(name: string, node: string, claim: string, ownerUid?: string): Pod {
+  return {
+    kind: 'Pod',
+    metadata: { name, namespace: 'ns', uid: `uid-${name}`, ownerReferences: ownerUid ? [{ uid: ownerUid, controller: true }] : null },
+    spec: { nodeName: node, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }, { name: 'tmp' }] },
+  };
+}
+
+describe('ClusterIndex', () => {
+  it('indexes pods by claim, node and owner from a snapshot', () => {
+    const s = emptySnapshot();
+    s.pods.push(pod('a', 'n1', 'c1', 'rs1'), pod('b', 'n2', 'c1'), pod('c', 'n1', 'c2'));
+    const idx = ClusterIndex.fromSnapshot(s);
+    expect(idx.podsUsingClaim('ns', 'c1').map((p) => p.metadata?.name).sort()).toEqual(['a', 'b']);
+    expect(idx.podsOnNode('n1').map((p) => p.metadata?.name).sort()).toEqual(['a', 'c']);
+    expect(idx.podsOwnedBy('rs1').map((p) => p.metadata?.name)).toEqual(['a']);
+    expect(idx.keyOfUid('uid-b')).toBe('ns/b');
+    // a claim of the same name in another namespace is a different claim
+    expect(idx.podsUsingClaim('other', 'c1')).toEqual([]);
+  });
+
+  it('moves index entries when an object changes and drops them on removal', () => {
+    const idx = new ClusterIndex();
+    idx.upsert('pods', pod('a', 'n1', 'c1'));
+    idx.upsert('pods', pod('a', 'n2', 'c2'));
+    expect(idx.podsOnNode('n1')).toEqual([]);
+    expect(idx.podsUsingClaim('ns', 'c1')).toEqual([]);
+    expect(idx.podsOnNode('n2')).toHaveLength(1);
+    expect(idx.remove('pods', pod('a', 'n2', 'c2'))).toBe(true);
+    expect(idx.podsOnNode('n2')).toEqual([]);
+    expect(idx.count('pods')).toBe(0);
+    expect(idx.keyOfUid('uid-a')).toBeUndefined();
+  });
+
+  it('indexes events by involved object and tolerates missing fields', () => {
+    const idx = new ClusterIndex();
+    idx.upsert('events', { kind: 'Event', metadata: { name: 'e1', namespace: 'ns' }, involvedObject: { kind: 'Pod', namespace: 'ns', name: 'a' }, reason: 'FailedMount' });
+    idx.upsert('events', { kind: 'Event', metadata: { name: 'e2', namespace: 'ns' } });
+    idx.upsert('pods', { kind: 'Pod', metadata: { name: 'bare' } });
+    expect(idx.eventsFor('Pod', 'ns', 'a').map((e) => e.reason)).toEqual(['FailedMount']);
+    expect(idx.podsOnNode('')).toEqual([]);
+  });
+});
