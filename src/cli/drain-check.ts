@@ -1,8 +1,45 @@
-// Placeholder until its issue lands: replaced by the real command.
+// `rwx drain-check NODE`: is it safe to drain NODE right now? Exit 0 OK, 3 BLOCK, 4 CAUTION, 1 error.
+import { ClusterIndex } from '../domain/cluster-index.js';
 import { RwxError } from '../errors.js';
+import { adviseDrain } from '../advise/drain.js';
+import { scanIndex } from '../correlate/pipeline.js';
+import { renderDrainAdvice } from '../render/terminal-drain.js';
+import { parseFlags } from './args.js';
 import type { Command } from './io.js';
+import { EVAL_FLAGS, EVAL_HELP, evalSettings } from './scan.js';
+import { loadSource, SOURCE_FLAGS, SOURCE_HELP } from './source.js';
 
-/** Not built yet. */
-export const run: Command = async () => {
-  throw new RwxError('INTERNAL', 'drain-check is not built yet');
+const HELP = `Usage: rwx drain-check NODE [--snapshot FILE | --kubeconfig FILE] [-o json]
+
+BLOCK (exit 3) when the node's stuck mounts follow a plugin rollout or the node runs the bad revision; CAUTION
+(exit 4) when pods are stuck Terminating on claims or VolumeAttachments are stale; OK (exit 0) otherwise.
+
+${SOURCE_HELP}
+${EVAL_HELP}
+`;
+
+const EXIT = { OK: 0, BLOCK: 3, CAUTION: 4 } as const;
+/** A Kubernetes node name: a DNS subdomain. */
+const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Runs `rwx drain-check`. */
+export const run: Command = async (argv, io) => {
+  const { values, positionals } = parseFlags(argv, { ...SOURCE_FLAGS, ...EVAL_FLAGS }, true);
+  if (values.help) {
+    io.stdout.write(HELP);
+    return 0;
+  }
+  const [node, ...extra] = positionals;
+  if (!node || extra.length > 0) throw new RwxError('USAGE', 'expected exactly one NODE');
+  if (node.length > 253 || !NODE_NAME.test(node)) throw new RwxError('USAGE', `"${node}" is not a valid node name`);
+  const s = evalSettings(values);
+  const { snapshot } = await loadSource(values, io);
+  const index = ClusterIndex.fromSnapshot(snapshot);
+  const { incidents } = scanIndex(index, {
+    now: s.now, driverDaemonSets: s.driverDaemonSets, ...(s.stuckAfterMs !== undefined ? { config: { stuckAfterMs: s.stuckAfterMs } } : {}),
+  });
+  const advice = adviseDrain(index, incidents, node, s.now, s.stuckAfterMs !== undefined ? { staleAfterMs: s.stuckAfterMs } : {});
+  if (s.format === 'json') io.stdout.write(`${JSON.stringify(advice, null, 2)}\n`);
+  else io.stdout.write(renderDrainAdvice(advice));
+  return EXIT[advice.decision];
 };

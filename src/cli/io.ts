@@ -1,5 +1,6 @@
 // What a CLI command may touch: its arguments, standard streams and environment. Passed in so tests can run
 // commands in-process and read what they printed.
+import type { Clock } from '../domain/clock.js';
 
 /** Streams and environment of one command run. */
 export interface CliIo {
@@ -7,6 +8,8 @@ export interface CliIo {
   stderr: { write(s: string): unknown };
   stdin: NodeJS.ReadableStream;
   env: NodeJS.ProcessEnv;
+  /** Time source; tests inject a ManualClock so output about ages is deterministic. Default: the system clock. */
+  clock?: Clock;
 }
 
 /** The process's own streams and environment. */

@@ -1,8 +1,55 @@
-// Placeholder until its issue lands: replaced by the real command.
-import { RwxError } from '../errors.js';
+// `rwx serve`: run the bot. Thin: flags, configuration, logger, then src/serve/main.ts; stops cleanly on
+// SIGTERM/SIGINT (watches, workers, Redis) and exits 0.
+import { loadConfig } from '../config/index.js';
+import { createLogger } from '../serve/log.js';
+import { runServe } from '../serve/main.js';
+import { parseFlags } from './args.js';
 import type { Command } from './io.js';
 
-/** Not built yet. */
-export const run: Command = async () => {
-  throw new RwxError('INTERNAL', 'serve is not built yet');
+const HELP = `Usage: rwx serve [--config FILE] [--kubeconfig FILE] [--context NAME]
+
+Watches the cluster (read-only), correlates stuck pods and missed CronJobs into incidents, and posts one Slack
+thread per incident. Configuration comes from the environment (SLACK_BOT_TOKEN, SLACK_CHANNEL, SLACK_APP_TOKEN or
+SLACK_SIGNING_SECRET, REDIS_URL, PORT, RWX_STUCK_AFTER, RWX_GROUP_WAIT, ...) and optionally a YAML file.
+
+  --config FILE       YAML configuration file (environment variables win over it)
+  --kubeconfig FILE   kubeconfig to use (default: KUBECONFIG, ~/.kube/config, then in-cluster)
+  --context NAME      kubeconfig context to use
+
+Serves /healthz, /readyz and /metrics on PORT (default 3000).
+`;
+
+/** Runs until SIGTERM or SIGINT; exit 0 after a clean stop, 1 when start-up fails. */
+export const run: Command = async (argv, io) => {
+  const { values } = parseFlags(argv, {
+    config: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    io.stdout.write(HELP);
+    return 0;
+  }
+  const config = loadConfig({
+    env: io.env,
+    ...(values.config ? { file: values.config } : {}),
+    flags: { ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}), ...(values.context ? { context: values.context } : {}) },
+  });
+  const log = createLogger(config.logLevel);
+  const running = await runServe(config, log, { env: io.env });
+  log.info({ channel: config.slack.channel, mode: config.slack.mode }, 'rwx serve started');
+  const onTerm = () => stop('SIGTERM');
+  const onInt = () => stop('SIGINT');
+  let stop: (s: string) => void = () => undefined;
+  const signal = await new Promise<string>((resolve) => {
+    stop = resolve;
+    process.once('SIGTERM', onTerm);
+    process.once('SIGINT', onInt);
+    running.done.catch(() => resolve('pipeline failure'));
+  });
+  process.removeListener('SIGTERM', onTerm);
+  process.removeListener('SIGINT', onInt);
+  log.info({ signal }, 'stopping');
+  await running.stop();
+  log.info({}, 'stopped');
+  log.flush();
+  return signal === 'pipeline failure' ? 1 : 0;
 };

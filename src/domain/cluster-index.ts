@@ -50,7 +50,8 @@ export class ClusterIndex {
   private readonly attachmentsByNode = new MultiIndex();
   private readonly eventsByObject = new MultiIndex();
   private readonly revisionsByOwner = new MultiIndex();
-  private readonly uidToKey = new Map<string, string>();
+  /** Built on the first keyOfUid() call, then kept current: most CLI runs never ask, and 150k uid inserts are not free. */
+  private uidToKey: Map<string, string> | undefined;
   /** Kinds that could not be read, so "absent" must be reported as "unknown". */
   unreadable: UnreadableKind[] = [];
 
@@ -109,6 +110,15 @@ export class ClusterIndex {
 
   /** Key ("namespace/name") of the object with this uid, any kind. */
   keyOfUid(uid: string): string | undefined {
+    if (!this.uidToKey) {
+      this.uidToKey = new Map();
+      for (const k of KIND_KEYS) {
+        for (const [key, o] of this.store[k]) {
+          const u = o.metadata?.uid;
+          if (u) this.uidToKey.set(u, key);
+        }
+      }
+    }
     return this.uidToKey.get(uid);
   }
 
@@ -170,20 +180,22 @@ export class ClusterIndex {
   }
 
   private index(kind: KindKey, key: string, obj: ObjectsByKind[KindKey]): void {
-    this.visit(kind, key, obj, (idx, k) => idx.add(k, key));
+    this.visit(kind, key, obj, true);
     const uid = obj.metadata?.uid;
-    if (uid) this.uidToKey.set(uid, key);
+    if (uid && this.uidToKey) this.uidToKey.set(uid, key);
   }
 
   private unindex(kind: KindKey, key: string, obj: ObjectsByKind[KindKey]): void {
-    this.visit(kind, key, obj, (idx, k) => idx.delete(k, key));
+    this.visit(kind, key, obj, false);
     const uid = obj.metadata?.uid;
-    if (uid && this.uidToKey.get(uid) === key) this.uidToKey.delete(uid);
+    if (uid && this.uidToKey?.get(uid) === key) this.uidToKey.delete(uid);
   }
 
-  /** Calls `f` for every (secondary index, index key) pair an object belongs to. */
-  private visit(kind: KindKey, _key: string, obj: ObjectsByKind[KindKey], f: (idx: MultiIndex, k: string) => void): void {
-    const ownerUid = controllerOf(obj)?.uid;
+  /** Adds (or removes) `key` under every (secondary index, index key) pair an object belongs to. */
+  private visit(kind: KindKey, key: string, obj: ObjectsByKind[KindKey], add: boolean): void {
+    const f = (idx: MultiIndex, k: string): void => (add ? idx.add(k, key) : idx.delete(k, key));
+    // Only pods, jobs and revisions are indexed by owner; skipping the lookup for the rest is measurable at 150k objects.
+    const ownerUid = kind === 'pods' || kind === 'jobs' || kind === 'controllerRevisions' ? controllerOf(obj)?.uid : undefined;
     switch (kind) {
       case 'pods': {
         const pod = obj as Pod;

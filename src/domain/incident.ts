@@ -35,6 +35,10 @@ export interface RolloutCounts {
   newFine: number;
   oldStuck: number;
   oldFine: number;
+  /** Of the newFine nodes, those where a pod mounted this driver's volume after the node's plugin pod started. */
+  newProven?: number;
+  /** Of the oldFine nodes, those where a pod mounted this driver's volume after the node's plugin pod started. */
+  oldProven?: number;
 }
 
 /** Evidence that the fault follows a DaemonSet rollout. */
@@ -67,6 +71,8 @@ export interface IncidentNode {
   node: string;
   plugin?: PluginOnNode;
   stuckPods: string[];
+  /** Pods of the affected workloads running on this node ("namespace/name"), e.g. the search pods that started. */
+  runningPods?: string[];
 }
 
 /** Affected workload with its stuck pods ("namespace/name"). */
@@ -95,4 +101,6 @@ export interface Incident {
   drain: DrainAdvice[];
   /** Ordered next steps (rollback command, cordon list, "leave stuck pods alone"...). */
   nextSteps: string[];
+  /** One line per confusing observation and what explains it (attached volumes, "deleting helps half the time"...). */
+  explanations?: string[];
 }

@@ -1,0 +1,28 @@
+# rwx container image: build with the full toolchain, run with production dependencies only, as a non-root user.
+#   docker build -t rwx:0.1.0 .
+#   docker run --rm rwx:0.1.0 --help
+# Checked without a Docker engine by test/deploy/dockerfile.test.ts (lint, COPY sources, the start command).
+
+FROM node:20.20-bookworm-slim AS build
+WORKDIR /app
+# Dependencies first, so a source change does not reinstall them. --ignore-scripts: `prepare` would build
+# before the sources are here; the build runs explicitly below.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:20.20-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+COPY scenarios ./scenarios
+# Numeric, so Kubernetes can verify runAsNonRoot without looking the name up; matches deploy/base/deployment.yaml.
+USER 10001:10001
+EXPOSE 3000
+ENTRYPOINT ["node", "bin/rwx.js"]
+CMD ["serve"]

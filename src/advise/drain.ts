@@ -1,0 +1,164 @@
+// Drain advice for one node: BLOCK, CAUTION or OK, with the reason and what to do instead. Read-only and pure.
+//
+// BLOCK: a FOLLOWS_ROLLOUT incident has stuck mounts on this node, or the node's plugin runs the bad revision, or
+//   its plugin pod is being replaced right now (the rollout reaches it next). Draining moves its pods onto nodes
+//   the rollout has reached or will reach: it turns working pods into stuck ones (seed: "stop the drain").
+// CAUTION: pods stuck Terminating with claims (RWX in the seed's strand 3) or stale VolumeAttachments on the node:
+//   the drain will hang, and force-deleting leaves orphaned stage references.
+// OK: otherwise, with a one-line reason. Nodes still on the old revision are OK: cordoning the bad-revision nodes
+//   first keeps their evicted pods off broken nodes.
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { StuckPodFinding } from '../domain/findings.js';
+import type { DrainAdvice, Incident, IncidentNode } from '../domain/incident.js';
+import type { VolumeAttachment } from '../domain/objects.js';
+import { nsKey, timeMs } from '../domain/refs.js';
+import { RwxError } from '../errors.js';
+import { DEFAULT_DETECT_CONFIG } from '../detect/config.js';
+import { claimOfVolume } from '../detect/storage-path.js';
+import { pluginPodOnNode, revisionOfPod } from '../correlate/plugin-revision.js';
+import { nameList } from './next-steps.js';
+
+/** Options for adviseDrain. */
+export interface DrainOptions {
+  /** How long an attachment may sit unused or half-detached before it counts as stale (default: stuckAfter). */
+  staleAfterMs?: number;
+}
+
+function counts2x2(inc: Incident): string {
+  const ev = inc.rollout!;
+  const c = ev.counts;
+  const prev = ev.previousRevision ?? 'previous';
+  return `revision ${ev.newRevision}: ${c.newStuck} nodes stuck, ${c.newFine} fine; revision ${prev}: ${c.oldStuck} stuck, ${c.oldFine} fine`;
+}
+
+/**
+ * VolumeAttachments on the node that look stale: a detach error, a deletion pending for longer than
+ * `staleAfterMs`, or attached for longer than that with no pod on the node using the volume's claim.
+ */
+export function staleAttachments(index: ClusterIndex, node: string, now: number, staleAfterMs: number): VolumeAttachment[] {
+  const claimsInUse = new Set<string>();
+  for (const p of index.podsOnNode(node)) {
+    if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+    for (const v of p.spec?.volumes ?? []) {
+      const c = v ? claimOfVolume(p, v) : undefined;
+      if (c) claimsInUse.add(nsKey(p.metadata?.namespace, c));
+    }
+  }
+  return index.attachmentsOnNode(node).filter((va) => {
+    if (va.status?.detachError) return true;
+    const deleted = timeMs(va.metadata?.deletionTimestamp);
+    if (deleted !== undefined) return now - deleted > staleAfterMs;
+    const created = timeMs(va.metadata?.creationTimestamp);
+    if (!va.status?.attached || created === undefined || now - created <= staleAfterMs) return false;
+    const pv = va.spec?.source?.persistentVolumeName;
+    const ref = pv ? index.get('pvs', pv)?.spec?.claimRef : undefined;
+    return !ref || !claimsInUse.has(nsKey(ref.namespace, ref.name));
+  });
+}
+
+/** Per-node lookups over a list of incidents, built once per list (the correlator asks for every affected node). */
+interface ByNode {
+  rows: Map<Incident, Map<string, IncidentNode>>;
+  onNew: Map<Incident, Set<string>>;
+  terminating: Map<string, StuckPodFinding[]>;
+}
+const BY_NODE = new WeakMap<readonly Incident[], ByNode>();
+
+function byNode(incidents: readonly Incident[]): ByNode {
+  let b = BY_NODE.get(incidents);
+  if (b) return b;
+  b = { rows: new Map(), onNew: new Map(), terminating: new Map() };
+  for (const inc of incidents) {
+    b.rows.set(inc, new Map(inc.nodes.map((n) => [n.node, n])));
+    b.onNew.set(inc, new Set(inc.rollout?.nodesOnNewRevision ?? []));
+    for (const f of inc.pods) {
+      if (f.kind !== 'stuck-terminating' || !f.node || !f.storage.some((s) => s.claim)) continue;
+      const l = b.terminating.get(f.node) ?? [];
+      l.push(f);
+      b.terminating.set(f.node, l);
+    }
+  }
+  BY_NODE.set(incidents, b);
+  return b;
+}
+
+function blockFor(index: ClusterIndex, incidents: readonly Incident[], node: string): DrainAdvice | undefined {
+  const lookup = byNode(incidents);
+  for (const inc of incidents) {
+    if (inc.verdict !== 'FOLLOWS_ROLLOUT' || !inc.rollout) continue;
+    const ev = inc.rollout;
+    const row = lookup.rows.get(inc)?.get(node);
+    const stuckHere = (row?.stuckPods.length ?? 0) > 0;
+    const ds = index.get('daemonSets', nsKey(ev.daemonSet.namespace, ev.daemonSet.name));
+    const plugin = ds ? pluginPodOnNode(index, ds, node) : undefined;
+    const rev = ds && plugin ? revisionOfPod(index, ds, plugin) : row?.plugin?.revision;
+    const onBad = rev === ev.newRevision || (lookup.onNew.get(inc)?.has(node) ?? false);
+    const replacing = plugin?.metadata?.deletionTimestamp !== undefined && plugin?.metadata?.deletionTimestamp !== null;
+    if (!stuckHere && !onBad && !replacing) continue;
+    const dsName = `${ev.daemonSet.namespace}/${ev.daemonSet.name}`;
+    const why = stuckHere
+      ? `the stuck mounts on ${node} follow ${dsName} revision ${ev.newRevision}, not the node`
+      : replacing ? `${node}'s plugin pod is being replaced: the ${dsName} rollout to revision ${ev.newRevision} reaches it next`
+        : `${node} runs ${dsName} revision ${ev.newRevision}, which does not mount new volumes`;
+    return {
+      node,
+      decision: 'BLOCK',
+      reason: `Do not drain: ${why}; draining moves its pods onto nodes the rollout has reached (${ev.updatedNodes} of ${ev.desiredNodes}) or will reach (${counts2x2(inc)}).`,
+      steps: [
+        `Stop the drain; keep ${node} cordoned but evict nothing more.`,
+        `Roll back: kubectl rollout undo daemonset/${ev.daemonSet.name} -n ${ev.daemonSet.namespace}`,
+        `Cordon the nodes on revision ${ev.newRevision} while it rolls back: kubectl cordon ${nameList(ev.nodesOnNewRevision)}`,
+        'Leave stuck pods alone: the kubelet retries and they recover once the plugin is fixed.',
+        `Drain ${node} later, if still needed, once its plugin pod is back on revision ${ev.previousRevision ?? 'the previous revision'} and a test mount succeeds there.`,
+      ],
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Drain advice for `node`; throws RwxError('NOT_FOUND') when the cluster has no such node. Per-node lookups are
+ * cached per `incidents` array (the correlator asks for every affected node): do not mutate the array's incidents'
+ * nodes or pods between calls with the same array.
+ */
+export function adviseDrain(index: ClusterIndex, incidents: readonly Incident[], node: string, now: number, opts: DrainOptions = {}): DrainAdvice {
+  const nodeKnown = index.get('nodes', node) !== undefined || index.podsOnNode(node).length > 0;
+  if (!nodeKnown) throw new RwxError('NOT_FOUND', `node "${node}" not found in the cluster`);
+  const blocked = blockFor(index, incidents, node);
+  const terminating = byNode(incidents).terminating.get(node) ?? [];
+  const stale = staleAttachments(index, node, now, opts.staleAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs);
+  const cautionSteps = [
+    ...(terminating.length > 0 ? [`Do not force-delete the pods stuck Terminating (${terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`).join(', ')}): force-deleting leaves orphaned stage references on the node (strand 3) and the volume needs a filesystem check.`,
+      `Find what holds the mount on ${node} ("device or resource busy") and release it; the pods then finish terminating.`] : []),
+    ...(stale.length > 0 ? [`Stale VolumeAttachments on ${node}: ${stale.map((v) => v.metadata?.name ?? '?').join(', ')}; do not remove them by hand while a pod may still use the volume.`] : []),
+    ...(terminating.length + stale.length > 0 ? [`If you drain anyway, bound it: kubectl drain ${node} --ignore-daemonsets --timeout=5m, and stop when it hangs.`] : []),
+  ];
+  if (blocked) return { ...blocked, steps: [...blocked.steps, ...cautionSteps] };
+  if (cautionSteps.length > 0) {
+    const rwx = terminating.filter((f) => f.storage.some((s) => s.accessModes?.includes('ReadWriteMany'))).length;
+    const parts = [
+      ...(terminating.length > 0 ? [`${terminating.length} pod${terminating.length === 1 ? '' : 's'} stuck Terminating${rwx > 0 ? ` (${rwx} on RWX volumes)` : ''}`] : []),
+      ...(stale.length > 0 ? [`${stale.length} stale VolumeAttachment${stale.length === 1 ? '' : 's'}`] : []),
+    ];
+    return { node, decision: 'CAUTION', reason: `${parts.join(' and ')} on ${node}: the drain will hang on them.`, steps: cautionSteps };
+  }
+  return okAdvice(incidents, node);
+}
+
+function okAdvice(incidents: readonly Incident[], node: string): DrainAdvice {
+  const rollout = incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT' && i.rollout);
+  if (rollout?.rollout) {
+    const ev = rollout.rollout;
+    return {
+      node,
+      decision: 'OK',
+      reason: `${node} has no stuck mounts and its plugin is not on ${ev.daemonSet.name} revision ${ev.newRevision}.`,
+      steps: [`Cordon the ${ev.nodesOnNewRevision.length} nodes on revision ${ev.newRevision} first, so pods evicted from ${node} cannot land where mounts fail: kubectl cordon ${nameList(ev.nodesOnNewRevision)}`],
+    };
+  }
+  const own = incidents.find((i) => i.verdict === 'FOLLOWS_NODE' && i.node === node);
+  if (own) {
+    return { node, decision: 'OK', reason: `The stuck mounts follow ${node} itself: draining moves its pods to nodes where mounts work.`, steps: ['Investigate the node after the drain: kubelet and node plugin logs, mount table.'] };
+  }
+  return { node, decision: 'OK', reason: `No stuck mounts, stuck terminations or stale attachments on ${node}, and no plugin rollout is implicated.`, steps: [] };
+}

@@ -1,0 +1,86 @@
+// What to do, in order, for an incident: the seed's resolution and verification steps, filled with the names the
+// incident computed (DaemonSet, revisions, nodes to cordon, storage class for the mount gate, CronJobs).
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { Incident } from '../domain/incident.js';
+import { nsKey } from '../domain/refs.js';
+
+const MAX_NAMES = 30;
+
+/** Names joined with ", ", "...and N more" past `max`. */
+export function nameList(names: readonly string[], max = MAX_NAMES, sep = ' '): string {
+  if (names.length <= max) return names.join(sep);
+  return `${names.slice(0, max).join(sep)} ...and ${names.length - max} more`;
+}
+
+/** The StorageClass of the first stuck claim, for the post-fix mount gate; a placeholder when unknown. */
+function storageClassOf(index: ClusterIndex, inc: Incident): string {
+  for (const f of inc.pods) for (const s of f.storage) {
+    const sc = s.claim ? index.get('pvcs', nsKey(s.claim.namespace, s.claim.name))?.spec?.storageClassName : undefined;
+    if (sc) return sc;
+  }
+  return '<storage-class>';
+}
+
+function cronSteps(inc: Incident): string[] {
+  return inc.cronJobs.map((c) => `Verify CronJob ${c.cronJob.namespace}/${c.cronJob.name} completes a pod on its next scheduled run and its output is the right size (${c.missedRuns} run${c.missedRuns === 1 ? '' : 's'} missed).`);
+}
+
+function rolloutSteps(index: ClusterIndex, inc: Incident): string[] {
+  const ev = inc.rollout!;
+  const { namespace: ns, name } = ev.daemonSet;
+  const prev = ev.previousRevision !== undefined ? `revision ${ev.previousRevision}` : 'the previous revision';
+  const broken = inc.nodes.filter((n) => n.stuckPods.length > 0).map((n) => n.node);
+  const sample = broken[0] ?? ev.nodesOnNewRevision[0] ?? 'NODE';
+  return [
+    `Do not drain: the stuck mounts follow ${ns}/${name} revision ${ev.newRevision}, not the nodes. A drain moves pods onto nodes the rollout has reached (${ev.updatedNodes} of ${ev.desiredNodes}) or will reach. Stop any drain in progress.`,
+    `Roll back to ${prev}: kubectl rollout undo daemonset/${name} -n ${ns}`,
+    `Cordon the ${ev.nodesOnNewRevision.length} nodes on revision ${ev.newRevision} while it rolls back, and uncordon each as its plugin pod returns to ${prev}: kubectl cordon ${nameList(ev.nodesOnNewRevision)}`,
+    'Leave stuck pods alone: the kubelet retries the mount on its own backoff and they recover once the plugin under them is fixed; a pod you delete tells you nothing about the node.',
+    `Hold the upgrade at ${prev} until someone has read the volumeMounts stanza of revision ${ev.newRevision}: rwx diff daemonset/${name} -n ${ns}`,
+    `Verify: the DaemonSet reports desired, current, ready and up-to-date equal to the node count on the rolled-back revision: kubectl rollout status daemonset/${name} -n ${ns}`,
+    `Verify on a formerly broken node that the CSI mount appears in the host mount namespace, not only in the plugin container: kubectl debug node/${sample} -it --image=busybox -- grep -c '${inc.driver ?? ev.driver ?? 'DRIVER'}' /host/proc/1/mountinfo`,
+    'Verify the stuck pods reach Running without being deleted; note which ones, and re-test any pod that was deleted.',
+    `Verify each formerly broken node with a fresh claim, one node at a time: rwx gate --storage-class ${storageClassOf(index, inc)} --nodes ${nameList(broken, MAX_NAMES, ',')}`,
+    ...cronSteps(inc),
+    'Verify no VolumeAttachment was force-removed and no StatefulSet pod force-deleted during the incident; if either happened, check the filesystem before trusting the volume.',
+  ];
+}
+
+/** The ordered next steps for an incident (drain advice is separate, per node). */
+export function nextSteps(index: ClusterIndex, inc: Incident): string[] {
+  const node = inc.node ?? 'NODE';
+  switch (inc.verdict) {
+    case 'FOLLOWS_ROLLOUT':
+      return rolloutSteps(index, inc);
+    case 'FOLLOWS_NODE': {
+      const terminating = inc.pods.some((f) => f.kind === 'stuck-terminating');
+      return [
+        `Confirm the fault follows ${node}: mount a fresh claim on ${node} and on one other node: rwx gate --storage-class ${storageClassOf(index, inc)} --nodes ${node}`,
+        `Read the kubelet and node plugin logs on ${node} (kubectl get pods -A -o wide --field-selector spec.nodeName=${node}).`,
+        ...(terminating ? [`Do not force-delete the pods stuck Terminating on ${node}: that leaves orphaned stage references (strand 3). Find what holds the mount ("device or resource busy") and release it.`] : []),
+        `Once confirmed, cordon ${node} so new pods mount elsewhere: kubectl cordon ${node}`,
+        ...cronSteps(inc),
+      ];
+    }
+    case 'NOT_STORAGE':
+      return [
+        `Not storage: read the FailedCreatePodSandBox messages (kubectl describe pod) and check the CNI plugin pods and container runtime on ${node}.`,
+        `kubectl get pods -A -o wide --field-selector spec.nodeName=${node}`,
+        ...cronSteps(inc),
+      ];
+    default:
+      if (inc.key.startsWith('cronjob/')) {
+        const c = inc.cronJobs[0];
+        return [
+          `kubectl describe cronjob ${c?.cronJob.name} -n ${c?.cronJob.namespace}: look for FailedCreate events, suspend, or concurrencyPolicy Forbid blocked by an active Job.`,
+          `kubectl get jobs -n ${c?.cronJob.namespace} --sort-by=.metadata.creationTimestamp`,
+          ...cronSteps(inc),
+        ];
+      }
+      return [
+        'Read the events of the stuck pods (kubectl describe pod) and the node plugin logs on their nodes.',
+        'Test whether the fault follows the node or the workload: mount a fresh claim on an affected node and on an unaffected one.',
+        ...cronSteps(inc),
+      ];
+  }
+}

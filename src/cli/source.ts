@@ -1,0 +1,82 @@
+// Where a read-only command gets the cluster from: a snapshot file (`--snapshot FILE|-`) or the live API
+// (`--kubeconfig`, `--context`, else KUBECONFIG, ~/.kube/config, in-cluster). Shared by triage, scan,
+// drain-check, diff and policy so every command accepts the same flags and fails the same way.
+//
+// Usage in a command:
+//   const { values } = parseFlags(argv, { ...SOURCE_FLAGS, output: { type: 'string', short: 'o' } });
+//   const { snapshot, conn } = await loadSource(values, io, { kinds: ['pods', 'nodes'] });
+//   const index = ClusterIndex.fromSnapshot(snapshot);
+import { RwxError } from '../errors.js';
+import { KIND_KEYS, KINDS, type KindKey } from '../domain/kinds.js';
+import type { Snapshot } from '../domain/snapshot.js';
+import { connect, type KubeConnection } from '../kube/connect.js';
+import { readCluster } from '../kube/read.js';
+import { loadSnapshotFile } from '../kube/snapshot-file.js';
+import type { CliIo } from './io.js';
+
+/** The parseFlags option specs of the source flags; spread them into a command's own options. */
+export const SOURCE_FLAGS = {
+  snapshot: { type: 'string' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  namespace: { type: 'string', short: 'n' },
+} as const;
+
+/** Help lines describing SOURCE_FLAGS, for a command's --help text. */
+export const SOURCE_HELP = [
+  '  --snapshot FILE|-     read `kubectl get ... -o json|yaml` output instead of the API (- = stdin)',
+  '  --kubeconfig FILE     kubeconfig to use (default: KUBECONFIG, ~/.kube/config, then in-cluster)',
+  '  --context NAME        kubeconfig context to use (default: its current-context)',
+  '  -n, --namespace NS    only workload objects (pods, claims, events, jobs, cronjobs) in NS',
+].join('\n');
+
+/** Values of the source flags as parseFlags returns them. */
+export interface SourceFlags {
+  snapshot?: string;
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+}
+
+/** The cluster as a command sees it; `conn` is set only in live mode (for access checks and follow-up reads). */
+export interface Source {
+  snapshot: Snapshot;
+  conn?: KubeConnection;
+  namespace?: string;
+}
+
+/**
+ * Kinds that `--namespace` restricts. Driver-side kinds (daemonsets, controllerrevisions, leases) live in the
+ * driver's own namespace and cluster-scoped kinds have none, so they are always read cluster-wide.
+ */
+export const NAMESPACE_FILTERED_KINDS: ReadonlySet<KindKey> = new Set(['pods', 'pvcs', 'events', 'jobs', 'cronJobs']);
+
+/**
+ * Loads the snapshot a command works on. `kinds` (default: all) limits what the live reader lists; a snapshot
+ * file is taken as it is (kinds it lacks are in `snapshot.unreadable`). With `--namespace`, objects of
+ * NAMESPACE_FILTERED_KINDS outside it are dropped (live: not listed). Throws RwxError USAGE for conflicting
+ * flags, INPUT for a bad file, KUBE_* / CONFIG for live failures; a 403 on one kind only marks it unreadable.
+ */
+export async function loadSource(flags: SourceFlags, io: CliIo, opts: { kinds?: readonly KindKey[] } = {}): Promise<Source> {
+  const namespace = flags.namespace === undefined || flags.namespace === '' ? undefined : flags.namespace;
+  if (flags.snapshot !== undefined) {
+    if (flags.kubeconfig !== undefined || flags.context !== undefined) {
+      throw new RwxError('USAGE', '--snapshot reads a file; it cannot be combined with --kubeconfig or --context');
+    }
+    const snapshot = await loadSnapshotFile(flags.snapshot, io.stdin);
+    if (namespace) filterNamespace(snapshot, namespace);
+    return namespace ? { snapshot, namespace } : { snapshot };
+  }
+  const conn = await connect({ kubeconfig: flags.kubeconfig, context: flags.context, env: io.env });
+  const kinds = opts.kinds ?? KIND_KEYS;
+  const snapshot = await readCluster(conn, { kinds, namespace, namespacedKinds: NAMESPACE_FILTERED_KINDS });
+  return namespace ? { snapshot, conn, namespace } : { snapshot, conn };
+}
+
+/** Drops objects of NAMESPACE_FILTERED_KINDS outside `namespace`, in place. */
+function filterNamespace(snapshot: Snapshot, namespace: string): void {
+  for (const k of NAMESPACE_FILTERED_KINDS) {
+    if (!KINDS[k].namespaced) continue;
+    (snapshot[k] as { metadata?: { namespace?: string } }[]) = snapshot[k].filter((o) => o.metadata?.namespace === namespace);
+  }
+}

@@ -1,0 +1,77 @@
+// Running a parsed command against the bot's read-only view of the cluster. Everything the handlers need comes in
+// through CommandServices, so the same code serves the Bolt app, tests on a simulator snapshot, and the CLI.
+// Nothing here writes anywhere: the cluster view is the ClusterIndex the watchers keep, and incident records are
+// only listed. Never throws: failures become a short, honest reply.
+import type { Clock } from '../domain/clock.js';
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { DrainAdvice, Incident } from '../domain/incident.js';
+import { isRwxError, toRwxError } from '../errors.js';
+import type { TriageOptions, TriageReport } from '../triage/types.js';
+import { untrusted } from './escape.js';
+import { renderHelp, renderUsage } from './help.js';
+import { respond, section, type CommandReply } from './message.js';
+import type { ParsedCommand } from './parse.js';
+import { renderDrain, renderUnknownNode } from './render-drain.js';
+import { renderStatus, type OpenIncident } from './render-status.js';
+import { renderTriage } from './render-triage.js';
+import { engineFilters, narrowReport } from './scope.js';
+
+/** What the command handlers read. Every member is read-only with respect to the cluster. */
+export interface CommandServices {
+  clock: Clock;
+  /** The cluster cache the bot keeps current (the same ClusterIndex the detectors read). */
+  cluster: { index(): ClusterIndex };
+  /** The triage engine (src/triage). */
+  triage(index: ClusterIndex, opts: TriageOptions): TriageReport;
+  /** The current correlated incidents for this cluster view (detectors + correlator, src/correlate). */
+  incidents(index: ClusterIndex, now: number): Incident[];
+  /** Drain advice for one node (src/advise/drain.ts); throws RwxError NOT_FOUND for an unknown node. */
+  adviseDrain(index: ClusterIndex, incidents: Incident[], node: string, now: number): DrainAdvice;
+  /** Open incidents from the incident store, for /rwx status. */
+  openIncidents(): Promise<OpenIncident[]>;
+}
+
+/** Runs one parsed command and renders the reply. Never throws. */
+export async function runCommand(cmd: ParsedCommand, svc: CommandServices): Promise<CommandReply> {
+  const pub = 'public' in cmd ? cmd.public : false;
+  try {
+    switch (cmd.kind) {
+      case 'help':
+        return renderHelp();
+      case 'usage':
+        return renderUsage(cmd.error);
+      case 'status':
+        return renderStatus(await svc.openIncidents(), svc.clock.now(), pub);
+      case 'triage': {
+        const now = svc.clock.now();
+        const report = svc.triage(svc.cluster.index(), { now, ...engineFilters(cmd.scope) });
+        return renderTriage(narrowReport(report, cmd.scope), cmd.scope, pub);
+      }
+      case 'drain':
+        return drain(cmd.node, pub, svc);
+    }
+  } catch (e) {
+    return failure(e, pub);
+  }
+}
+
+function drain(node: string, pub: boolean, svc: CommandServices): CommandReply {
+  const index = svc.cluster.index();
+  // When nodes are readable, an absent Node is known to be unknown; otherwise the advice decides.
+  if (index.readable('nodes') && index.get('nodes', node) === undefined) return renderUnknownNode(node, pub);
+  const now = svc.clock.now();
+  const incidents = svc.incidents(index, now);
+  try {
+    return renderDrain(svc.adviseDrain(index, incidents, node, now), incidents, pub);
+  } catch (e) {
+    if (isRwxError(e, 'NOT_FOUND')) return renderUnknownNode(node, pub);
+    throw e;
+  }
+}
+
+/** A one-line failure reply; the error message is untrusted (it may quote cluster data). */
+function failure(e: unknown, pub: boolean): CommandReply {
+  const err = toRwxError(e);
+  const text = `:warning: Sorry, that did not work: ${untrusted(err.message, 300)} (${err.code}). Nothing was changed.`;
+  return { response: respond(text, [section(text)], pub) };
+}

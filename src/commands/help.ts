@@ -1,0 +1,28 @@
+// `/rwx help` and the usage shown for malformed commands. Always ephemeral: help is for the person asking.
+import { escapeSlack } from './escape.js';
+import { context, respond, section, type CommandReply } from './message.js';
+
+/** The usage lines, one per command form (mrkdwn). */
+export const USAGE_LINES: readonly string[] = [
+  '`/rwx triage` — every ReadWriteMany claim in the cluster, by failure strand',
+  '`/rwx triage NAMESPACE` · `/rwx triage NAMESPACE/CLAIM` · `/rwx triage node NODE` · `/rwx triage driver DRIVER`',
+  '`/rwx drain NODE` — is it safe to drain NODE? BLOCK, CAUTION or OK, with what to do instead',
+  '`/rwx status` — open incidents, their verdict and a link to each thread',
+  '`/rwx help` — this text',
+];
+
+const FOOTER = 'Answers are visible only to you; add `public` at the end to post in the channel. '
+  + 'Read-only: nothing here changes the cluster.';
+
+/** The reply to `/rwx help`. */
+export function renderHelp(): CommandReply {
+  const text = ['*/rwx* — RWX / CSI storage triage', ...USAGE_LINES].join('\n');
+  return { response: respond(text, [section(text), context(FOOTER)], false) };
+}
+
+/** The reply to a malformed command: the one-line reason (untrusted parts escaped here) and the usage. */
+export function renderUsage(error: string): CommandReply {
+  const reason = `:warning: ${escapeSlack(error)}`;
+  const text = [reason, '', 'Usage:', ...USAGE_LINES].join('\n');
+  return { response: respond(text, [section(reason), section(['Usage:', ...USAGE_LINES].join('\n')), context(FOOTER)], false) };
+}

@@ -1,0 +1,64 @@
+// `/rwx drain NODE`: the drain advice as a Slack message. BLOCK says why with the 2x2 counts of the rollout the
+// node's stuck mounts follow (seed: "the drain is converting working nodes into broken ones") and what to do
+// instead; CAUTION says what will hang; OK gives the one-line reason.
+import type { DrainAdvice, Incident, RolloutEvidence } from '../domain/incident.js';
+import { escapeSlack, untrusted } from './escape.js';
+import { context, header, respond, section, type Block, type CommandReply } from './message.js';
+
+const MARK: Record<DrainAdvice['decision'], string> = {
+  BLOCK: ':no_entry: *BLOCK*',
+  CAUTION: ':warning: *CAUTION*',
+  OK: ':white_check_mark: *OK*',
+};
+
+/** The rollout incident a BLOCK refers to: the one listing this node, else the only rollout incident. */
+export function rolloutFor(node: string, incidents: readonly Incident[]): RolloutEvidence | undefined {
+  const rollouts = incidents.filter((i) => i.verdict === 'FOLLOWS_ROLLOUT' && i.rollout);
+  const mine = rollouts.find((i) => i.node === node || i.nodes.some((n) => n.node === node)
+    || i.rollout?.nodesOnNewRevision.includes(node));
+  return (mine ?? (rollouts.length === 1 ? rollouts[0] : undefined))?.rollout;
+}
+
+/** The 2x2 table: plugin revision (new / previous) x nodes with stuck mounts / mounting fine. */
+export function countsTable(r: RolloutEvidence): string {
+  const c = r.counts;
+  const rows: [string, string, string][] = [
+    ['', 'stuck mounts', 'mounting fine'],
+    [`revision ${r.newRevision} (new)`, String(c.newStuck), String(c.newFine)],
+    [`revision ${r.previousRevision ?? '?'} (previous)`, String(c.oldStuck), String(c.oldFine)],
+  ];
+  const w0 = Math.max(...rows.map((x) => x[0].length));
+  const w1 = Math.max(...rows.map((x) => x[1].length));
+  return rows.map(([a, b, d]) => `${a.padEnd(w0)}  ${b.padStart(w1)}  ${d.padStart(13)}`.trimEnd()).join('\n');
+}
+
+/** Renders drain advice; `incidents` supply the rollout evidence for BLOCK. */
+export function renderDrain(advice: DrainAdvice, incidents: readonly Incident[], pub: boolean): CommandReply {
+  const node = escapeSlack(advice.node);
+  const head = `${MARK[advice.decision]} — drain \`${node}\``;
+  const reason = untrusted(advice.reason, 1500);
+  const blocks: Block[] = [header(`Drain ${advice.node}: ${advice.decision}`), section(`${head}\n${reason}`)];
+  const lines = [head, reason];
+  const rollout = advice.decision === 'BLOCK' ? rolloutFor(advice.node, incidents) : undefined;
+  if (rollout) {
+    const ds = escapeSlack(`${rollout.daemonSet.namespace}/${rollout.daemonSet.name}`);
+    const table = `*Nodes by node plugin revision* (\`${ds}\`: ${rollout.updatedNodes} of ${rollout.desiredNodes} nodes updated)\n`
+      + `\`\`\`${escapeSlack(countsTable(rollout))}\`\`\``;
+    blocks.push(section(table));
+    lines.push(table);
+  }
+  if (advice.steps.length > 0) {
+    const title = advice.decision === 'CAUTION' ? '*Watch for*' : advice.decision === 'BLOCK' ? '*Do this instead*' : '*Notes*';
+    const steps = `${title}\n${advice.steps.map((s, i) => `${i + 1}. ${untrusted(s, 400)}`).join('\n')}`;
+    blocks.push(section(steps));
+    lines.push(steps);
+  }
+  blocks.push(context('Read-only advice: nothing was changed in the cluster.'));
+  return { response: respond(lines.join('\n'), blocks, pub) };
+}
+
+/** The reply when the node does not exist in the cluster view. */
+export function renderUnknownNode(node: string, pub: boolean): CommandReply {
+  const text = `:grey_question: There is no node \`${untrusted(node, 253)}\` in the cluster. Check the name with \`kubectl get nodes\`.`;
+  return { response: respond(text, [section(text)], pub) };
+}

@@ -1,0 +1,72 @@
+// `/rwx` for `rwx serve`: builds the command services from the Config and the running bot's parts, so the serve
+// composition adds one hook to createSlackApp. The handlers read the watcher's ClusterIndex (never the API), run
+// the same detectors and correlator the pipeline runs (with the configured thresholds), and list incident records.
+import type { Redis } from 'ioredis';
+import { adviseDrain } from '../advise/drain.js';
+import type { Config } from '../config/schema.js';
+import { scanIndex } from '../correlate/pipeline.js';
+import type { Clock } from '../domain/clock.js';
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import { RedisIncidentStore } from '../queue/redis-store.js';
+import type { SlackApi } from '../slack/api.js';
+import { triage } from '../triage/triage.js';
+import type { CommandServices } from './handle.js';
+import { commandsHook } from './index.js';
+import { openIncidentsFromStore } from './status-source.js';
+
+/** What `rwx serve` hands over. */
+export interface ServeCommandsOptions {
+  config: Config;
+  /** The watcher's cache, late-bound (the watcher is created after the app is built). */
+  index: () => ClusterIndex;
+  /** The bot's Redis connection; duplicated for BullMQ, never closed here. */
+  redis: Redis;
+  slack: SlackApi;
+  clock: Clock;
+  /** Worker in this process (default true). */
+  worker?: boolean;
+  log?: { error(obj: object, msg: string): void };
+}
+
+/** The services the handlers use in `rwx serve`. */
+export function serveServices(o: Pick<ServeCommandsOptions, 'config' | 'index' | 'redis' | 'clock'>): CommandServices {
+  const t = o.config.timers;
+  const driverDaemonSets = Object.fromEntries(Object.entries(o.config.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]));
+  return {
+    clock: o.clock,
+    cluster: { index: o.index },
+    triage,
+    incidents: (index, now) => scanIndex(index, { now, config: { stuckAfterMs: t.stuckAfterMs, cronJobGraceMs: t.cronJobGraceMs }, driverDaemonSets }).incidents,
+    adviseDrain: (index, incidents, node, now) => adviseDrain(index, incidents, node, now, { staleAfterMs: t.stuckAfterMs }),
+    openIncidents: openIncidentsFromStore(new RedisIncidentStore(o.redis, o.config.redis.prefix)),
+  };
+}
+
+/**
+ * The createSlackApp `registerCommands` hook for `rwx serve`, and `close()` for shutdown (stops the command
+ * worker and queue, then drops the duplicated Redis connections).
+ */
+export function commandsForServe(o: ServeCommandsOptions): ReturnType<typeof commandsHook> {
+  const connection = o.redis.duplicate({ maxRetriesPerRequest: null });
+  connection.on('error', () => undefined); // reported by the bot's own Redis readiness check
+  const apiOrigin = o.config.slack.apiUrl ? new URL(o.config.slack.apiUrl).origin : undefined;
+  const hook = commandsHook({
+    access: o.config.access,
+    services: serveServices(o),
+    redis: { connection, prefix: o.config.redis.prefix },
+    clock: o.clock,
+    slack: o.slack,
+    botToken: o.config.slack.botToken,
+    ...(o.config.slack.apiUrl ? { slackApiUrl: o.config.slack.apiUrl } : {}),
+    ...(apiOrigin ? { extraResponseOrigins: [apiOrigin] } : {}),
+    ...(o.worker === false ? { worker: false } : {}),
+    ...(o.log ? { log: o.log } : {}),
+  });
+  return {
+    register: hook.register,
+    async close() {
+      await hook.close();
+      connection.disconnect();
+    },
+  };
+}

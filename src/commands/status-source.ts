@@ -1,0 +1,27 @@
+// /rwx status reads the incident store (src/queue): the open set, then each record. Read-only.
+import type { IncidentStore } from '../queue/incident-store.js';
+import type { OpenIncident } from './render-status.js';
+
+/** Lists open, unresolved incidents from the store as /rwx status shows them. Missing records are skipped. */
+export function openIncidentsFromStore(store: Pick<IncidentStore, 'listOpen' | 'get'>): () => Promise<OpenIncident[]> {
+  return async () => {
+    const keys = await store.listOpen();
+    const records = await Promise.all(keys.map((k) => store.get(k)));
+    const out: OpenIncident[] = [];
+    for (const r of records) {
+      if (!r || r.resolvedAt !== undefined) continue;
+      const o: OpenIncident = {
+        key: r.key,
+        title: r.incident?.title ?? r.key,
+        verdict: r.incident?.verdict ?? 'UNEXPLAINED',
+        channel: r.channel,
+        openedAt: r.createdAt,
+      };
+      if (r.threadTs) o.threadTs = r.threadTs;
+      if (r.ack) o.acknowledgedBy = r.ack.user;
+      if (r.muteUntil !== undefined) o.mutedUntil = r.muteUntil;
+      out.push(o);
+    }
+    return out;
+  };
+}

@@ -1,0 +1,75 @@
+// Showing a configuration without its secrets: for `rwx config check`, start-up logs and error reports.
+import type { ConfigKey } from './keys.js';
+import type { Config } from './schema.js';
+
+const MASK = '****';
+
+/** A token keeps its type prefix (xoxb-, xapp-) so the reader can tell which kind was given; the rest is masked. */
+function maskToken(v: string | undefined): string | undefined {
+  if (v === undefined || v === '') return v;
+  const m = /^(xox[a-z]-|xapp-)/.exec(v);
+  return `${m?.[1] ?? ''}${MASK}`;
+}
+
+/** A URL keeps scheme, host and path; its password is masked. Unparseable input is masked whole. */
+export function maskUrl(v: string): string {
+  if (v === '') return v;
+  try {
+    const u = new URL(v);
+    if (u.password) u.password = MASK;
+    return u.toString().replace(/\/$/, v.endsWith('/') ? '/' : '');
+  } catch {
+    return MASK;
+  }
+}
+
+/** A copy of the config with every secret (tokens, signing secret, Redis password) masked. */
+export function maskSecrets(config: Config): Config {
+  const slack = { ...config.slack, botToken: maskToken(config.slack.botToken) ?? '' };
+  if (slack.appToken !== undefined) slack.appToken = maskToken(slack.appToken);
+  if (slack.signingSecret !== undefined) slack.signingSecret = MASK;
+  return { ...config, slack, redis: { ...config.redis, url: maskUrl(config.redis.url) } };
+}
+
+const UNITS: [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]];
+
+/** Exact inverse of parseDuration for non-negative values: 5400000 -> "1h30m", 0 -> "0s". */
+export function formatDuration(ms: number): string {
+  let rest = Math.round(ms);
+  let out = '';
+  for (const [unit, size] of UNITS) {
+    const n = Math.floor(rest / size);
+    if (n > 0) { out += `${n}${unit}`; rest -= n * size; }
+  }
+  return out || '0s';
+}
+
+/** The config in file form (the flat keys a YAML file uses), so it can be read, compared and pasted back. */
+export function toFileForm(c: Config): Record<ConfigKey, unknown> {
+  const opt = <T>(v: T | undefined | ''): T | null => (v === undefined || v === '' ? null : v);
+  return {
+    slackBotToken: opt(c.slack.botToken),
+    slackAppToken: opt(c.slack.appToken),
+    slackSigningSecret: opt(c.slack.signingSecret),
+    slackChannel: opt(c.slack.channel),
+    slackApiUrl: opt(c.slack.apiUrl),
+    port: c.port,
+    redisUrl: c.redis.url,
+    redisPrefix: c.redis.prefix,
+    stuckAfter: formatDuration(c.timers.stuckAfterMs),
+    groupWait: formatDuration(c.timers.groupWaitMs),
+    groupInterval: formatDuration(c.timers.groupIntervalMs),
+    repeatInterval: formatDuration(c.timers.repeatIntervalMs),
+    cronJobGrace: formatDuration(c.timers.cronJobGraceMs),
+    watchIdleTimeout: formatDuration(c.timers.watchIdleTimeoutMs),
+    allowedChannels: [...c.access.allowedChannels],
+    allowedUsergroups: [...c.access.allowedUsergroups],
+    driverDaemonSets: Object.fromEntries(
+      Object.entries(c.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]),
+    ),
+    clusterName: c.clusterName,
+    kubeconfig: opt(c.kube.kubeconfig),
+    kubeContext: opt(c.kube.context),
+    logLevel: c.logLevel,
+  };
+}

@@ -1,0 +1,186 @@
+// The one zod schema. Input: a flat object keyed by ConfigKey, each value either an environment string or a YAML
+// value (so numbers, lists and maps are accepted in both forms). Output: the typed, nested Config. Messages name
+// the expected form; load.ts prefixes the variable or file key they came from.
+import { z } from 'zod';
+import { parseDuration } from '../domain/duration.js';
+import type { NsName } from '../domain/findings.js';
+
+/** pino levels accepted by LOG_LEVEL. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The validated configuration every entry point receives (frozen by loadConfig). */
+export interface Config {
+  slack: {
+    /** 'socket' when SLACK_APP_TOKEN is set, else 'http' (requests on PORT at /slack/events). */
+    mode: 'socket' | 'http';
+    /** '' only when loaded with `slack: 'optional'` and unset. */
+    botToken: string;
+    appToken?: string;
+    signingSecret?: string;
+    /** Channel ID or name; '' only when loaded with `slack: 'optional'` and unset. */
+    channel: string;
+    /** Web API base URL ending in '/', when overridden. */
+    apiUrl?: string;
+  };
+  port: number;
+  redis: { url: string; prefix: string };
+  /** All durations in milliseconds. */
+  timers: {
+    stuckAfterMs: number;
+    groupWaitMs: number;
+    groupIntervalMs: number;
+    repeatIntervalMs: number;
+    cronJobGraceMs: number;
+    watchIdleTimeoutMs: number;
+  };
+  /** Who may use /rwx: see isChannelAllowed / isUserAllowed in access.ts. */
+  access: {
+    /** Channel IDs or names (without '#'); ['*'] means any channel. Never empty after loading. */
+    allowedChannels: readonly string[];
+    /** User group IDs; empty means no group check. */
+    allowedUsergroups: readonly string[];
+  };
+  /** CSI driver name -> its node plugin DaemonSet, overriding discovery. */
+  driverDaemonSets: Readonly<Record<string, NsName>>;
+  /** '' when unset. */
+  clusterName: string;
+  kube: { kubeconfig?: string; context?: string };
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+const fail = (ctx: z.RefinementCtx, message: string): never => {
+  ctx.addIssue({ code: 'custom', message });
+  return z.NEVER;
+};
+
+const text = (form: string) => z.string({ error: `expected ${form}` }).trim();
+const optText = (form: string) => text(form).optional().transform((s) => (s === '' ? undefined : s));
+
+const duration = z.string({ error: 'expected a duration such as 30s, 5m, 4h' }).transform((s, ctx) => {
+  let ms: number;
+  try {
+    ms = parseDuration(s);
+  } catch {
+    return fail(ctx, `"${s}" is not a duration (expected e.g. 30s, 5m)`);
+  }
+  return ms > 0 ? ms : fail(ctx, `"${s}" must be a positive duration (expected e.g. 30s, 5m)`);
+});
+
+const port = z.union([z.number(), z.string()], { error: 'expected a port number 1-65535' }).transform((v, ctx) => {
+  const n = typeof v === 'number' ? v : /^\d+$/.test(v.trim()) ? Number(v) : NaN;
+  return Number.isInteger(n) && n >= 1 && n <= 65535 ? n : fail(ctx, `"${v}" is not a port number (expected 1-65535)`);
+});
+
+/** A comma list (env) or a YAML list, each item matching `item`. */
+const list = (item: RegExp, form: string) =>
+  z.union([z.string(), z.array(z.string())], { error: `expected ${form}` }).transform((v, ctx) => {
+    const items = (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+    const bad = items.filter((s) => !item.test(s));
+    return bad.length ? fail(ctx, `${bad.map((b) => `"${b}"`).join(', ')} not valid (expected ${form})`) : items;
+  });
+
+const CHANNEL = /^(\*|#?[a-z0-9][a-z0-9._-]{0,79}|[CGD][A-Z0-9]{2,})$/;
+const USERGROUP = /^S[A-Z0-9]{2,}$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+const DRIVER = /^[A-Za-z0-9]([-A-Za-z0-9._]{0,61}[A-Za-z0-9])?$/;
+
+function parseRef(driver: string, ref: string, ctx: z.RefinementCtx): [string, NsName] | undefined {
+  const [ns, name, extra] = ref.trim().split('/');
+  if (!DRIVER.test(driver)) return fail(ctx, `"${driver}" is not a CSI driver name (expected e.g. ebs.csi.aws.com)`);
+  if (extra !== undefined || !ns || !name || !DNS_LABEL.test(ns) || !DNS_SUBDOMAIN.test(name)) {
+    return fail(ctx, `"${driver}=${ref}" is not driver=namespace/name (expected e.g. ebs.csi.aws.com=kube-system/ebs-csi-node)`);
+  }
+  return [driver, { namespace: ns, name }];
+}
+
+const driverMap = z
+  .union([z.string(), z.record(z.string(), z.string())], { error: 'expected driver=namespace/name,... or a map' })
+  .transform((v, ctx) => {
+    const pairs: [string, string][] = typeof v === 'string'
+      ? v.split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => {
+        const i = s.indexOf('=');
+        return i < 0 ? [s, ''] : [s.slice(0, i).trim(), s.slice(i + 1)];
+      })
+      : Object.entries(v);
+    const out: Record<string, NsName> = {};
+    for (const [driver, ref] of pairs) {
+      const r = parseRef(driver, ref, ctx);
+      if (r) out[r[0]] = r[1];
+    }
+    return out;
+  });
+
+const url = (schemes: string[], form: string) => optText(form).transform((s, ctx) => {
+  if (s === undefined) return undefined;
+  try {
+    const u = new URL(s);
+    if (schemes.includes(u.protocol)) return s;
+  } catch { /* reported below */ }
+  return fail(ctx, `"${s}" is not ${form}`);
+});
+
+/** The raw schema: one field per ConfigKey, defaults already merged in by the loader. */
+export const rawConfigSchema = z.strictObject({
+  slackBotToken: optText('a bot token (xoxb-...)').refine((s) => s === undefined || s.startsWith('xoxb-'),
+    'must be a bot token starting with xoxb-'),
+  slackAppToken: optText('an app-level token (xapp-...)').refine((s) => s === undefined || s.startsWith('xapp-'),
+    'must be an app-level token starting with xapp- (Socket Mode)'),
+  slackSigningSecret: optText('the signing secret'),
+  slackChannel: optText('a channel ID or name').refine((s) => s === undefined || CHANNEL.test(s),
+    'expected a channel ID (C0123ABCD) or a channel name'),
+  slackApiUrl: url(['http:', 'https:'], 'an http(s) URL').transform((s) => (s && !s.endsWith('/') ? `${s}/` : s)),
+  port,
+  redisUrl: url(['redis:', 'rediss:'], 'a redis:// or rediss:// URL'),
+  redisPrefix: text('a key prefix').regex(/^[A-Za-z0-9_:-]{1,64}$/, 'expected 1-64 letters, digits, - _ or :'),
+  stuckAfter: duration,
+  groupWait: duration,
+  groupInterval: duration,
+  repeatInterval: duration,
+  cronJobGrace: duration,
+  watchIdleTimeout: duration,
+  allowedChannels: list(CHANNEL, 'channel IDs (C0123ABCD) or names, or *'),
+  allowedUsergroups: list(USERGROUP, 'user group IDs (S0123ABCD)'),
+  driverDaemonSets: driverMap,
+  clusterName: z.union([z.string(), z.number()], { error: 'expected text' }).transform((v) => String(v).trim()),
+  kubeconfig: optText('a file path'),
+  kubeContext: optText('a context name'),
+  logLevel: text(LOG_LEVELS.join(', ')).pipe(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` })),
+});
+
+/** What the raw schema produces, before cross-field checks. */
+export type RawConfig = z.output<typeof rawConfigSchema>;
+
+/** Shapes the validated raw values into Config (no further validation). */
+export function toConfig(r: RawConfig): Config {
+  const channel = r.slackChannel ?? '';
+  const allowed = r.allowedChannels.map((c) => c.replace(/^#/, ''));
+  return {
+    slack: {
+      mode: r.slackAppToken ? 'socket' : 'http',
+      botToken: r.slackBotToken ?? '',
+      ...(r.slackAppToken ? { appToken: r.slackAppToken } : {}),
+      ...(r.slackSigningSecret ? { signingSecret: r.slackSigningSecret } : {}),
+      channel,
+      ...(r.slackApiUrl ? { apiUrl: r.slackApiUrl } : {}),
+    },
+    port: r.port,
+    redis: { url: r.redisUrl ?? '', prefix: r.redisPrefix },
+    timers: {
+      stuckAfterMs: r.stuckAfter,
+      groupWaitMs: r.groupWait,
+      groupIntervalMs: r.groupInterval,
+      repeatIntervalMs: r.repeatInterval,
+      cronJobGraceMs: r.cronJobGrace,
+      watchIdleTimeoutMs: r.watchIdleTimeout,
+    },
+    access: {
+      allowedChannels: allowed.includes('*') ? ['*'] : allowed.length ? allowed : channel ? [channel.replace(/^#/, '')] : [],
+      allowedUsergroups: r.allowedUsergroups,
+    },
+    driverDaemonSets: r.driverDaemonSets,
+    clusterName: r.clusterName,
+    kube: { ...(r.kubeconfig ? { kubeconfig: r.kubeconfig } : {}), ...(r.kubeContext ? { context: r.kubeContext } : {}) },
+    logLevel: r.logLevel,
+  };
+}

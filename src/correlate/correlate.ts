@@ -1,0 +1,88 @@
+// The correlator: findings in, incidents out. Pure (reads the cluster cache, never the API) and linear in the
+// findings plus the plugin pods and nodes it examines. Grouping rules are in group.ts, the rollout test in
+// rollout.ts, the words in explain.ts, next steps and drain advice in src/advise.
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { Finding } from '../domain/findings.js';
+import type { Incident, PluginOnNode, Verdict } from '../domain/incident.js';
+import type { DaemonSet } from '../domain/objects.js';
+import { adviseDrain } from '../advise/drain.js';
+import { nextSteps } from '../advise/next-steps.js';
+import { incidentText } from './explain.js';
+import { driverOf, groupFindings, type Draft } from './group.js';
+import { nodeRows, workloadRows } from './members.js';
+import { dsRef, findPluginDaemonSets, type DriverDaemonSets } from './plugin-finder.js';
+import { describePlugin, pluginOnNode } from './plugin-revision.js';
+
+/** Options of one correlation pass. */
+export interface CorrelateOptions {
+  /** Evaluation time, epoch ms (ages are computed against it). */
+  now: number;
+  /** Operator override: driver -> "namespace/name" of its node plugin DaemonSet. */
+  driverDaemonSets?: DriverDaemonSets;
+}
+
+const ORDER: Record<Verdict, number> = { FOLLOWS_ROLLOUT: 0, FOLLOWS_NODE: 1, UNEXPLAINED: 2, NOT_STORAGE: 3 };
+
+/** The plugin row for a node: the draft's DaemonSet, else the DaemonSet of the first driver stuck there. */
+function pluginLookup(index: ClusterIndex, d: Draft, plugins: Map<string, DaemonSet>, now: number): (node: string) => PluginOnNode | undefined {
+  if (d.rollout) {
+    const a = d.rollout;
+    const ds = d.daemonSet!;
+    return (node) => {
+      const pod = a.plugins.get(node);
+      return pod ? describePlugin(index, ds, pod, now) : { node, daemonSet: dsRef(ds) };
+    };
+  }
+  return (node) => {
+    const f = d.pods.find((p) => p.node === node && driverOf(p));
+    const ds = d.daemonSet ?? (f ? plugins.get(driverOf(f) ?? '') : undefined);
+    return ds ? pluginOnNode(index, ds, node, now) : undefined;
+  };
+}
+
+function toIncident(index: ClusterIndex, d: Draft, plugins: Map<string, DaemonSet>, now: number): Incident {
+  const nodes = nodeRows(index, d.pods, pluginLookup(index, d, plugins, now));
+  const text = incidentText(index, d, nodes);
+  const inc: Incident = {
+    key: d.key,
+    verdict: d.verdict,
+    title: text.title,
+    summary: text.summary,
+    pods: [...d.pods].sort((a, b) => a.key.localeCompare(b.key)),
+    cronJobs: d.cronJobs,
+    nodes,
+    workloads: workloadRows(d.pods, d.cronJobs),
+    drain: [],
+    nextSteps: [],
+    explanations: text.explanations,
+  };
+  if (d.driver) inc.driver = d.driver;
+  if (d.daemonSet) inc.daemonSet = dsRef(d.daemonSet);
+  if (d.rollout) {
+    inc.rollout = d.rollout.evidence;
+    inc.revision = d.rollout.evidence.newRevision;
+  }
+  if (d.node) inc.node = d.node;
+  inc.nextSteps = nextSteps(index, inc);
+  return inc;
+}
+
+/** Correlates findings into incidents (FOLLOWS_ROLLOUT first), each with drain advice for its nodes with stuck pods. */
+export function correlate(index: ClusterIndex, findings: readonly Finding[], opts: CorrelateOptions): Incident[] {
+  const overrides = opts.driverDaemonSets ?? {};
+  const plugins = findPluginDaemonSets(index, overrides);
+  const incidents = groupFindings(index, findings, overrides)
+    .map((d) => toIncident(index, d, plugins, opts.now))
+    .sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || a.key.localeCompare(b.key));
+  for (const inc of incidents) {
+    for (const n of inc.nodes) {
+      if (n.stuckPods.length === 0 || n.node === '(unscheduled)') continue;
+      try {
+        inc.drain.push(adviseDrain(index, incidents, n.node, opts.now));
+      } catch {
+        // A node the cache no longer knows gets no advice rather than failing the whole pass.
+      }
+    }
+  }
+  return incidents;
+}

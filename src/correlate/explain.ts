@@ -1,0 +1,158 @@
+// The words of an incident: title, one-line summary, and one line per confusing observation with what explains it
+// (seed csi-mount-failure-incident.txt: attached volumes, Ready plugins, "deleting helps half the time", the
+// search pods that did start, running workloads unaffected, what happened at the rollout start, the CronJob).
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { IncidentNode } from '../domain/incident.js';
+import { formatAge } from '../domain/duration.js';
+import type { Draft } from './group.js';
+import { driverOf } from './group.js';
+import { memberKey } from './members.js';
+import { controllerOf } from '../domain/refs.js';
+
+/** Title, summary and explanations of a draft. */
+export interface IncidentText {
+  title: string;
+  summary: string;
+  explanations: string[];
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function cronLines(d: Draft, nodes: readonly IncidentNode[]): string[] {
+  const stuckNode = new Map<string, IncidentNode>();
+  for (const n of nodes) for (const p of n.stuckPods) stuckNode.set(p, n);
+  return d.cronJobs.map((c) => {
+    const stuck = c.jobs.flatMap((j) => j.pods).find((p) => stuckNode.has(p));
+    const n = stuck ? stuckNode.get(stuck) : undefined;
+    const where = n ? ` on ${n.node}${n.plugin?.revision !== undefined ? ` (plugin revision ${n.plugin.revision})` : ''}` : '';
+    const since = c.lastSuccessfulTime ? ` since its last success at ${c.lastSuccessfulTime}` : ' and it has never succeeded';
+    return stuck
+      ? `CronJob ${c.cronJob.namespace}/${c.cronJob.name}: ${plural(c.missedRuns, 'scheduled run')} missed${since}; it never ran because its pod ${stuck} is stuck${where}. A second finding: check what the missed runs cost.`
+      : `CronJob ${c.cronJob.namespace}/${c.cronJob.name}: ${plural(c.missedRuns, 'scheduled run')} missed${since}; no stuck pod of its Jobs explains it.`;
+  });
+}
+
+/** Volumes of the stuck pods whose VolumeAttachment on the pod's node says attached. */
+function attachedCount(index: ClusterIndex, d: Draft): { attached: number; total: number } {
+  let attached = 0;
+  let total = 0;
+  for (const f of d.pods) for (const s of f.storage) {
+    if (!s.pv) continue;
+    total++;
+    if (index.attachmentsForPv(s.pv).some((va) => va.spec?.nodeName === f.node && va.status?.attached)) attached++;
+  }
+  return { attached, total };
+}
+
+function rolloutText(index: ClusterIndex, d: Draft, nodes: readonly IncidentNode[]): IncidentText {
+  const a = d.rollout!;
+  const ev = a.evidence;
+  const c = ev.counts;
+  const ds = `${ev.daemonSet.namespace}/${ev.daemonSet.name}`;
+  const newN = c.newStuck + c.newFine;
+  const oldN = c.oldStuck + c.oldFine;
+  const prev = ev.previousRevision !== undefined ? `revision ${ev.previousRevision}` : 'the previous revision';
+  const title = `${d.driver}: stuck mounts follow ${ds} revision ${ev.newRevision}`;
+  const summary = `FOLLOWS_ROLLOUT: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts, ${c.oldStuck} of ${oldN} on ${prev}; `
+    + `${plural(d.pods.length, 'stuck pod')}, rollout ${ev.updatedNodes}/${ev.desiredNodes} nodes${ev.rolloutStart ? ` since ${ev.rolloutStart}` : ''}`;
+  const out: string[] = [];
+  if (ev.rolloutStart) out.push(`What happened at ${ev.rolloutStart}: ControllerRevision ${ev.newRevision} of ${ds} was created and the rollout began; ${ev.updatedNodes} of ${ev.desiredNodes} nodes run it now.`);
+  if (oldN > 0) out.push(`Not flaky nodes: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts and ${c.oldStuck} of ${oldN} on ${prev}; the fault follows the rollout order, not any node.`);
+  const cordoned = nodes.filter((n) => index.get('nodes', n.node)?.spec?.unschedulable).map((n) => n.node);
+  if (cordoned.length > 0) out.push(`${cordoned.join(', ')} ${cordoned.length === 1 ? 'is' : 'are'} cordoned: if a drain is running, stop it. Its evicted pods remount wherever they land, and ${ev.updatedNodes} of ${ev.desiredNodes} nodes cannot mount new volumes.`);
+  const prop = ev.diff.find((x) => x.field.endsWith('mountPropagation'));
+  if (prop) out.push(`Revision ${ev.newRevision} changed ${prop.text}${prop.container ? ` (container ${prop.container})` : ''}: without Bidirectional propagation the plugin's mounts stay in its own mount namespace, so the kubelet and the runtime never see them and FailedMount only says "timed out waiting for the condition".`);
+  else if (ev.diff.length > 0) out.push(`Revision ${ev.newRevision} differs from ${prev} in ${plural(ev.diff.length, 'field')}; first: ${ev.diff[0]?.text}.`);
+  const att = attachedCount(index, d);
+  if (att.attached > 0) out.push(`${att.attached} of ${plural(att.total, 'stuck volume')} are attached to their node (VolumeAttachment attached=true): provisioning and attach worked; what is left is on the node, between the kubelet and the node plugin (stage/publish).`);
+  const plugins = [...a.plugins.values()];
+  const ready = plugins.filter((p) => (p.status?.conditions ?? []).some((x) => x?.type === 'Ready' && x.status === 'True')).length;
+  out.push(`${ready} of ${plural(plugins.length, 'node plugin pod')} are Ready: readiness does not exercise a mount, so every health check passes.`);
+  if (oldN > 0) out.push(`Deleting a stuck pod helps only when the scheduler places it on one of the ${oldN} nodes still on ${prev} (${Math.round((100 * oldN) / (oldN + newN))}% of plugin nodes now, fewer as the rollout proceeds); on the ${newN} nodes on revision ${ev.newRevision} it sticks again.`);
+  out.push(...siblingLines(index, d, ev.newRevision));
+  if (a.runningBeforeOnNew > 0) out.push(`${plural(a.runningBeforeOnNew, 'running pod')} with ${d.driver} volumes on revision-${ev.newRevision} nodes are unaffected: their mounts were made before the plugin was replaced.`);
+  out.push(...cronLines(d, nodes));
+  return { title, summary, explanations: out };
+}
+
+/** Most per-workload sibling lines in one incident; the rest are counted. */
+const MAX_SIBLING_LINES = 5;
+
+/**
+ * "Deployment search/search: 3 nodes (node-02, node-08, node-14) run its started pods, plugin revision 1; 2 of 2
+ * stuck on revision 2". O(stuck pods + their siblings).
+ */
+function siblingLines(index: ClusterIndex, d: Draft, newRev: number): string[] {
+  const revOf = (node: string | undefined) => (node ? d.rollout?.revisionByNode.get(node) : undefined);
+  const byWorkload = new Map<string, { label: string; owner?: string; stuck: number; stuckOnNew: number }>();
+  for (const f of d.pods) {
+    const k = `${f.workload.kind}/${f.workload.namespace}/${f.workload.name}`;
+    const w = byWorkload.get(k) ?? { label: `${f.workload.kind} ${f.workload.namespace}/${f.workload.name}`, stuck: 0, stuckOnNew: 0 };
+    w.stuck++;
+    if (revOf(f.node) === newRev) w.stuckOnNew++;
+    const pod = index.get('pods', memberKey(f));
+    w.owner = w.owner ?? (pod ? controllerOf(pod)?.uid : undefined);
+    byWorkload.set(k, w);
+  }
+  const out: string[] = [];
+  let more = 0;
+  for (const w of byWorkload.values()) {
+    if (!w.owner) continue;
+    const nodes = [...new Set(index.podsOwnedBy(w.owner)
+      .filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp && p.spec?.nodeName)
+      .map((p) => p.spec?.nodeName ?? ''))].sort();
+    if (nodes.length === 0) continue;
+    if (out.length >= MAX_SIBLING_LINES) { more++; continue; }
+    const revs = [...new Set(nodes.map(revOf).filter((r) => r !== undefined))].sort();
+    out.push(`${w.label}: ${plural(nodes.length, 'node')} (${nodes.join(', ')}) run its started pods${revs.length > 0 ? `, plugin revision ${revs.join('/')}` : ''}; ${w.stuckOnNew} of ${w.stuck} stuck on revision ${newRev}.`);
+  }
+  if (more > 0) out.push(`...and ${more} more workload${more === 1 ? '' : 's'} with pods running on other nodes.`);
+  return out;
+}
+
+/** Writes the text of a draft whose node rows are built. */
+export function incidentText(index: ClusterIndex, d: Draft, nodes: readonly IncidentNode[]): IncidentText {
+  const pods = d.pods.length;
+  const nodeCount = new Set(d.pods.map((f) => f.node ?? '')).size;
+  const oldest = Math.max(0, ...d.pods.map((f) => f.stuckSeconds));
+  const age = pods > 0 ? `, longest ${formatAge(oldest * 1000)}` : '';
+  switch (d.verdict) {
+    case 'FOLLOWS_ROLLOUT':
+      return rolloutText(index, d, nodes);
+    case 'FOLLOWS_NODE': {
+      const drivers = [...new Set(d.pods.map(driverOf).filter((x) => x))];
+      const term = d.pods.filter((f) => f.kind === 'stuck-terminating').length;
+      const parts = [...(pods - term ? [`${plural(pods - term, 'pod')} stuck mounting`] : []), ...(term ? [`${plural(term, 'pod')} stuck Terminating on unmount`] : [])];
+      return {
+        title: `${d.node}: stuck mounts follow the node`,
+        summary: `FOLLOWS_NODE: ${parts.join(', ')} on ${d.node} across ${plural(drivers.length, 'driver')} (${drivers.join(', ') || 'none resolved'})${age}; no plugin rollout explains it`,
+        explanations: [
+          `The fault follows ${d.node}, not a workload or a plugin revision: test it by scheduling a fresh claim on ${d.node} and on another node.`,
+          ...cronLines(d, nodes),
+        ],
+      };
+    }
+    case 'NOT_STORAGE':
+      return {
+        title: `${d.node ?? 'unscheduled'}: pods cannot get a sandbox (network, not storage)`,
+        summary: `NOT_STORAGE: ${plural(pods, 'pod')} on ${d.node ?? '?'} stuck in ContainerCreating with FailedCreatePodSandBox${age}: CNI or container runtime, not a volume`,
+        explanations: [`FailedCreatePodSandBox comes after volumes are mounted: look at the CNI plugin and runtime on ${d.node ?? 'the node'}.`, ...cronLines(d, nodes)],
+      };
+    default: {
+      if (d.key.startsWith('cronjob/')) {
+        const c = d.cronJobs[0];
+        return {
+          title: `CronJob ${c?.cronJob.namespace}/${c?.cronJob.name}: scheduled runs did not complete`,
+          summary: `UNEXPLAINED: ${plural(c?.missedRuns ?? 0, 'scheduled run')} missed; no stuck pod of its Jobs explains it`,
+          explanations: cronLines(d, nodes),
+        };
+      }
+      const what = d.key === 'unexplained/cause-unknown' ? 'with no storage or network event' : `mounting ${d.driver ?? 'volumes'}`;
+      return {
+        title: d.key === 'unexplained/cause-unknown' ? 'Pods stuck for an unknown cause' : `${d.driver}: stuck mounts, cause unexplained`,
+        summary: `UNEXPLAINED: ${plural(pods, 'pod')} stuck ${what} on ${plural(nodeCount, 'node')}${age}; neither a plugin rollout nor a single node explains them`,
+        explanations: cronLines(d, nodes),
+      };
+    }
+  }
+}

@@ -1,0 +1,139 @@
+// Grouping findings into incident drafts: which stuck pod belongs to which (DaemonSet revision | node | driver)
+// group, and which CronJob joins which group. Pure; see correlate.ts for the whole pipeline.
+//
+// Rules, in order:
+// 1. Pods stuck for a network cause (FailedCreatePodSandBox) group per node as NOT_STORAGE; never with storage.
+// 2. Pods stuck with no storage or network evidence group as UNEXPLAINED under `unexplained/cause-unknown`, except
+//    that a pod stuck in ContainerCreating whose claim uses a driver found to follow a rollout, on a node whose
+//    plugin runs the bad revision, joins that rollout incident (the kubelet's FailedMount may be missing: events
+//    are rate-limited and expire); the rollout test itself is decided on evidence-bearing pods only.
+// 3. Pods stuck in ContainerCreating on a storage cause group per CSI driver; a driver whose node plugin
+//    DaemonSet passes the rollout test (rollout.ts) becomes FOLLOWS_ROLLOUT `rollout/<ns>/<ds>@<rev>`.
+// 4. The remaining storage pods, and pods stuck Terminating on unmount failures (node-local by nature), group per
+//    node as FOLLOWS_NODE when the node holds stuck mounts of two or more drivers, or stuck unmounts, or is the only
+//    node with stuck mounts of a driver and either two or more workloads are stuck there or the same plugin revision
+//    demonstrably mounts on another node (so the node, not the plugin, is what differs). The rest stay UNEXPLAINED per driver (`unexplained/<driver>`,
+//    driver "unresolved" when the volume leads to no CSI driver, e.g. a missing Secret).
+// 5. A CronJob finding joins the group of any stuck pod of its Jobs (the seed's backup never ran because its pod
+//    was stuck); otherwise it forms its own UNEXPLAINED group `cronjob/<ns>/<name>`, labelled as such.
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/findings.js';
+import type { Verdict } from '../domain/incident.js';
+import type { DaemonSet } from '../domain/objects.js';
+import { memberKey } from './members.js';
+import { findPluginDaemonSets, type DriverDaemonSets } from './plugin-finder.js';
+import { analyzeRollout, revisionProvenElsewhere, type RolloutAnalysis } from './rollout.js';
+
+/** An incident before its text and tables are written. */
+export interface Draft {
+  key: string;
+  verdict: Verdict;
+  pods: StuckPodFinding[];
+  cronJobs: CronJobFinding[];
+  driver?: string;
+  daemonSet?: DaemonSet;
+  rollout?: RolloutAnalysis;
+  node?: string;
+}
+
+/** The driver a stuck pod's blamed storage leads to, if any. */
+export function driverOf(f: StuckPodFinding): string | undefined {
+  return f.storage.find((p) => p.driver)?.driver;
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const l = m.get(k);
+  if (l) l.push(v); else m.set(k, [v]);
+}
+
+/** Groups findings into drafts (see the file comment). Linear in findings plus the plugin pods examined. */
+export function groupFindings(index: ClusterIndex, findings: readonly Finding[], overrides: DriverDaemonSets = {}): Draft[] {
+  const drafts = new Map<string, Draft>();
+  const draft = (key: string, init: Omit<Draft, 'key' | 'pods' | 'cronJobs'>): Draft => {
+    let d = drafts.get(key);
+    if (!d) drafts.set(key, (d = { key, pods: [], cronJobs: [], ...init }));
+    return d;
+  };
+  const creatingByDriver = new Map<string, StuckPodFinding[]>();
+  const nodeCandidates: StuckPodFinding[] = [];
+  const cronJobs: CronJobFinding[] = [];
+  const unknown: StuckPodFinding[] = [];
+  for (const f of findings) {
+    if (f.kind === 'cronjob-missed') cronJobs.push(f);
+    else if (f.cause === 'network') draft(`not-storage/${f.node ?? 'unscheduled'}`, { verdict: 'NOT_STORAGE', ...(f.node ? { node: f.node } : {}) }).pods.push(f);
+    else if (f.cause === 'unknown') unknown.push(f);
+    else if (f.kind === 'stuck-terminating') nodeCandidates.push(f);
+    else push(creatingByDriver, driverOf(f) ?? 'unresolved', f);
+  }
+
+  const stuckDriversByNode = new Map<string, Set<string>>();
+  for (const [driver, fs] of creatingByDriver) {
+    for (const f of fs) if (f.node) {
+      const s = stuckDriversByNode.get(f.node) ?? new Set<string>();
+      s.add(driver);
+      stuckDriversByNode.set(f.node, s);
+    }
+  }
+  const plugins = findPluginDaemonSets(index, overrides);
+  const remaining = new Map<string, StuckPodFinding[]>();
+  const joined = new Set<StuckPodFinding>();
+  for (const [driver, group] of creatingByDriver) {
+    let fs = group;
+    const ds = plugins.get(driver);
+    const others = new Set([...stuckDriversByNode].filter(([, ds2]) => [...ds2].some((d) => d !== driver)).map(([n]) => n));
+    const first = ds ? analyzeRollout(index, ds, driver, fs, others) : undefined;
+    if (!ds || !first?.fits) {
+      remaining.set(driver, fs);
+      continue;
+    }
+    // Pods without events that fit the pattern join, and the analysis is redone so the 2x2 counts them.
+    const joining = unknown.filter((f) => !joined.has(f) && f.kind === 'stuck-creating' && driverOf(f) === driver && f.node
+      && first.revisionByNode.get(f.node) === first.evidence.newRevision);
+    let analysis = first;
+    if (joining.length > 0) {
+      for (const f of joining) joined.add(f);
+      fs = [...fs, ...joining];
+      analysis = analyzeRollout(index, ds, driver, fs, others) ?? first;
+    }
+    const ev = analysis.evidence;
+    const d = draft(`rollout/${ev.daemonSet.namespace}/${ev.daemonSet.name}@${ev.newRevision}`, { verdict: 'FOLLOWS_ROLLOUT', driver, daemonSet: ds, rollout: analysis });
+    const unserved = new Set(analysis.unserved);
+    for (const f of fs) {
+      if (f.node && unserved.has(f.node)) push(remaining, driver, f); else d.pods.push(f);
+    }
+  }
+
+  for (const f of unknown) if (!joined.has(f)) draft('unexplained/cause-unknown', { verdict: 'UNEXPLAINED' }).pods.push(f);
+
+  // Rule 4: which nodes the remaining storage pods follow.
+  const nodeFault = new Set<string>();
+  for (const f of nodeCandidates) if (f.node) nodeFault.add(f.node);
+  for (const [node, drivers] of stuckDriversByNode) if (drivers.size >= 2) nodeFault.add(node);
+  for (const [driver, fs] of remaining) {
+    if (driver === 'unresolved') continue;
+    const nodes = new Set(fs.map((f) => f.node ?? ''));
+    const workloads = new Set(fs.map((f) => `${f.workload.kind}/${f.workload.namespace}/${f.workload.name}`));
+    const only = [...nodes][0];
+    const ds = plugins.get(driver);
+    if (nodes.size === 1 && only && (workloads.size >= 2 || (ds && revisionProvenElsewhere(index, ds, driver, only)))) nodeFault.add(only);
+  }
+  for (const f of nodeCandidates) draft(`node/${f.node ?? 'unscheduled'}`, { verdict: 'FOLLOWS_NODE', ...(f.node ? { node: f.node } : {}) }).pods.push(f);
+  for (const [driver, fs] of remaining) {
+    for (const f of fs) {
+      if (f.node && nodeFault.has(f.node)) draft(`node/${f.node}`, { verdict: 'FOLLOWS_NODE', node: f.node }).pods.push(f);
+      else {
+        const ds = plugins.get(driver);
+        draft(`unexplained/${driver}`, { verdict: 'UNEXPLAINED', driver, ...(ds ? { daemonSet: ds } : {}) }).pods.push(f);
+      }
+    }
+  }
+
+  // Rule 5: CronJobs join the group of their Jobs' stuck pods.
+  const byMember = new Map<string, Draft>();
+  for (const d of drafts.values()) for (const f of d.pods) if (!byMember.has(memberKey(f))) byMember.set(memberKey(f), d);
+  for (const c of cronJobs) {
+    const home = c.jobs.flatMap((j) => j.pods).map((p) => byMember.get(p)).find((d) => d !== undefined);
+    (home ?? draft(`cronjob/${c.cronJob.namespace}/${c.cronJob.name}`, { verdict: 'UNEXPLAINED' })).cronJobs.push(c);
+  }
+  return [...drafts.values()];
+}

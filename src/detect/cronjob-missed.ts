@@ -1,0 +1,85 @@
+// Detector: a non-suspended CronJob whose scheduled runs have not completed. A monitor that watches Job failures
+// does not see a Job that never started (seed: two nights without a backup), so this works from the schedule.
+//
+// A run scheduled at t is missed when t is after the last success (lastSuccessfulTime, the newest completed Job,
+// or creation) and t + grace is before now, grace being startingDeadlineSeconds or config.cronJobGraceMs.
+// While the newest Job is active with every pod Running, the CronJob is not reported at all: a run is in progress
+// and may well succeed (after a stuck mount heals, the run that was stuck goes on; reporting the older misses
+// then would open a second incident for a CronJob that is about to recover).
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { CronJobFinding } from '../domain/findings.js';
+import type { CronJob, Job } from '../domain/objects.js';
+import { nsKey, timeMs } from '../domain/refs.js';
+import type { DetectContext } from './config.js';
+import { scheduledTimes } from './cron-schedule.js';
+
+function completedAt(job: Job): number | undefined {
+  const done = (job.status?.conditions ?? []).some((c) => c?.type === 'Complete' && c.status === 'True');
+  if (!done && !job.status?.completionTime) return undefined;
+  return timeMs(job.status?.completionTime) ?? timeMs(job.metadata?.creationTimestamp);
+}
+
+/** The finding for one CronJob if runs were missed at ctx.now, else undefined (also for unparseable schedules). */
+export function cronJobMissedFinding(index: ClusterIndex, cj: CronJob, ctx: DetectContext): CronJobFinding | undefined {
+  const spec = cj.spec;
+  if (!spec?.schedule || spec.suspend) return undefined;
+  const namespace = cj.metadata?.namespace ?? '';
+  const name = cj.metadata?.name ?? '';
+  const jobs = cj.metadata?.uid ? index.jobsOwnedBy(cj.metadata.uid) : [];
+  let ref = timeMs(cj.status?.lastSuccessfulTime) ?? timeMs(cj.metadata?.creationTimestamp);
+  for (const j of jobs) {
+    const c = completedAt(j);
+    if (c !== undefined && (ref === undefined || c > ref)) ref = c;
+  }
+  if (ref === undefined) return undefined;
+  const grace = spec.startingDeadlineSeconds != null ? spec.startingDeadlineSeconds * 1000 : ctx.config.cronJobGraceMs;
+  const tz = spec.timeZone ?? undefined;
+  let times: number[];
+  try {
+    times = scheduledTimes(spec.schedule, tz, ref, ctx.now);
+  } catch {
+    return undefined; // Kubernetes would not run it either; the schedule error is not a missed run.
+  }
+  const latest = times[0];
+  if (latest === undefined) return undefined;
+  const missed = times.filter((t) => t + grace < ctx.now);
+  if (missed.length === 0) return undefined;
+  const sorted = [...jobs].sort((a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0));
+  if (sorted[0] && inProgress(index, sorted[0])) return undefined;
+  const finding: CronJobFinding = {
+    kind: 'cronjob-missed',
+    key: `cronjob-missed/${namespace}/${name}`,
+    cronJob: { namespace, name },
+    schedule: spec.schedule,
+    latestScheduled: new Date(latest).toISOString(),
+    missedRuns: missed.length,
+    jobs: sorted.map((j) => ({
+      name: j.metadata?.name ?? '',
+      active: j.status?.active ?? 0,
+      succeeded: j.status?.succeeded ?? 0,
+      failed: j.status?.failed ?? 0,
+      pods: j.metadata?.uid ? index.podsOwnedBy(j.metadata.uid).map((p) => nsKey(p.metadata?.namespace, p.metadata?.name)).sort() : [],
+    })),
+  };
+  if (tz) finding.timeZone = tz;
+  if (cj.status?.lastSuccessfulTime) finding.lastSuccessfulTime = cj.status.lastSuccessfulTime;
+  if (cj.status?.lastScheduleTime) finding.lastScheduleTime = cj.status.lastScheduleTime;
+  return finding;
+}
+
+/** Whether a Job is active with all its pods Running (a run in progress). */
+function inProgress(index: ClusterIndex, job: Job): boolean {
+  if (!job.metadata?.uid || !(job.status?.active ?? 0)) return false;
+  const pods = index.podsOwnedBy(job.metadata.uid);
+  return pods.length > 0 && pods.every((p) => p.status?.phase === 'Running');
+}
+
+/** Every CronJob with missed runs. Linear in CronJobs plus their Jobs and pods. */
+export function detectCronJobsMissed(index: ClusterIndex, ctx: DetectContext): CronJobFinding[] {
+  const out: CronJobFinding[] = [];
+  for (const cj of index.all('cronJobs')) {
+    const f = cronJobMissedFinding(index, cj, ctx);
+    if (f) out.push(f);
+  }
+  return out;
+}

@@ -1,0 +1,81 @@
+// Events as evidence, and the cause of a stuck pod decided from them. Pure: reads event fields only.
+import type { Cause, EventEvidence } from '../domain/findings.js';
+import type { KubeEvent } from '../domain/objects.js';
+import { timeMs } from '../domain/refs.js';
+
+/** Reasons that mean the kubelet or attach/detach controller could not attach or mount a volume. */
+const STORAGE_REASONS = new Set(['FailedMount', 'FailedAttachVolume', 'FailedMapVolume']);
+/** Reasons that mean an unmount on the node failed (stuck Terminating evidence). */
+const UNMOUNT_REASONS = new Set(['FailedUnmount', 'FailedUnmountDevice', 'FailedDetachVolume']);
+/** The pod sandbox (network namespace, CNI) could not be created: not storage. */
+const NETWORK_REASONS = new Set(['FailedCreatePodSandBox']);
+
+/** The time an event was last seen (epoch ms), from whichever field the API server filled. */
+export function eventLastSeen(e: KubeEvent): number | undefined {
+  return timeMs(e.lastTimestamp) ?? timeMs(e.series?.lastObservedTime) ?? timeMs(e.eventTime) ?? timeMs(e.firstTimestamp)
+    ?? timeMs(e.metadata?.creationTimestamp);
+}
+
+/** Whether an event says a mount or attach failed (FailedMount, FailedAttachVolume, MountVolume.* messages). */
+export function isStorageEvent(e: KubeEvent): boolean {
+  const reason = e.reason ?? '';
+  return STORAGE_REASONS.has(reason) || reason.startsWith('MountVolume.') || /^(MountVolume|MapVolume|AttachVolume)\./.test(e.message ?? '');
+}
+
+/** Whether an event says an unmount failed ("device or resource busy" and friends). */
+export function isUnmountEvent(e: KubeEvent): boolean {
+  const reason = e.reason ?? '';
+  return UNMOUNT_REASONS.has(reason) || /UnmountVolume\.|UnmountDevice|device or resource busy/.test(e.message ?? '');
+}
+
+/** Whether an event says the pod sandbox could not be created (CNI, runtime): a network cause. */
+export function isNetworkEvent(e: KubeEvent): boolean {
+  return NETWORK_REASONS.has(e.reason ?? '');
+}
+
+/**
+ * The cause of a pod stuck in ContainerCreating. Volumes are mounted before the sandbox is created, so mount
+ * failures win, unless a sandbox failure was seen more recently than the last mount failure (the mount since
+ * succeeded and the pod moved on to the next step).
+ */
+export function causeFromEvents(events: readonly KubeEvent[]): Cause {
+  let storage: number | undefined;
+  let network: number | undefined;
+  for (const e of events) {
+    const t = eventLastSeen(e) ?? 0;
+    if (isStorageEvent(e)) storage = Math.max(storage ?? 0, t);
+    else if (isNetworkEvent(e)) network = Math.max(network ?? 0, t);
+  }
+  if (storage !== undefined && (network === undefined || storage >= network)) return 'storage';
+  if (network !== undefined) return 'network';
+  return 'unknown';
+}
+
+/** One event as evidence about `object` ("Kind/ns/name"), aged against `now`. */
+export function toEvidence(e: KubeEvent, now: number): EventEvidence {
+  const last = eventLastSeen(e);
+  const io = e.involvedObject;
+  const ev: EventEvidence = {
+    object: `${io?.kind ?? ''}/${io?.namespace ?? ''}/${io?.name ?? ''}`,
+    type: e.type ?? 'Normal',
+    reason: e.reason ?? '',
+    message: (e.message ?? '').trim(),
+    count: e.count ?? e.series?.count ?? 1,
+  };
+  if (last !== undefined) {
+    ev.lastSeen = new Date(last).toISOString();
+    ev.ageSeconds = Math.max(0, Math.round((now - last) / 1000));
+  }
+  return ev;
+}
+
+/** The events worth showing, most recent first: Warnings, plus Normal ones when there are no Warnings; at most `max`. */
+export function evidenceOf(events: readonly KubeEvent[], now: number, max = 8): EventEvidence[] {
+  const warnings = events.filter((e) => e.type === 'Warning');
+  const chosen = warnings.length > 0 ? warnings : [...events];
+  return chosen
+    .map((e) => ({ e, t: eventLastSeen(e) ?? 0 }))
+    .sort((a, b) => b.t - a.t)
+    .slice(0, max)
+    .map(({ e }) => toEvidence(e, now));
+}

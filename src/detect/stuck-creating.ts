@@ -1,0 +1,68 @@
+// Detector: pods stuck in ContainerCreating (init containers included, Job-owned pods included) longer than
+// stuckAfter, counted from the PodScheduled condition. The cause comes from the pod's events.
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { StuckPodFinding } from '../domain/findings.js';
+import type { ContainerStatus, Pod } from '../domain/objects.js';
+import { timeMs } from '../domain/refs.js';
+import type { DetectContext } from './config.js';
+import { causeFromEvents, evidenceOf } from './events.js';
+import { resolveWorkload } from './owner.js';
+import { blamedStorage } from './storage-path.js';
+
+const CREATING = new Set(['ContainerCreating', 'PodInitializing']);
+
+/** When the pod was scheduled (PodScheduled=True transition), epoch ms; undefined when it is not scheduled. */
+export function scheduledAt(pod: Pod): number | undefined {
+  const c = (pod.status?.conditions ?? []).find((x) => x?.type === 'PodScheduled');
+  if (c?.status !== 'True') return undefined;
+  return timeMs(c.lastTransitionTime);
+}
+
+/**
+ * Whether the kubelet has not started any container yet and reports it is creating them. A running or finished
+ * init container means the pod got past its volumes (a long init step is not a stuck mount). A pod with no
+ * container statuses at all is treated as creating: the kubelet has not reported anything since scheduling.
+ */
+export function isCreating(pod: Pod): boolean {
+  if (pod.metadata?.deletionTimestamp) return false;
+  if (pod.status?.phase !== 'Pending' || !pod.spec?.nodeName) return false;
+  const statuses: ContainerStatus[] = [...(pod.status.initContainerStatuses ?? []), ...(pod.status.containerStatuses ?? [])];
+  if (statuses.length === 0) return true;
+  if (statuses.some((s) => s?.state?.running || s?.state?.terminated)) return false;
+  return statuses.some((s) => CREATING.has(s?.state?.waiting?.reason ?? ''));
+}
+
+/** The finding for one pod if it is stuck creating at ctx.now, else undefined. */
+export function stuckCreatingFinding(index: ClusterIndex, pod: Pod, ctx: DetectContext): StuckPodFinding | undefined {
+  if (!isCreating(pod)) return undefined;
+  const since = scheduledAt(pod);
+  if (since === undefined || ctx.now - since <= ctx.config.stuckAfterMs) return undefined;
+  const namespace = pod.metadata?.namespace ?? '';
+  const name = pod.metadata?.name ?? '';
+  const events = index.eventsFor('Pod', namespace, name);
+  const cause = causeFromEvents(events);
+  const finding: StuckPodFinding = {
+    kind: 'stuck-creating',
+    key: `stuck-creating/${namespace}/${name}`,
+    pod: { namespace, name, ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}) },
+    workload: resolveWorkload(index, pod),
+    since: new Date(since).toISOString(),
+    stuckSeconds: Math.floor((ctx.now - since) / 1000),
+    cause,
+    // Only storage failures blame volumes; a sandbox failure says nothing about the pod's claims.
+    storage: cause === 'network' ? [] : blamedStorage(index, pod, events),
+    events: evidenceOf(events, ctx.now),
+  };
+  if (pod.spec?.nodeName) finding.node = pod.spec.nodeName;
+  return finding;
+}
+
+/** Every pod stuck in ContainerCreating. Linear in the number of pods. */
+export function detectStuckCreating(index: ClusterIndex, ctx: DetectContext): StuckPodFinding[] {
+  const out: StuckPodFinding[] = [];
+  for (const pod of index.all('pods')) {
+    const f = stuckCreatingFinding(index, pod, ctx);
+    if (f) out.push(f);
+  }
+  return out;
+}

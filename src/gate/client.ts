@@ -1,0 +1,78 @@
+// The real GateKube: @kubernetes/client-node's typed APIs, with every failure turned into one RwxError.
+import { CoreV1Api, StorageV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { RwxError } from '../errors.js';
+import type { KubeEvent, Node, PersistentVolumeClaim, Pod, StorageClass } from '../domain/objects.js';
+import type { GateKube } from './kube.js';
+
+/** Turns a client-node failure into an RwxError naming what we were doing. */
+export function kubeError(e: unknown, what: string): RwxError {
+  const code = (e as { code?: unknown }).code;
+  const body = (e as { body?: unknown }).body;
+  if (typeof code === 'number') {
+    const msg = statusMessage(body) || `HTTP ${code}`;
+    if (code === 401) return new RwxError('KUBE_UNAUTHORIZED', `${what}: unauthorized (${msg})`, { cause: e });
+    if (code === 403) return new RwxError('KUBE_FORBIDDEN', `${what}: forbidden (${msg}); see deploy/gate/rbac.yaml`, { cause: e });
+    if (code === 404) return new RwxError('NOT_FOUND', `${what}: ${msg}`, { cause: e });
+    return new RwxError('KUBE_API', `${what}: ${msg}`, { cause: e });
+  }
+  const cause = (e as { cause?: { code?: string } }).cause?.code ?? (typeof code === 'string' ? code : undefined);
+  const first = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
+  return new RwxError('KUBE_UNREACHABLE', `${what}: cannot reach the API server (${cause ?? first})`, { cause: e });
+}
+
+function statusMessage(body: unknown): string {
+  let b = body;
+  if (typeof body === 'string') {
+    try { b = JSON.parse(body); } catch { return body.slice(0, 200); }
+  }
+  const m = (b as { message?: unknown } | undefined)?.message;
+  return typeof m === 'string' ? m : '';
+}
+
+function isNotFound(e: unknown): boolean {
+  return (e as { code?: unknown }).code === 404;
+}
+
+/** Plain JSON of a client-node model object (Dates become RFC 3339 strings, as the domain types expect). */
+function plain<T>(o: unknown): T {
+  return JSON.parse(JSON.stringify(o)) as T;
+}
+
+/** A GateKube over a loaded KubeConfig. */
+export function clientGateKube(kc: KubeConfig): GateKube {
+  const core = kc.makeApiClient(CoreV1Api);
+  const storage = kc.makeApiClient(StorageV1Api);
+  const call = async <T>(what: string, f: () => Promise<unknown>): Promise<T> => {
+    try { return plain<T>(await f()); } catch (e) { throw kubeError(e, what); }
+  };
+  const maybe = async <T>(what: string, f: () => Promise<unknown>): Promise<T | undefined> => {
+    try { return plain<T>(await f()); } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw kubeError(e, what);
+    }
+  };
+  const del = async (what: string, f: () => Promise<unknown>): Promise<void> => {
+    try { await f(); } catch (e) { if (!isNotFound(e)) throw kubeError(e, what); }
+  };
+  return {
+    listNodes: async () => (await call<{ items: Node[] }>('list nodes', () => core.listNode())).items ?? [],
+    getStorageClass: (name) => maybe<StorageClass>(`get storageclass ${name}`, () => storage.readStorageClass({ name })),
+    createPod: (namespace, pod) => call<Pod>(`create pod ${namespace}/${pod.metadata?.name}`,
+      () => core.createNamespacedPod({ namespace, body: pod as never })),
+    createClaim: (namespace, claim) => call<PersistentVolumeClaim>(`create claim ${namespace}/${claim.metadata?.name}`,
+      () => core.createNamespacedPersistentVolumeClaim({ namespace, body: claim as never })),
+    getPod: (namespace, name) => maybe<Pod>(`get pod ${namespace}/${name}`, () => core.readNamespacedPod({ namespace, name })),
+    getClaim: (namespace, name) => maybe<PersistentVolumeClaim>(`get claim ${namespace}/${name}`,
+      () => core.readNamespacedPersistentVolumeClaim({ namespace, name })),
+    eventsFor: async (namespace, name) => (await call<{ items: KubeEvent[] }>(`list events in ${namespace}`,
+      () => core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` }))).items ?? [],
+    listPods: async (namespace, labelSelector) => (await call<{ items: Pod[] }>(`list pods in ${namespace}`,
+      () => core.listNamespacedPod({ namespace, labelSelector }))).items ?? [],
+    listClaims: async (namespace, labelSelector) => (await call<{ items: PersistentVolumeClaim[] }>(`list claims in ${namespace}`,
+      () => core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }))).items ?? [],
+    deletePod: (namespace, name) => del(`delete pod ${namespace}/${name}`,
+      () => core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 })),
+    deleteClaim: (namespace, name) => del(`delete claim ${namespace}/${name}`,
+      () => core.deleteNamespacedPersistentVolumeClaim({ namespace, name })),
+  };
+}

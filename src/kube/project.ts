@@ -1,0 +1,113 @@
+// Projection: what is kept of an object on the way in. The high-volume kinds (pods, events, claims, volumes,
+// attachments) keep only the fields in src/domain/objects.ts, so a 150k-pod cluster stays small in memory; the
+// rest keep everything except managedFields and the last-applied annotation. Dates (client-node's typed objects)
+// become RFC 3339 strings, so live, snapshot and simulator objects have the same JSON shape.
+import type { KindKey } from '../domain/kinds.js';
+import type { ObjectsByKind } from '../domain/snapshot.js';
+
+/** A field whitelist: `true` keeps the value whole; an object keeps only its listed fields (per element for arrays). */
+type Shape = true | { [field: string]: Shape };
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+const META: Shape = {
+  name: true, namespace: true, uid: true, resourceVersion: true, creationTimestamp: true, deletionTimestamp: true,
+  deletionGracePeriodSeconds: true, labels: true, annotations: true, finalizers: true,
+  ownerReferences: { apiVersion: true, kind: true, name: true, uid: true, controller: true },
+};
+const CONDITION: Shape = { type: true, status: true, reason: true, message: true, lastTransitionTime: true };
+const CONTAINER: Shape = {
+  name: true, image: true, args: true, command: true, securityContext: true,
+  volumeMounts: { name: true, mountPath: true, mountPropagation: true, readOnly: true, subPath: true },
+};
+const CONTAINER_STATUS: Shape = {
+  name: true, ready: true, restartCount: true, image: true,
+  state: { waiting: { reason: true, message: true }, running: { startedAt: true }, terminated: { reason: true, exitCode: true, finishedAt: true } },
+};
+const TOP: Shape = { apiVersion: true, kind: true, metadata: META };
+
+/** The whitelists of the high-volume kinds, mirroring src/domain/objects.ts. */
+const SHAPES: Partial<Record<KindKey, Shape>> = {
+  pods: {
+    ...TOP,
+    spec: {
+      nodeName: true, terminationGracePeriodSeconds: true, nodeSelector: true, serviceAccountName: true,
+      volumes: { name: true, persistentVolumeClaim: true, hostPath: true, ephemeral: true },
+      containers: CONTAINER, initContainers: CONTAINER,
+    },
+    status: {
+      phase: true, reason: true, startTime: true, conditions: CONDITION,
+      containerStatuses: CONTAINER_STATUS, initContainerStatuses: CONTAINER_STATUS,
+    },
+  },
+  pvcs: { ...TOP, spec: { accessModes: true, storageClassName: true, volumeName: true, volumeMode: true }, status: { phase: true, accessModes: true } },
+  pvs: {
+    ...TOP,
+    spec: {
+      accessModes: true, storageClassName: true, persistentVolumeReclaimPolicy: true,
+      claimRef: { namespace: true, name: true, uid: true }, csi: { driver: true, volumeHandle: true }, nfs: true,
+    },
+    status: { phase: true },
+  },
+  events: {
+    ...TOP, involvedObject: { kind: true, namespace: true, name: true, uid: true }, reason: true, message: true,
+    type: true, count: true, firstTimestamp: true, lastTimestamp: true, eventTime: true, series: true,
+    source: { component: true, host: true }, reportingComponent: true,
+  },
+  volumeAttachments: {
+    ...TOP,
+    spec: { attacher: true, nodeName: true, source: { persistentVolumeName: true } },
+    status: { attached: true, attachError: true, detachError: true },
+  },
+};
+
+/**
+ * The projected copy of one object of `kind` (never the input itself). Accepts anything: missing, null or
+ * wrongly-typed fields are kept as they are (null stays null) or dropped, never thrown on.
+ */
+export function project<K extends KindKey>(kind: K, obj: unknown): ObjectsByKind[K] {
+  const shape = SHAPES[kind];
+  const out = (shape ? pick(obj, shape) : plain(obj)) as Record<string, unknown> | null;
+  if (!out || typeof out !== 'object' || Array.isArray(out)) return {} as ObjectsByKind[K];
+  const meta = out.metadata as Record<string, unknown> | null | undefined;
+  if (meta && typeof meta === 'object') {
+    delete meta.managedFields;
+    const ann = meta.annotations as Record<string, unknown> | null | undefined;
+    if (ann && typeof ann === 'object' && LAST_APPLIED in ann) {
+      const rest = { ...ann };
+      delete rest[LAST_APPLIED];
+      meta.annotations = rest;
+    }
+  }
+  return out as ObjectsByKind[K];
+}
+
+function pick(v: unknown, shape: Shape): unknown {
+  if (shape === true) return plain(v);
+  if (Array.isArray(v)) return v.map((e) => pick(e, shape));
+  if (v === null || typeof v !== 'object' || v instanceof Date) return plain(v);
+  const src = v as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const f in shape) {
+    const val = src[f];
+    if (val !== undefined) out[f] = pick(val, shape[f] as Shape);
+  }
+  return out;
+}
+
+/** A deep copy with Dates as RFC 3339 strings and undefined fields dropped (as JSON would). */
+function plain(v: unknown): unknown {
+  if (v instanceof Date) return rfc3339(v);
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(plain);
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = plain(x);
+  return out;
+}
+
+/** RFC 3339 as the API prints it: whole seconds without ".000", else with the fraction. */
+export function rfc3339(d: Date): string {
+  if (Number.isNaN(d.getTime())) return '';
+  const iso = d.toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+}

@@ -1,0 +1,80 @@
+// Reading the live cluster: one paginated list per kind (limit 500 + continue), projected on the way in.
+// A 403 (or 404: resource not served) on one kind marks it unreadable and the read goes on; anything that
+// makes the whole read pointless (401, unreachable, 5xx) fails it with one RwxError.
+import { RwxError } from '../errors.js';
+import { KINDS, apiVersionOf, type KindKey } from '../domain/kinds.js';
+import { emptySnapshot, type Snapshot, type UnreadableKind } from '../domain/snapshot.js';
+import type { KubeConnection } from './connect.js';
+import { project } from './project.js';
+
+/** What readCluster lists. `namespace` applies to the namespaced kinds in `namespacedKinds` (default: all). */
+export interface ReadOptions {
+  kinds: readonly KindKey[];
+  namespace?: string | undefined;
+  namespacedKinds?: ReadonlySet<KindKey>;
+}
+
+/** Page size for list calls, as kubectl uses. */
+export const PAGE_LIMIT = 500;
+
+/** Lists every requested kind (in parallel, pages in order) into a projected Snapshot. Kinds not requested are marked unreadable ('not read'). */
+export async function readCluster(conn: KubeConnection, opts: ReadOptions): Promise<Snapshot> {
+  const snap = emptySnapshot();
+  const results = await Promise.all(opts.kinds.map(async (k) => {
+    const ns = opts.namespace && KINDS[k].namespaced && (opts.namespacedKinds?.has(k) ?? true) ? opts.namespace : undefined;
+    return { k, r: await listKind(conn, k, ns) };
+  }));
+  for (const { k, r } of results) {
+    if ('unreadable' in r) snap.unreadable.push(r.unreadable);
+    else (snap[k] as unknown[]) = r.items;
+  }
+  for (const k of Object.keys(KINDS) as KindKey[]) {
+    if (!opts.kinds.includes(k)) snap.unreadable.push({ kind: k, reason: 'not read by this command' });
+  }
+  return snap;
+}
+
+/** The list URL path of a kind, optionally in one namespace. */
+export function listPath(kind: KindKey, namespace?: string): string {
+  const info = KINDS[kind];
+  const base = info.group ? `/apis/${apiVersionOf(info)}` : `/api/${info.version}`;
+  return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${info.resource}` : `${base}/${info.resource}`;
+}
+
+async function listKind(conn: KubeConnection, kind: KindKey, namespace?: string): Promise<{ items: unknown[] } | { unreadable: UnreadableKind }> {
+  const items: unknown[] = [];
+  let token: string | undefined;
+  let restarted = false;
+  for (;;) {
+    const q = new URLSearchParams({ limit: String(PAGE_LIMIT) });
+    if (token) q.set('continue', token);
+    const res = await conn.request('GET', `${listPath(kind, namespace)}?${q}`);
+    if (res.status === 403) return { unreadable: { kind, reason: `forbidden: ${statusMessage(res.body) || 'list denied'}` } };
+    if (res.status === 404) return { unreadable: { kind, reason: 'not served by this API server' } };
+    if (res.status === 410 && token && !restarted) {
+      // The continue token expired mid-list: start over once from a fresh list, as kubectl does.
+      items.length = 0; token = undefined; restarted = true;
+      continue;
+    }
+    if (res.status !== 200) throw apiError(conn, res.status, res.body, `list ${KINDS[kind].resource}`);
+    const body = (res.body ?? {}) as { items?: unknown; metadata?: { continue?: string } };
+    if (!Array.isArray(body.items)) throw new RwxError('KUBE_API', `list ${KINDS[kind].resource}: answer from ${conn.server} is not a list`);
+    for (const o of body.items) if (o && typeof o === 'object') items.push(project(kind, o));
+    token = body.metadata?.continue || undefined;
+    if (!token) return { items };
+  }
+}
+
+/** Maps a non-success status to an RwxError: 401 KUBE_UNAUTHORIZED, 403 KUBE_FORBIDDEN, 410 KUBE_GONE, else KUBE_API. */
+export function apiError(conn: KubeConnection, status: number, body: unknown, what: string): RwxError {
+  const msg = statusMessage(body);
+  if (status === 401) return new RwxError('KUBE_UNAUTHORIZED', `${conn.server}: credentials rejected (expired?)`);
+  if (status === 403) return new RwxError('KUBE_FORBIDDEN', `${what}: forbidden${msg ? `: ${msg}` : ''}`);
+  if (status === 410) return new RwxError('KUBE_GONE', `${what}: ${msg || 'resource version too old'}`);
+  return new RwxError('KUBE_API', `${what}: API server ${conn.server} answered ${status}${msg ? `: ${msg}` : ''}`);
+}
+
+function statusMessage(body: unknown): string {
+  const m = (body as { message?: unknown } | undefined)?.message;
+  return typeof m === 'string' ? (m.split('\n')[0] ?? '') : '';
+}

@@ -1,0 +1,84 @@
+// What the root's buttons do: Acknowledge, Mute 1h / 4h, Resolve. Each is recorded in the incident record first,
+// then shown on the root at once (not after group_interval: the person who clicked wants to see it). All are
+// idempotent under double clicks: the first ack wins, a mute only ever extends, a second Resolve changes nothing.
+import type { IncidentRecord } from '../queue/incident-store.js';
+import { mention, formatTime } from '../render/slack-blocks.js';
+import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
+import { renderResolution } from '../render/slack-resolution.js';
+import { RwxError } from '../errors.js';
+import { type StageDeps, visibleState, withIncidentLock } from './stages.js';
+
+/** Outcome of a button: done, already in that state, or no such open incident. `message` is Slack mrkdwn. */
+export interface ActionResult {
+  status: 'done' | 'already' | 'unknown';
+  message: string;
+}
+
+/** The button operations on an incident; `user` is the Slack user id who clicked. */
+export interface IncidentActions {
+  acknowledge(key: string, user: string, now: number): Promise<ActionResult>;
+  mute(key: string, user: string, durationMs: number, now: number): Promise<ActionResult>;
+  resolve(key: string, user: string, now: number): Promise<ActionResult>;
+}
+
+/** Builds IncidentActions over the stages' store and Slack; waits up to `lockWaitMs` for a busy incident lock. */
+export function createIncidentActions(deps: StageDeps, lockWaitMs = 5000): IncidentActions {
+  const locked = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const deadline = Date.now() + lockWaitMs;
+    for (;;) {
+      const res = await withIncidentLock(deps, key, fn);
+      if (res !== 'locked') return res;
+      if (Date.now() > deadline) throw new RwxError('TIMEOUT', `incident ${key} is busy, try again`);
+      await new Promise((r) => setTimeout(r, 25)); // a worker is mid-post; it holds the lock for one Slack call
+    }
+  };
+  const unknown: ActionResult = { status: 'unknown', message: 'This incident is no longer tracked.' };
+
+  // Re-renders the root with the record's current state; records the hash so the worker sees nothing to do.
+  const refresh = async (r: IncidentRecord, now: number): Promise<void> => {
+    if (!r.threadTs || !r.incident) return;
+    const state = visibleState(r, now);
+    await deps.slack.update({ channel: r.channel, ts: r.threadTs, ...renderIncidentRoot(r.incident, state) });
+    await deps.store.patch(r.key, { lastSentHash: rootHash(r.incident, state), updatedAt: now });
+  };
+
+  return {
+    acknowledge: (key, user, now) => locked(key, async () => {
+      const set = await deps.store.setAckIfAbsent(key, { user, at: now });
+      const r = await deps.store.get(key);
+      if (!r) return unknown;
+      if (!set) return { status: 'already', message: `Already acknowledged by ${mention(r.ack?.user ?? '?')} at ${formatTime(r.ack?.at)}.` };
+      await refresh(r, now);
+      return { status: 'done', message: `Acknowledged by ${mention(user)}.` };
+    }),
+
+    mute: (key, user, durationMs, now) => locked(key, async () => {
+      const r = await deps.store.get(key);
+      if (!r || r.resolutionPosted) return unknown;
+      const until = now + durationMs;
+      if (r.muteUntil !== undefined && r.muteUntil >= until) {
+        return { status: 'already', message: `Already muted until ${formatTime(r.muteUntil)}.` };
+      }
+      await deps.store.patch(key, { muteUntil: until, mutedBy: user, updatedAt: now });
+      await refresh({ ...r, muteUntil: until, mutedBy: user }, now);
+      return { status: 'done', message: `Muted until ${formatTime(until)} by ${mention(user)}; resolution is still posted.` };
+    }),
+
+    resolve: (key, user, now) => locked(key, async () => {
+      const r = await deps.store.get(key);
+      if (!r) return unknown;
+      if (r.resolvedAt !== undefined) {
+        return { status: 'already', message: `Already resolved at ${formatTime(r.resolvedAt)}${r.resolvedBy ? ` by ${mention(r.resolvedBy)}` : ''}.` };
+      }
+      await deps.store.patch(key, { resolvedAt: now, resolvedBy: user, updatedAt: now });
+      if (r.threadTs && r.incident) {
+        const facts = { recovered: [], deleted: [], cronJobs: [], manual: { user, at: now } };
+        await deps.slack.postMessage({ channel: r.channel, threadTs: r.threadTs, ...renderResolution(r.incident, facts, now) });
+        await refresh({ ...r, resolvedAt: now, resolvedBy: user }, now);
+      }
+      await deps.store.patch(key, { resolutionPosted: true });
+      await deps.store.close(key, deps.closedTtlMs);
+      return { status: 'done', message: `Resolved by ${mention(user)}.` };
+    }),
+  };
+}

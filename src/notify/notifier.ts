@@ -1,0 +1,166 @@
+// The notifier: turns each evaluation's incidents into one Slack thread per incident. submit() records what the
+// evaluation saw and enqueues a BullMQ job per new / changed / cleared incident (deduplicated by incident key);
+// workers run the stages (stages.ts) under the per-incident lock. Any number of processes may share one Redis.
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { type Clock, systemClock } from '../domain/clock.js';
+import type { Incident } from '../domain/incident.js';
+import { toRwxError } from '../errors.js';
+import type { IncidentStore } from '../queue/incident-store.js';
+import { RedisIncidentStore } from '../queue/redis-store.js';
+import type { ResolutionFacts } from '../render/slack-resolution.js';
+import type { SlackApi } from '../slack/api.js';
+import { DEFAULT_TIMERS, type Timers } from './decide.js';
+import { type IncidentActions, createIncidentActions } from './actions.js';
+import { recordEvaluation } from './record.js';
+import { type StageDeps, type StageOutcome, processIncident } from './stages.js';
+
+/** Minimal logger (pino-compatible). Never given tokens. */
+export interface NotifierLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Options of createNotifier. Only redis, prefix, slack and channel are required. */
+export interface NotifierOptions {
+  /** An ioredis connection; the notifier duplicates it for BullMQ and closes only its duplicates. */
+  redis: Redis;
+  /** Namespaces the records, locks and the BullMQ queue (`<prefix>:notify`). */
+  prefix: string;
+  slack: SlackApi;
+  /** Channel id the incident threads go to. */
+  channel: string;
+  /** Overrides of DEFAULT_TIMERS (30s / 5m / 4h). */
+  timers?: Partial<Timers>;
+  clock?: Clock;
+  /** Default: RedisIncidentStore(redis, prefix). */
+  store?: IncidentStore;
+  /** Run a BullMQ worker in this process (default true); false for a submit-only process. */
+  worker?: boolean;
+  /** Attempts per job for retryable errors, and the first exponential backoff delay (default 8, 1000 ms). */
+  attempts?: number;
+  backoffMs?: number;
+  /** Delay before retrying a job whose incident lock was busy (default 250 ms). */
+  lockRetryMs?: number;
+  /** Lock TTL (default 30 s) and how long resolved records are kept (default 7 days). */
+  lockTtlMs?: number;
+  closedTtlMs?: number;
+  /** What the caller observed when an incident cleared (pods recovered / deleted, CronJobs completed since). */
+  observeResolution?: (last: Incident, now: number) => ResolutionFacts | undefined;
+  logger?: NotifierLogger;
+}
+
+/** The notifier; the button operations (IncidentActions) act on the same records. */
+export interface Notifier extends IncidentActions {
+  /**
+   * Records one evaluation. `incidents` must be the COMPLETE current set: an open incident missing from it counts
+   * as cleared (resolution posted). New incidents are created (first post after group_wait); changed and cleared
+   * ones get a job; unchanged ones cost one Redis read. `resolutions` (by key) overrides observeResolution.
+   * Resolves once the records are written and the jobs enqueued.
+   */
+  submit(incidents: readonly Incident[], now: number, resolutions?: ReadonlyMap<string, ResolutionFacts>): Promise<void>;
+  /** Runs the stages for one key right now, without the queue (tests, one-shot CLI use). */
+  process(key: string): Promise<StageOutcome>;
+  /** Jobs waiting or running (not the delayed ones: every open incident keeps one for its next timer). */
+  queueDepth(): Promise<number>;
+  /** The store the notifier writes (e.g. for /rwx status). */
+  readonly store: IncidentStore;
+  /** Stops the worker (finishing the current job) and closes the queue and the duplicated connections. */
+  close(): Promise<void>;
+}
+
+interface JobData {
+  key: string;
+}
+
+/**
+ * Creates the notifier: `const n = createNotifier({ redis, prefix: 'rwx', slack, channel })`, then after each
+ * evaluation `await n.submit(incidents, clock.now())`, and `await n.close()` on shutdown.
+ */
+export function createNotifier(opts: NotifierOptions): Notifier {
+  const clock = opts.clock ?? systemClock;
+  const timers: Timers = { ...DEFAULT_TIMERS, ...opts.timers };
+  const store = opts.store ?? new RedisIncidentStore(opts.redis, opts.prefix);
+  const deps: StageDeps = {
+    store, slack: opts.slack, timers, clock, lockTtlMs: opts.lockTtlMs ?? 30_000, closedTtlMs: opts.closedTtlMs ?? 7 * 86_400_000,
+  };
+  const log = opts.logger;
+  const lockRetryMs = opts.lockRetryMs ?? 250;
+  const queueName = 'notify';
+  const queueConn = opts.redis.duplicate({ maxRetriesPerRequest: null });
+  const queue = new Queue<JobData>(queueName, {
+    connection: queueConn,
+    prefix: opts.prefix,
+    defaultJobOptions: {
+      attempts: opts.attempts ?? 8,
+      backoff: { type: 'exponential', delay: opts.backoffMs ?? 1000 },
+      removeOnComplete: true,
+      removeOnFail: 1000,
+    },
+  });
+  let worker: Worker<JobData> | undefined;
+  let workerConn: Redis | undefined;
+
+  const delayJob = async (job: Job<JobData>, token: string | undefined, untilWallMs: number): Promise<never> => {
+    await job.moveToDelayed(Math.max(Date.now(), untilWallMs), token);
+    throw new DelayedError();
+  };
+
+  if (opts.worker ?? true) {
+    workerConn = opts.redis.duplicate({ maxRetriesPerRequest: null });
+    worker = new Worker<JobData>(queueName, async (job, token) => {
+      let out: StageOutcome;
+      try {
+        out = await processIncident(deps, job.data.key);
+      } catch (e) {
+        const err = toRwxError(e);
+        if (err.code === 'SLACK_RATE_LIMITED') {
+          log?.warn({ key: job.data.key, retryAfterSeconds: err.retryAfterSeconds }, 'slack rate limited: job delayed');
+          return delayJob(job, token, Date.now() + (err.retryAfterSeconds ?? 1) * 1000);
+        }
+        log?.error({ key: job.data.key, code: err.code, retryable: err.retryable, err: err.message }, 'notify failed');
+        if (!err.retryable) throw new UnrecoverableError(`${err.code}: ${err.message}`);
+        throw err;
+      }
+      // Timers run on the injected clock; BullMQ delays run on the wall clock: convert the remaining time.
+      if (out.kind === 'locked') return delayJob(job, token, Date.now() + lockRetryMs);
+      if (out.kind === 'wait') return delayJob(job, token, Date.now() + Math.max(0, out.until - clock.now()));
+      if (out.actions.length > 0) log?.info({ key: job.data.key, actions: out.actions }, 'notified');
+      return out.actions;
+    }, { connection: workerConn, prefix: opts.prefix, concurrency: 4 });
+    worker.on('error', (e) => log?.error({ err: e.message }, 'notify worker error'));
+    worker.on('failed', (job, e) => {
+      if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) log?.error({ key: job.data.key, err: e.message }, 'notify gave up');
+    });
+  }
+
+  const enqueue = async (key: string, delayMs = 0): Promise<void> => {
+    // One job per key: while one waits (delayed), a new submit replaces it; while one runs, the latest is kept
+    // and runs after it. The job carries only the key: the worker reads the latest record.
+    await queue.add('incident', { key }, {
+      delay: Math.max(0, Math.round(delayMs)),
+      deduplication: { id: key, replace: true, keepLastIfActive: true },
+    });
+  };
+
+  const submit: Notifier['submit'] = async (incidents, now, resolutions) => {
+    const jobs = await recordEvaluation(
+      { store, channel: opts.channel, groupWait: timers.groupWait, resolutions, observe: opts.observeResolution }, incidents, now);
+    for (const j of jobs) await enqueue(j.key, j.delayMs);
+  };
+
+  return {
+    ...createIncidentActions(deps),
+    store,
+    submit,
+    process: (key) => processIncident(deps, key),
+    queueDepth: () => queue.getJobCountByTypes('waiting', 'active', 'prioritized'),
+    async close() {
+      await worker?.close();
+      await queue.close();
+      workerConn?.disconnect();
+      queueConn.disconnect();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// The submit stage: records what one evaluation saw, and says which incident keys need a job (and after how
+// long). It writes only the evaluator's fields (incident, firing, cleared, resolution facts), never Slack's.
+import type { Incident } from '../domain/incident.js';
+import type { IncidentStore } from '../queue/incident-store.js';
+import { rootHash } from '../render/slack-incident.js';
+import type { ResolutionFacts } from '../render/slack-resolution.js';
+
+/** A job to enqueue: run the stages for `key` after `delayMs`. */
+export interface JobRequest {
+  key: string;
+  delayMs: number;
+}
+
+/** How recordEvaluation learns the context it needs. */
+export interface RecordContext {
+  store: IncidentStore;
+  channel: string;
+  groupWait: number;
+  /** By incident key: what the caller observed when it cleared. Wins over `observe`. */
+  resolutions?: ReadonlyMap<string, ResolutionFacts>;
+  observe?: (last: Incident, now: number) => ResolutionFacts | undefined;
+}
+
+/**
+ * Records one evaluation. New incident: a record, and a job after group_wait. Changed (by root hash) or firing
+ * again: the new content, and a job now. Open but no longer reported: cleared with the observed facts, and a job
+ * now. An incident resolved automatically that comes back starts a new thread; one a person resolved stays closed.
+ */
+export async function recordEvaluation(ctx: RecordContext, incidents: readonly Incident[], now: number): Promise<JobRequest[]> {
+  const { store } = ctx;
+  const jobs: JobRequest[] = [];
+  const seen = new Set<string>();
+  for (const incident of incidents) {
+    if (seen.has(incident.key)) continue;
+    seen.add(incident.key);
+    const hash = rootHash(incident);
+    let r = await store.get(incident.key);
+    if (r?.resolutionPosted && r.resolvedBy !== undefined) continue;
+    if (r?.resolutionPosted) {
+      await store.delete(incident.key);
+      r = undefined;
+    }
+    if (!r) {
+      const created = await store.create({ key: incident.key, channel: ctx.channel, createdAt: now, updatedAt: now, incident, observedHash: hash, firing: true });
+      // Another replica created it first: its job already waits for group_wait.
+      if (created) jobs.push({ key: incident.key, delayMs: ctx.groupWait });
+      continue;
+    }
+    if (r.observedHash === hash && r.firing) continue;
+    await store.patch(incident.key, { incident, observedHash: hash, firing: true, clearedAt: undefined, resolution: undefined, updatedAt: now });
+    jobs.push({ key: incident.key, delayMs: 0 });
+  }
+  for (const key of await store.listOpen()) {
+    if (seen.has(key)) continue;
+    const r = await store.get(key);
+    if (!r?.firing) continue;
+    const facts = ctx.resolutions?.get(key) ?? (r.incident ? ctx.observe?.(r.incident, now) : undefined);
+    await store.patch(key, { firing: false, clearedAt: now, resolution: facts, updatedAt: now });
+    jobs.push({ key, delayMs: 0 });
+  }
+  return jobs;
+}

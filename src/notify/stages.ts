@@ -1,0 +1,139 @@
+// The notify stages for one incident key: decide (pure needsUpdate) -> post / update Slack -> record, each record
+// write only after Slack succeeded. Runs under the per-incident lock, so two workers (or a worker and a button)
+// never post for the same incident at once; with the record written after each Slack call, a retry resumes where
+// the last attempt stopped, and a root whose post was started but not recorded is looked up before posting again.
+import type { Clock } from '../domain/clock.js';
+import { isRwxError } from '../errors.js';
+import type { Incident } from '../domain/incident.js';
+import type { IncidentRecord, IncidentStore } from '../queue/incident-store.js';
+import type { IncidentState } from '../render/slack-blocks.js';
+import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
+import { defaultFacts, renderResolution } from '../render/slack-resolution.js';
+import { membersOf, renderChangeReply, renderEvidenceReply, renderRepeatReply } from '../render/slack-thread.js';
+import { type SlackApi, incidentMetadata } from '../slack/api.js';
+import { type Decision, type Timers, needsUpdate } from './decide.js';
+
+/** What the stages need. */
+export interface StageDeps {
+  store: IncidentStore;
+  slack: SlackApi;
+  timers: Timers;
+  clock: Clock;
+  /** How long the per-incident lock is held at most (ms). */
+  lockTtlMs: number;
+  /** How long a resolved record is kept (ms). */
+  closedTtlMs: number;
+}
+
+/** Result of one run: done (with the actions taken), wait until a time, or the lock was busy. */
+export type StageOutcome =
+  | { kind: 'done'; actions: Decision['action'][] }
+  | { kind: 'wait'; until: number; actions: Decision['action'][] }
+  | { kind: 'locked' };
+
+/** The ack / mute / resolve state to show, as of `now` (an expired mute is not shown). */
+export function visibleState(r: IncidentRecord, now: number): IncidentState {
+  return {
+    ...(r.ack ? { ack: r.ack } : {}),
+    ...(r.muteUntil !== undefined && r.muteUntil > now ? { muteUntil: r.muteUntil } : {}),
+    ...(r.resolvedAt !== undefined ? { resolvedAt: r.resolvedAt } : {}),
+    ...(r.resolvedBy !== undefined ? { resolvedBy: r.resolvedBy } : {}),
+  };
+}
+
+/** Runs `fn` holding the incident's lock; 'locked' when another holder has it. */
+export async function withIncidentLock<T>(deps: StageDeps, key: string, fn: () => Promise<T>): Promise<T | 'locked'> {
+  const token = await deps.store.tryLock(key, deps.lockTtlMs);
+  if (!token) return 'locked';
+  try {
+    return await fn();
+  } finally {
+    await deps.store.unlock(key, token);
+  }
+}
+
+/** Decides and acts for one incident until it has nothing to do now. Throws RwxError from Slack or Redis. */
+export async function processIncident(deps: StageDeps, key: string): Promise<StageOutcome> {
+  const res = await withIncidentLock(deps, key, async (): Promise<StageOutcome> => {
+    const actions: Decision['action'][] = [];
+    // A few rounds at most: post then (maybe) nothing more; a loop here would be a bug, not a need.
+    for (let round = 0; round < 4; round++) {
+      const record = await deps.store.get(key);
+      if (!record) return { kind: 'done', actions };
+      const now = deps.clock.now();
+      const hash = record.incident ? rootHash(record.incident, visibleState(record, now)) : '';
+      const d = needsUpdate(record, hash, now, deps.timers);
+      if (d.action === 'none') return { kind: 'done', actions };
+      if (d.action === 'wait') return { kind: 'wait', until: d.until, actions };
+      actions.push(d.action);
+      await act(deps, record, d, now);
+    }
+    return { kind: 'done', actions };
+  });
+  return res === 'locked' ? { kind: 'locked' } : res;
+}
+
+async function act(deps: StageDeps, r: IncidentRecord, d: Decision, now: number): Promise<void> {
+  const { store, slack } = deps;
+  if (d.action === 'discard') return store.delete(r.key);
+  if (d.action === 'resolve') return resolveAutomatically(deps, r, now);
+  const incident = r.incident!;
+  if (d.action === 'post') {
+    const ts = r.threadTs ?? (await postRoot(deps, r, incident, now));
+    if (!r.evidencePosted) {
+      await slack.postMessage({ channel: r.channel, threadTs: ts, ...renderEvidenceReply(incident) });
+      await store.patch(r.key, { evidencePosted: true });
+    }
+    return;
+  }
+  const state = visibleState(r, now);
+  try {
+    await slack.update({ channel: r.channel, ts: r.threadTs!, ...renderIncidentRoot(incident, state) });
+  } catch (e) {
+    if (!isRwxError(e, 'NOT_FOUND')) throw e;
+    // Someone deleted the root: forget it, so the next round posts a fresh thread for the still-open incident.
+    await store.patch(r.key, { threadTs: undefined, rootPostStartedAt: undefined, evidencePosted: undefined, lastSentHash: undefined });
+    return;
+  }
+  const reply = d.action === 'repeat'
+    ? renderRepeatReply(incident, r.createdAt, now)
+    : r.members ? renderChangeReply(incident, r.members) : undefined;
+  if (reply) await slack.postMessage({ channel: r.channel, threadTs: r.threadTs!, ...reply });
+  await store.patch(r.key, { lastSentHash: rootHash(incident, state), members: membersOf(incident), lastNotifiedAt: now, updatedAt: now });
+}
+
+// Posts the root, or adopts the one an interrupted attempt already posted (found by its metadata).
+async function postRoot(deps: StageDeps, r: IncidentRecord, incident: Incident, now: number): Promise<string> {
+  const { store, slack } = deps;
+  const state = visibleState(r, now);
+  const message = renderIncidentRoot(incident, state);
+  let ts: string | undefined;
+  if (r.rootPostStartedAt !== undefined) {
+    // No time bound: the record's clock may not be Slack's; newest-first history finds a recent root quickly.
+    ts = await slack.findRootByIncidentKey(r.channel, r.key);
+    if (ts) await slack.update({ channel: r.channel, ts, ...message });
+  }
+  if (!ts) {
+    await store.patch(r.key, { rootPostStartedAt: now });
+    ts = (await slack.postMessage({ channel: r.channel, ...message, metadata: incidentMetadata(r.key) })).ts;
+  }
+  await store.patch(r.key, {
+    threadTs: ts, lastSentHash: rootHash(incident, state), members: membersOf(incident), lastNotifiedAt: now, updatedAt: now,
+  });
+  return ts;
+}
+
+async function resolveAutomatically(deps: StageDeps, r: IncidentRecord, now: number): Promise<void> {
+  const { store, slack } = deps;
+  let ts = r.threadTs;
+  if (!ts) ts = await slack.findRootByIncidentKey(r.channel, r.key);
+  if (!ts || !r.incident) return store.delete(r.key); // the post never reached Slack: nothing to resolve
+  const facts = r.resolution ?? defaultFacts(r.incident);
+  const resolvedAt = r.clearedAt ?? now;
+  await slack.postMessage({ channel: r.channel, threadTs: ts, ...renderResolution(r.incident, facts, resolvedAt) });
+  const state = { ...visibleState(r, now), resolvedAt };
+  delete state.muteUntil;
+  await slack.update({ channel: r.channel, ts, ...renderIncidentRoot(r.incident, state) });
+  await store.patch(r.key, { threadTs: ts, resolvedAt, resolutionPosted: true, updatedAt: now });
+  await store.close(r.key, deps.closedTtlMs);
+}

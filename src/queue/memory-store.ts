@@ -1,0 +1,85 @@
+// IncidentStore in memory, for pure tests and the fake-only demo. Same contract as RedisIncidentStore
+// (test/queue/incident-store.contract.test.ts runs against both); the clock decides lock and record expiry.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../domain/clock.js';
+import { systemClock } from '../domain/clock.js';
+import type { IncidentRecord, IncidentStore, RecordPatch } from './incident-store.js';
+
+/** An in-memory IncidentStore. Records are deep-copied in and out, as Redis would. */
+export class MemoryIncidentStore implements IncidentStore {
+  private readonly records = new Map<string, { record: IncidentRecord; expiresAt?: number }>();
+  private readonly open = new Set<string>();
+  private readonly locks = new Map<string, { token: string; until: number }>();
+
+  constructor(private readonly clock: Clock = systemClock) {}
+
+  async get(key: string): Promise<IncidentRecord | undefined> {
+    const e = this.live(key);
+    return e ? copy(e.record) : undefined;
+  }
+
+  async create(record: IncidentRecord): Promise<boolean> {
+    if (this.live(record.key)) return false;
+    this.records.set(record.key, { record: copy(record) });
+    this.open.add(record.key);
+    return true;
+  }
+
+  async patch(key: string, fields: RecordPatch): Promise<boolean> {
+    const e = this.live(key);
+    if (!e) return false;
+    const r = e.record as unknown as Record<string, unknown>;
+    for (const [k, v] of Object.entries(fields)) {
+      if (v === undefined) delete r[k];
+      else r[k] = copy(v);
+    }
+    return true;
+  }
+
+  async setAckIfAbsent(key: string, ack: { user: string; at: number }): Promise<boolean> {
+    const e = this.live(key);
+    if (!e || e.record.ack) return false;
+    e.record.ack = { ...ack };
+    return true;
+  }
+
+  async delete(key: string): Promise<void> {
+    this.records.delete(key);
+    this.open.delete(key);
+  }
+
+  async close(key: string, ttlMs: number): Promise<void> {
+    this.open.delete(key);
+    const e = this.records.get(key);
+    if (e) e.expiresAt = this.clock.now() + ttlMs;
+  }
+
+  async listOpen(): Promise<string[]> {
+    return [...this.open].filter((k) => this.live(k)).sort();
+  }
+
+  async tryLock(key: string, ttlMs: number): Promise<string | undefined> {
+    const held = this.locks.get(key);
+    if (held && held.until > this.clock.now()) return undefined;
+    const token = randomUUID();
+    this.locks.set(key, { token, until: this.clock.now() + ttlMs });
+    return token;
+  }
+
+  async unlock(key: string, token: string): Promise<void> {
+    if (this.locks.get(key)?.token === token) this.locks.delete(key);
+  }
+
+  private live(key: string): { record: IncidentRecord; expiresAt?: number } | undefined {
+    const e = this.records.get(key);
+    if (e?.expiresAt !== undefined && e.expiresAt <= this.clock.now()) {
+      this.records.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+}
+
+function copy<T>(v: T): T {
+  return structuredClone(v);
+}

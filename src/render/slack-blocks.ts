@@ -1,0 +1,94 @@
+// The small slice of Block Kit the bot emits, with builders that escape and respect Slack's limits, and the
+// formatting helpers shared by the root, thread and resolution renderers.
+import { createHash } from 'node:crypto';
+import { formatAge } from '../domain/duration.js';
+import { SLACK_BLOCK_LIMIT, SLACK_HEADER_LIMIT, SLACK_TEXT_LIMIT, escapeSlack, fitLines, truncate } from './escape.js';
+
+/** One Block Kit block (kept loose: we only build a handful of shapes). */
+export interface Block {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** A message ready for chat.postMessage / chat.update: fallback text plus blocks. */
+export interface SlackMessage {
+  text: string;
+  blocks: Block[];
+}
+
+/** Ack / mute / resolve state shown on the root; the incident record carries these fields. */
+export interface IncidentState {
+  ack?: { user: string; at: number };
+  muteUntil?: number;
+  resolvedAt?: number;
+  resolvedBy?: string;
+}
+
+/** Action ids of the root's buttons; the Bolt app routes on these. */
+export const ACTION_IDS = {
+  ack: 'rwx_ack',
+  mute1h: 'rwx_mute_1h',
+  mute4h: 'rwx_mute_4h',
+  resolve: 'rwx_resolve',
+} as const;
+
+/** A header block from raw (untrusted) text: escaped here, then cut to Slack's 150 characters. */
+export function header(text: string): Block {
+  return { type: 'header', text: { type: 'plain_text', text: truncate(escapeSlack(text), SLACK_HEADER_LIMIT), emoji: true } };
+}
+
+/** A mrkdwn section from already-escaped text, cut to 3000 characters. */
+export function section(mrkdwn: string): Block {
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(mrkdwn, SLACK_TEXT_LIMIT) } };
+}
+
+/** A section listing already-escaped lines, keeping whole lines and ending with "...and N more". */
+export function listSection(title: string, lines: readonly string[]): Block {
+  const head = title ? `${title}\n` : '';
+  return section(head + fitLines(lines, SLACK_TEXT_LIMIT - head.length));
+}
+
+/** A section holding a preformatted table (already escaped rows), "...and N more" outside the code fence. */
+export function preSection(title: string, rows: readonly string[]): Block {
+  const head = title ? `${title}\n` : '';
+  return section(head + fitLines(rows, SLACK_TEXT_LIMIT - head.length, (s) => '```' + s + '```'));
+}
+
+/** A context block (small grey text) from already-escaped mrkdwn. */
+export function context(mrkdwn: string): Block {
+  return { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(mrkdwn, SLACK_TEXT_LIMIT) }] };
+}
+
+/** Keeps at most 50 blocks: the last kept block says how many were left out. */
+export function capBlocks(blocks: Block[]): Block[] {
+  if (blocks.length <= SLACK_BLOCK_LIMIT) return blocks;
+  const kept = blocks.slice(0, SLACK_BLOCK_LIMIT - 1);
+  return [...kept, context(`...and ${blocks.length - kept.length} more`)];
+}
+
+/** A Slack user mention for an id that came from Slack (escaped all the same). */
+export function mention(user: string): string {
+  return /^[UW][A-Z0-9]+$/.test(user) ? `<@${user}>` : escapeSlack(user);
+}
+
+/** "2026-11-30 06:40 UTC" from epoch ms or an RFC 3339 string; "unknown" when unparseable. */
+export function formatTime(at: number | string | undefined): string {
+  const ms = typeof at === 'string' ? Date.parse(at) : at;
+  if (ms === undefined || !Number.isFinite(ms)) return 'unknown';
+  return new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+}
+
+/** An age like kubectl prints it, from seconds; "?" when unknown. */
+export function formatSeconds(seconds: number | undefined): string {
+  return seconds === undefined || !Number.isFinite(seconds) ? '?' : formatAge(seconds * 1000);
+}
+
+/** "n thing" / "n things". */
+export function plural(n: number, word: string, pluralWord = `${word}s`): string {
+  return `${n} ${n === 1 ? word : pluralWord}`;
+}
+
+/** sha256 (hex) of a value's JSON: the "last sent hash" of a rendered message. */
+export function hashOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}

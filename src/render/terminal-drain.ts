@@ -1,0 +1,18 @@
+// `rwx drain-check` output: the decision, the one-line reason, and the steps.
+import type { DrainAdvice } from '../domain/incident.js';
+import { clean } from './terminal-text.js';
+
+/** One line: "node-19  BLOCK  <reason>". */
+export function renderDrainLine(d: DrainAdvice): string {
+  return clean(`${d.node}  ${d.decision}  ${d.reason}`);
+}
+
+/** The full advice as text. */
+export function renderDrainAdvice(d: DrainAdvice): string {
+  const lines = [`${d.decision}: ${clean(d.node)}`, clean(d.reason)];
+  if (d.steps.length > 0) {
+    lines.push('', d.decision === 'BLOCK' ? 'Instead:' : d.decision === 'CAUTION' ? 'Watch for:' : 'Before you drain:');
+    d.steps.forEach((s, i) => lines.push(`  ${i + 1}. ${clean(s)}`));
+  }
+  return `${lines.join('\n')}\n`;
+}

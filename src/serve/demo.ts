@@ -1,0 +1,122 @@
+// `rwx demo`: the whole pipeline on a simulated cluster, Slack printed in the terminal. The simulator plays the
+// scenario in realtime with a speed-up; detection runs on the simulator's clock (stuckAfter is 5 sim minutes),
+// while the notifier's group timers run on the wall clock and are shortened so the story fits in about a minute.
+import { serveProjector } from '../watch/slim.js';
+import { randomBytes } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../domain/clock.js';
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import { connect, project } from '../kube/index.js';
+import { createNotifier } from '../notify/notifier.js';
+import { loadScenario, startSimulator, type Simulator } from '../sim/index.js';
+import { TerminalSlack } from '../slack/terminal-slack.js';
+import { KubeClusterSource } from '../watch/kube-source.js';
+import { startServe } from './app.js';
+import { ServeMetrics } from './metrics.js';
+import { connectRedis } from './redis.js';
+import { observeResolution, realStages } from './stages.js';
+
+/** What the demo runs with; see DEMO_TIMERS for the shortened notification timers. */
+export interface DemoOptions {
+  scenario: string;
+  speed: number;
+  redisUrl: string;
+  follow: boolean;
+  out: Writable & { isTTY?: boolean };
+  log: Logger;
+  /** Give up (exit 1) when nothing resolves within this wall time. */
+  timeoutMs?: number;
+  /** Resolves to stop early (SIGINT). */
+  interrupted?: Promise<unknown>;
+}
+
+/** Wall-clock notification timers for the demo (production: 30s / 5m / 4h). */
+export const DEMO_TIMERS = { groupWait: 2_000, groupInterval: 3_000, repeatInterval: 3_600_000 };
+
+const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 19);
+
+/** Runs the demo; resolves with the exit code (0 once every incident is resolved, 1 on timeout). */
+export async function runDemo(o: DemoOptions): Promise<number> {
+  const redis = await connectRedis(o.redisUrl); // first: a clear one-line error when no Redis answers
+  const scenario = await loadScenario(o.scenario);
+  const say = (s: string) => o.out.write(`${s}\n`);
+  let sim: Simulator | undefined;
+  const prefix = `rwx-demo-${randomBytes(4).toString('hex')}`;
+  try {
+    sim = await startSimulator({ scenario, realtime: true, speed: o.speed });
+    const s = sim;
+    const simClock: Clock = { now: () => s.now() };
+    say(`rwx demo: scenario "${scenario.name}": ${scenario.description ?? ''}`);
+    say(`  simulated API server ${s.url} (time runs ${o.speed}x), Redis ${o.redisUrl} (prefix ${prefix})`);
+    say(`  demo timers: group_wait ${DEMO_TIMERS.groupWait / 1000}s, group_interval ${DEMO_TIMERS.groupInterval / 1000}s (production defaults 30s / 5m); stuckAfter 5m of simulated time`);
+    say(`  Slack is printed below as the bot would post it. ${o.follow ? 'Ctrl-C to stop.' : 'Exits when every incident is resolved.'}\n`);
+
+    const slack = new TerminalSlack({ out: o.out, stamp: () => `[${hhmm(s.now())}]` });
+    const metrics = new ServeMetrics();
+    const late: { index?: ClusterIndex } = {};
+    const notifier = createNotifier({
+      redis, prefix, slack: metrics.countSlack(slack), channel: 'C0DEMO', logger: o.log, timers: DEMO_TIMERS,
+      observeResolution: (last, now) => (late.index ? observeResolution(late.index)(last, now) : undefined),
+      backoffMs: 200,
+    });
+    const conn = await connect({ kubeconfig: s.kubeconfigPath, env: {} });
+    const running = await startServe({
+      source: new KubeClusterSource(conn), notifier, project: serveProjector(project), log: o.log, metrics, clock: simClock, notifyClock: systemClock, tickMs: 250,
+      stages: realStages({ stuckAfterMs: 5 * 60_000, cronJobGraceMs: 10 * 60_000, driverDaemonSets: {} }),
+      watchIdleMs: 5 * 60_000,
+    });
+    late.index = running.watcher.index;
+
+    // Narrate the scenario's timeline as simulated time passes it.
+    const start = s.now();
+    // Per-node rollback steps are many: narrate the rollout and the rollback, not every node it passes.
+    const steps = scenario.timeline.filter((t) => t.note && !/^rollback reaches/.test(t.note));
+    let next = 0;
+    const narrate = setInterval(() => {
+      while (next < steps.length && s.now() - start >= (steps[next]?.atMs ?? Infinity)) {
+        const st = steps[next++]!;
+        say(`\n>> [${hhmm(start + st.atMs)}] cluster: ${st.note}`);
+      }
+    }, 100);
+
+    const endOfStory = start + Math.max(0, ...scenario.timeline.map((t) => t.atMs));
+    let code = 1;
+    const deadline = Date.now() + (o.timeoutMs ?? 180_000);
+    const finished = (async () => {
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 250));
+        if (o.follow) continue;
+        const open = await notifier.store.listOpen();
+        const posted = slack.messages.length > 0;
+        if (posted && open.length === 0 && s.now() >= endOfStory) {
+          say(`\nrwx demo: every incident is resolved (simulated ${hhmm(s.now())}). Run \`rwx demo --follow\` to keep watching.`);
+          code = 0;
+          return;
+        }
+        if (Date.now() > deadline) {
+          say(`\nrwx demo: not resolved within ${(o.timeoutMs ?? 180_000) / 1000}s of wall time (open incidents: ${open.join(', ') || 'none'})`);
+          return;
+        }
+      }
+    })();
+    await Promise.race([finished, o.interrupted ?? new Promise(() => undefined)]);
+    clearInterval(narrate);
+    await running.stop();
+    return code;
+  } finally {
+    await sim?.stop();
+    await cleanPrefix(redis, prefix).catch(() => undefined);
+    redis.disconnect();
+  }
+}
+
+async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+}

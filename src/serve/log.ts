@@ -1,0 +1,48 @@
+// Logging for `rwx serve` and `rwx demo`: pino JSON lines with secrets removed twice over, by path (pino
+// `redact`) and by shape (Slack tokens and URL passwords scrubbed from any string field and from messages),
+// because an error message can carry a token that no redact path names.
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+/** Field paths whose values are never logged. */
+export const REDACT_PATHS = [
+  'token', '*.token', 'botToken', '*.botToken', 'appToken', '*.appToken', 'signingSecret', '*.signingSecret',
+  'password', '*.password', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
+  'config.slack.botToken', 'config.slack.appToken', 'config.slack.signingSecret',
+];
+
+const TOKEN = /\b(xox[abposr]|xapp)-[A-Za-z0-9-]+/g;
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@/\s]+@/gi;
+const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]+/g;
+
+/** A string with Slack tokens, bearer tokens and URL passwords replaced by [REDACTED]. */
+export function scrub(s: string): string {
+  return s.replace(TOKEN, '[REDACTED]').replace(URL_PASSWORD, '$1[REDACTED]@').replace(BEARER, '$1[REDACTED]');
+}
+
+function scrubDeep(v: unknown, depth: number): unknown {
+  if (typeof v === 'string') return scrub(v);
+  if (depth > 4 || v === null || typeof v !== 'object') return v;
+  if (v instanceof Error) return { type: v.name, message: scrub(v.message), code: (v as { code?: unknown }).code };
+  if (Array.isArray(v)) return v.map((x) => scrubDeep(x, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = scrubDeep(x, depth + 1);
+  return out;
+}
+
+/** A pino logger at `level` writing JSON lines to `dest` (stdout by default), secrets redacted. */
+export function createLogger(level: string, dest?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { name: 'rwx' },
+      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+      formatters: { log: (obj) => scrubDeep(obj, 0) as Record<string, unknown> },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => (typeof a === 'string' ? scrub(a) : a)) as Parameters<typeof method>);
+        },
+      },
+    },
+    dest ?? pino.destination({ dest: 1, sync: false }),
+  );
+}

@@ -1,0 +1,101 @@
+// `rwx serve` assembled from a Config: the live cluster source, Redis, the Slack Web API (counted), the notifier
+// and the pipeline, with the ops server on PORT. Returns the running parts; the CLI waits for a signal and stops.
+import { serveProjector } from '../watch/slim.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.js';
+import { connect, project } from '../kube/index.js';
+import { createNotifier } from '../notify/notifier.js';
+import type { SlackApi } from '../slack/api.js';
+import { createSlackApp } from '../slack/app.js';
+import { createWebSlackApi } from '../slack/web-api.js';
+import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
+import { webUsergroupDirectory as webUsergroups } from '../commands/slack-adapters.js';
+import { commandsForServe } from '../commands/serve.js';
+import { systemClock } from '../domain/clock.js';
+import { KubeClusterSource } from '../watch/kube-source.js';
+import type { ClusterSource } from '../watch/source.js';
+import { startServe, type RunningServe, type ServeParts } from './app.js';
+import { ServeMetrics } from './metrics.js';
+import { connectRedis, redactRedisUrl, redisProbe } from './redis.js';
+import { observeResolution, realStages } from './stages.js';
+
+/** What runServe may be given instead of building it (tests: a simulator source, a fake Slack). */
+export interface ServeOverrides {
+  source?: ClusterSource;
+  slack?: SlackApi;
+  env?: NodeJS.ProcessEnv;
+  /** Ops port; default config.port. */
+  port?: number;
+  /** Extra startServe parts (clock, timers, tickMs) for tests. */
+  parts?: Partial<ServeParts>;
+  /** Start the Bolt app (buttons; HTTP or Socket Mode per config). Default true; tests drive Slack directly. */
+  bolt?: boolean;
+  /** Notifier tuning for tests. */
+  notifier?: { lockTtlMs?: number; backoffMs?: number };
+}
+
+/** Starts the bot from a loaded Config. Throws RwxError (CONFIG, REDIS_UNREACHABLE) before anything runs. */
+export async function runServe(config: Config, log: Logger, o: ServeOverrides = {}): Promise<RunningServe> {
+  const source = o.source ?? new KubeClusterSource(await connect({ kubeconfig: config.kube.kubeconfig, context: config.kube.context, env: o.env ?? process.env }));
+  const redis = await connectRedis(config.redis.url);
+  log.info({ redis: redactRedisUrl(config.redis.url), prefix: config.redis.prefix }, 'redis connected');
+  const metrics = new ServeMetrics({ processMetrics: true });
+  const slack = metrics.countSlack(o.slack ?? createWebSlackApi({ token: config.slack.botToken, ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}) }));
+  // The index is created by the watcher inside startServe; resolution facts read it through this late binding.
+  const late: { running?: RunningServe } = {};
+  const notifier = createNotifier({
+    redis, prefix: config.redis.prefix, slack, channel: config.slack.channel, logger: log,
+    timers: { groupWait: config.timers.groupWaitMs, groupInterval: config.timers.groupIntervalMs, repeatInterval: config.timers.repeatIntervalMs },
+    observeResolution: (last, now) => (late.running ? observeResolution(late.running.watcher.index)(last, now) : undefined),
+    ...(o.parts?.clock ? { clock: o.parts.clock } : {}),
+    ...o.notifier,
+  });
+  metrics.queueDepthFrom({ notify: () => notifier.queueDepth() });
+  // Bolt's HTTP receiver owns PORT in HTTP mode: the ops endpoints are mounted on it as custom routes.
+  const bolt = o.bolt ?? true;
+  const boltOnPort = bolt && config.slack.mode === 'http';
+  const running = await startServe({
+    source, notifier, project: serveProjector(project), log, metrics,
+    stages: realStages({ stuckAfterMs: config.timers.stuckAfterMs, cronJobGraceMs: config.timers.cronJobGraceMs, driverDaemonSets: config.driverDaemonSets }),
+    watchIdleMs: config.timers.watchIdleTimeoutMs,
+    checks: [{ name: 'redis', probe: redisProbe(redis) }],
+    ...(boltOnPort ? {} : { port: o.port ?? config.port }),
+    closers: [{ name: 'redis', close: () => redis.quit() }],
+    ...o.parts,
+  });
+  late.running = running;
+  if (bolt) {
+    const r = running;
+    const clock = o.parts?.clock ?? systemClock;
+    // /rwx reads the watcher's cache; buttons and commands share one access policy (channels, user groups).
+    const cmds = commandsForServe({ config, index: () => r.watcher.index, redis, slack, clock, log });
+    const groups = new UsergroupCache(webUsergroupDirectory(config), clock);
+    const app = createSlackApp({
+      botToken: config.slack.botToken,
+      ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
+      ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
+      ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+      port: o.port ?? config.port,
+      actions: notifier,
+      registerCommands: cmds.register,
+      authorize: async (user, channel) => (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
+      customRoutes: ['/healthz', '/readyz', '/metrics'].map((path) => ({ path, method: ['GET'], handler: r.ops })),
+    });
+    try {
+      await app.start();
+    } catch (e) {
+      await cmds.close();
+      await r.stop();
+      throw e;
+    }
+    r.addCloser('slack app', () => app.stop());
+    r.addCloser('slash commands', () => cmds.close());
+    log.info({ mode: app.mode, ...(app.port !== undefined ? { port: app.port } : {}) }, 'slack app started');
+  }
+  return running;
+}
+
+/** The Slack user group directory used to authorise button clicks (no-retry client, like /rwx). */
+function webUsergroupDirectory(config: Config) {
+  return webUsergroups(fastClient(config.slack.botToken, config.slack.apiUrl));
+}

@@ -1,0 +1,232 @@
+// The watch pipeline: dirty keys -> per-pod / per-CronJob detection -> correlation over current findings ->
+// incidents handed to the notifier. Workers read the cache and never mutate it (sample-controller).
+//
+// Cost: a pod event costs one detectPod. Only candidates (pods not Running/Succeeded/Failed, or terminating) can
+// become stuck by time alone; they and the CronJobs are re-evaluated on tick(), so a pod crossing stuckAfter with
+// no new event is still found. Correlation runs over the findings (small), not the cluster.
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../domain/clock.js';
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/findings.js';
+import type { Incident } from '../domain/incident.js';
+import type { CronJob, Pod } from '../domain/objects.js';
+import { CORRELATE, CRONJOB, POD } from '../watch/keys.js';
+import type { WorkQueue } from '../watch/work-queue.js';
+
+/** The pure stages the pipeline runs, bound to their configuration (see wire.ts for the real ones). */
+export interface Stages {
+  detectPod(index: ClusterIndex, pod: Pod, now: number): StuckPodFinding[];
+  detectCronJob(index: ClusterIndex, cj: CronJob, now: number): CronJobFinding | undefined;
+  correlate(index: ClusterIndex, findings: Finding[], now: number): Incident[];
+}
+
+/** Where incidents go (the notifier). Called with the full current set; an incident absent from it has resolved. */
+export interface IncidentSink {
+  submit(incidents: Incident[], now: number): Promise<unknown>;
+}
+
+/** Gauges the pipeline keeps current. */
+export interface PipelineMetrics {
+  findings(byKind: Record<string, number>): void;
+  openIncidents(n: number): void;
+}
+
+/** Minimum wall time between two correlations under a stream of events (ms). */
+export const FLUSH_EVERY_MS = 250;
+
+/** Default keep-firing window for established incidents (pipeline clock). */
+export const KEEP_FIRING_FOR_MS = 60_000;
+
+/** Whether a pod can still become stuck with no further event: not running or done, or being deleted. */
+export function isCandidate(pod: Pod): boolean {
+  if (pod.metadata?.deletionTimestamp) return true;
+  const phase = pod.status?.phase;
+  return phase !== 'Running' && phase !== 'Succeeded' && phase !== 'Failed';
+}
+
+/** One evaluation loop over a ClusterIndex and a WorkQueue. Single-threaded; see the file comment. */
+export class Pipeline {
+  private readonly findings = new Map<string, Finding>();
+  private readonly byObject = new Map<string, string[]>();
+  private readonly candidates = new Set<string>();
+  private readonly cronJobs = new Set<string>();
+  private dirty = true;
+  private incidents: Incident[] = [];
+  private inFlight: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly index: ClusterIndex,
+    private readonly queue: WorkQueue,
+    private readonly stages: Stages,
+    private readonly sink: IncidentSink,
+    private readonly clock: Clock,
+    private readonly metrics?: PipelineMetrics,
+    /** Correlation waits until this is true (every kind listed): a half-filled cache gives wrong verdicts. */
+    private readonly ready: () => boolean = () => true,
+    /** See keepFiring(): how long an established incident outlives a blip in the correlation. */
+    private readonly keepFiringForMs = KEEP_FIRING_FOR_MS,
+  ) {}
+
+  private readonly seen = new Map<string, { first: number; last: number; incident: Incident }>();
+
+  /**
+   * Prometheus' keep_firing_for, for established incidents only: while a node plugin pod is being replaced the
+   * correlation can lose its verdict for a few seconds (the stuck pod's node has no plugin pod), which would
+   * resolve the thread and post a new root moments later. An incident that had been firing for at least
+   * keepFiringForMs is kept, as last seen, until it has been absent that long. A short-lived incident is not
+   * kept, so a blip never lingers long enough to pass group_wait and be posted.
+   */
+  private keepFiring(current: Incident[], now: number): Incident[] {
+    const keys = new Set(current.map((i) => i.key));
+    for (const i of current) {
+      const e = this.seen.get(i.key);
+      this.seen.set(i.key, { first: e?.first ?? now, last: now, incident: i });
+    }
+    const out = [...current];
+    for (const [k, e] of this.seen) {
+      if (keys.has(k)) continue;
+      if (now - e.last < this.keepFiringForMs && e.last - e.first >= this.keepFiringForMs) out.push(e.incident);
+      else this.seen.delete(k);
+    }
+    return out;
+  }
+
+  /** The incidents of the last correlation. */
+  current(): readonly Incident[] {
+    return this.incidents;
+  }
+
+  /** Current findings (for tests and /debug). */
+  currentFindings(): Finding[] {
+    return [...this.findings.values()];
+  }
+
+  /** Processes up to `max` dirty keys; returns how many. Correlation happens in flush(). */
+  processKeys(max = Infinity, now = this.clock.now()): number {
+    let n = 0;
+    while (n < max) {
+      const key = this.queue.get();
+      if (key === undefined) break;
+      try {
+        this.evaluate(key, now);
+      } finally {
+        this.queue.done(key);
+      }
+      n++;
+    }
+    return n;
+  }
+
+  /** Time-based re-evaluation: pending keys, then every candidate pod and every CronJob, then flush. */
+  async tick(now = this.clock.now()): Promise<void> {
+    this.processKeys(Infinity, now);
+    for (const k of this.candidates) this.evaluate(POD + k, now);
+    for (const k of this.cronJobs) this.evaluate(CRONJOB + k, now);
+    this.dirty = true; // stuck durations and timers moved on: let the notifier see the current picture
+    await this.flush(now);
+  }
+
+  /** Correlates if anything changed and submits the incidents; serialised so submits never overlap. */
+  async flush(now = this.clock.now()): Promise<void> {
+    if (this.inFlight) {
+      this.again = true;
+      return this.inFlight;
+    }
+    if (!this.dirty || !this.ready()) return;
+    this.inFlight = (async () => {
+      try {
+        do {
+          this.again = false;
+          this.dirty = false;
+          this.incidents = this.keepFiring(this.stages.correlate(this.index, [...this.findings.values()], now), now);
+          this.report();
+          await this.sink.submit(this.incidents, now);
+        } while (this.again && this.dirty);
+      } finally {
+        this.inFlight = undefined;
+      }
+    })();
+    return this.inFlight;
+  }
+
+  /**
+   * One batch of the worker loop: up to `batch` keys, then a flush if the last one is `flushEveryMs` old.
+   * Correlation reads more than one pod (plugin rows, drain advice), so under a burst of events it runs a few
+   * times a second, not once per batch; run() flushes what is left once the burst ends.
+   */
+  async pump(batch = 1000, flushEveryMs = FLUSH_EVERY_MS): Promise<number> {
+    const n = this.processKeys(batch);
+    if (performance.now() - this.lastFlush >= this.flushGap(flushEveryMs)) await this.timedFlush();
+    return n;
+  }
+
+  /** Time between flushes: at least flushEveryMs, and four times the last correlation's cost, so on a big
+   * cluster correlation never takes more than a fifth of the worker's time under a stream of events. */
+  private flushGap(flushEveryMs: number): number {
+    return Math.max(flushEveryMs, 4 * this.lastFlushCost);
+  }
+
+  /** Drains the queue in batches until shut down (see pump). For `rwx serve`. */
+  async run(batch = 1000, flushEveryMs = FLUSH_EVERY_MS): Promise<void> {
+    while (!this.queue.isShutDown) {
+      if (this.queue.length === 0) {
+        const wait = this.flushGap(flushEveryMs) - (performance.now() - this.lastFlush);
+        if (this.dirty && wait <= 0) await this.timedFlush();
+        else if (this.dirty) await Promise.race([this.queue.wait(), new Promise((r) => setTimeout(r, wait))]);
+        else await this.queue.wait();
+        continue;
+      }
+      await this.pump(batch, flushEveryMs);
+      // Let I/O (watch streams, HTTP) run between batches during a large initial list.
+      await new Promise<void>((r) => setImmediate(r));
+    }
+  }
+
+  private lastFlush = 0;
+  private lastFlushCost = 0;
+  private async timedFlush(): Promise<void> {
+    const t = performance.now();
+    await this.flush();
+    this.lastFlush = performance.now();
+    this.lastFlushCost = this.lastFlush - t;
+  }
+
+  private evaluate(key: string, now: number): void {
+    if (key === CORRELATE) {
+      this.dirty = true;
+    } else if (key.startsWith(POD)) {
+      const k = key.slice(POD.length);
+      const pod = this.index.get('pods', k);
+      if (pod && isCandidate(pod)) this.candidates.add(k);
+      else this.candidates.delete(k);
+      this.replace(key, pod && isCandidate(pod) ? this.stages.detectPod(this.index, pod, now) : []);
+    } else if (key.startsWith(CRONJOB)) {
+      const k = key.slice(CRONJOB.length);
+      const cj = this.index.get('cronJobs', k);
+      if (cj) this.cronJobs.add(k);
+      else this.cronJobs.delete(k);
+      const f = cj ? this.stages.detectCronJob(this.index, cj, now) : undefined;
+      this.replace(key, f ? [f] : []);
+    }
+  }
+
+  /** Replaces the findings an object produced; marks correlation dirty only when the set or a member changed. */
+  private replace(objectKey: string, next: Finding[]): void {
+    const old = this.byObject.get(objectKey);
+    if (!old && next.length === 0) return;
+    for (const k of old ?? []) this.findings.delete(k);
+    for (const f of next) this.findings.set(f.key, f);
+    if (next.length) this.byObject.set(objectKey, next.map((f) => f.key));
+    else this.byObject.delete(objectKey);
+    this.dirty = true;
+  }
+
+  private report(): void {
+    if (!this.metrics) return;
+    const byKind: Record<string, number> = { 'stuck-creating': 0, 'stuck-terminating': 0, 'cronjob-missed': 0 };
+    for (const f of this.findings.values()) byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
+    this.metrics.findings(byKind);
+    this.metrics.openIncidents(this.incidents.length);
+  }
+}

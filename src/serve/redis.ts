@@ -1,0 +1,55 @@
+// Redis for the pipeline: one ioredis connection checked at start (a clear one-line error when nothing answers,
+// rather than ioredis retrying forever) and a readiness probe.
+import { Redis } from 'ioredis';
+import { RwxError } from '../errors.js';
+
+/** Hides a password in a redis:// URL for messages. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ':***@');
+  }
+}
+
+/** Connects and PINGs within `timeoutMs`; throws RwxError REDIS_UNREACHABLE naming the (redacted) URL. */
+export async function connectRedis(url: string, timeoutMs = 3000): Promise<Redis> {
+  let redis: Redis;
+  try {
+    redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: timeoutMs, enableOfflineQueue: true });
+  } catch (e) {
+    throw new RwxError('CONFIG', `REDIS_URL ${redactRedisUrl(url)} is not a Redis URL`, { cause: e });
+  }
+  // Errors surface through connect()/ping below; an unhandled 'error' event would crash the process.
+  let lastError: unknown;
+  redis.on('error', (e) => (lastError = e));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      redis.connect().then(() => redis.ping()),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs))),
+    ]);
+  } catch (e) {
+    redis.disconnect();
+    // ioredis rejects with "Connection is closed."; the socket's own error (ECONNREFUSED...) says why.
+    const cause = lastError ?? e;
+    const why = (cause as { code?: string }).code ?? (cause instanceof Error ? cause.message.split('\n')[0] : String(cause));
+    throw new RwxError('REDIS_UNREACHABLE', `no Redis answers at ${redactRedisUrl(url)} (${why}); start one (e.g. docker run -p 6379:6379 redis:7) or set REDIS_URL`, { cause: e });
+  } finally {
+    clearTimeout(timer);
+  }
+  return redis;
+}
+
+/** A readiness probe: PING answered within the readiness deadline. */
+export function redisProbe(redis: Redis): () => Promise<true | string> {
+  return async () => {
+    try {
+      return (await redis.ping()) === 'PONG' ? true : 'unexpected PING answer';
+    } catch (e) {
+      return `unreachable (${(e as { code?: string }).code ?? (e instanceof Error ? e.message : String(e))})`;
+    }
+  };
+}

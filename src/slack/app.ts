@@ -1,0 +1,95 @@
+// The Bolt 5 app: Socket Mode when an app token is set, else the HTTP receiver (signed requests on
+// `/slack/events`). It handles the incident root's buttons; slash commands plug in through `registerCommands`.
+import { App, LogLevel, type CustomRoute, type Logger } from '@slack/bolt';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Clock, systemClock } from '../domain/clock.js';
+import { RwxError, toRwxError } from '../errors.js';
+import type { IncidentActions } from '../notify/actions.js';
+import { registerIncidentButtons } from './buttons.js';
+
+/** What command and action handlers get from the app factory. */
+export interface SlackAppDeps {
+  actions: IncidentActions;
+  clock: Clock;
+  /** Who may press buttons / run commands; default everyone. A refusal is answered politely, ephemerally. */
+  authorize: (user: string, channel: string | undefined) => Promise<boolean>;
+}
+
+/** Options of createSlackApp. Socket Mode when appToken is set; HTTP (signingSecret required) otherwise. */
+export interface SlackAppOptions {
+  botToken: string;
+  appToken?: string;
+  signingSecret?: string;
+  /** HTTP port (default 3000; 0 picks a free one). Ignored in Socket Mode. */
+  port?: number;
+  /** Web API base URL (SLACK_API_URL), also used for apps.connections.open. */
+  slackApiUrl?: string;
+  actions: IncidentActions;
+  clock?: Clock;
+  authorize?: SlackAppDeps['authorize'];
+  /** The hook for `/rwx` and anything else that registers listeners on the app. */
+  registerCommands?: (app: App, deps: SlackAppDeps) => void;
+  /** Extra HTTP routes (HTTP mode), e.g. /healthz. */
+  customRoutes?: CustomRoute[];
+  /** A Bolt logger; default: errors only, to stderr. */
+  logger?: Logger;
+}
+
+/** A built app: `start()` connects (Socket Mode) or listens (HTTP); `port` is set after start in HTTP mode. */
+export interface SlackApp {
+  app: App;
+  mode: 'socket' | 'http';
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  port?: number;
+}
+
+/** Builds the Bolt app with the incident buttons registered; throws RwxError('CONFIG') on a bad combination. */
+export function createSlackApp(opts: SlackAppOptions): SlackApp {
+  if (!opts.botToken) throw new RwxError('CONFIG', 'SLACK_BOT_TOKEN is required');
+  const socket = Boolean(opts.appToken);
+  if (!socket && !opts.signingSecret) throw new RwxError('CONFIG', 'SLACK_SIGNING_SECRET is required when SLACK_APP_TOKEN is not set');
+  const clientOptions = opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {};
+  const common = {
+    token: opts.botToken,
+    clientOptions,
+    ...(opts.logger ? { logger: opts.logger } : { logLevel: LogLevel.ERROR }),
+  };
+  const app = socket
+    ? new App({ ...common, appToken: opts.appToken, socketMode: true, installerOptions: { clientOptions } })
+    : new App({
+      ...common,
+      signingSecret: opts.signingSecret!,
+      endpoints: '/slack/events',
+      ...(opts.customRoutes ? { customRoutes: opts.customRoutes } : {}),
+    });
+  const deps: SlackAppDeps = {
+    actions: opts.actions,
+    clock: opts.clock ?? systemClock,
+    authorize: opts.authorize ?? (async () => true),
+  };
+  app.error(async (e) => {
+    // Bolt already answered (or timed out); log one line without payloads (they may carry response URLs).
+    (opts.logger ?? console).error?.(`slack app error: ${toRwxError(e).message}`);
+  });
+  registerIncidentButtons(app, deps);
+  opts.registerCommands?.(app, deps);
+
+  const built: SlackApp = {
+    app,
+    mode: socket ? 'socket' : 'http',
+    async start() {
+      if (socket) {
+        await app.start();
+        return;
+      }
+      const server = (await app.start(opts.port ?? 3000)) as Server;
+      built.port = (server.address() as AddressInfo).port;
+    },
+    async stop() {
+      await app.stop();
+    },
+  };
+  return built;
+}

@@ -1,0 +1,37 @@
+// The incident root's buttons: Acknowledge, Mute 1h / 4h, Resolve. Each acks Slack within its 3 s, records the
+// action through IncidentActions (which updates the root), and answers the clicker ephemerally when the click
+// changed nothing (already acknowledged, already resolved) or could not be done.
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { toRwxError } from '../errors.js';
+import type { ActionResult } from '../notify/actions.js';
+import { ACTION_IDS } from '../render/slack-blocks.js';
+import type { SlackAppDeps } from './app.js';
+
+const HOUR = 3_600_000;
+
+/** Registers the four button handlers on `app`. */
+export function registerIncidentButtons(app: App, deps: SlackAppDeps): void {
+  const on = (actionId: string, run: (key: string, user: string, now: number) => Promise<ActionResult>): void => {
+    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, respond }) => {
+      await ack();
+      const user = body.user.id;
+      const channel = body.channel?.id ?? body.container?.channel_id;
+      const reply = (text: string): Promise<unknown> => respond({ response_type: 'ephemeral', replace_original: false, text });
+      if (!(await deps.authorize(user, channel))) {
+        await reply('Sorry, you are not allowed to change incidents here. Ask the on-call team to add you.');
+        return;
+      }
+      const key = action.value ?? '';
+      try {
+        const res = await run(key, user, deps.clock.now());
+        if (res.status !== 'done') await reply(res.message);
+      } catch (e) {
+        await reply(`Could not do that: ${toRwxError(e).message}`);
+      }
+    });
+  };
+  on(ACTION_IDS.ack, (key, user, now) => deps.actions.acknowledge(key, user, now));
+  on(ACTION_IDS.mute1h, (key, user, now) => deps.actions.mute(key, user, HOUR, now));
+  on(ACTION_IDS.mute4h, (key, user, now) => deps.actions.mute(key, user, 4 * HOUR, now));
+  on(ACTION_IDS.resolve, (key, user, now) => deps.actions.resolve(key, user, now));
+}

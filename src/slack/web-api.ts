@@ -1,0 +1,112 @@
+// SlackApi over @slack/web-api's WebClient. The WebClient's own retry loop is off: retrying belongs to the queue
+// boundary, which delays a job by Retry-After instead of holding a worker. Tokens never reach a log line: errors
+// carry the Slack error code and method only.
+// Through Bolt's re-export: @slack/web-api is Bolt's dependency, not ours, so the versions always match.
+import { webApi } from '@slack/bolt';
+import { RwxError } from '../errors.js';
+import type { EphemeralArgs, PostMessageArgs, SlackApi, UpdateArgs, UploadArgs } from './api.js';
+import { isIncidentRoot } from './api.js';
+
+/** Options of the WebClient adapter. */
+export interface WebSlackOptions {
+  token: string;
+  /** Web API base URL (SLACK_API_URL), e.g. a fake's http://127.0.0.1:PORT/api/. Default Slack's. */
+  slackApiUrl?: string;
+  /** How many history pages findRootByIncidentKey reads at most (200 messages each). Default 5. */
+  historyPages?: number;
+  /** Extra WebClient options (tests: a short timeout). */
+  clientOptions?: Omit<webApi.WebClientOptions, 'slackApiUrl' | 'retryConfig' | 'rejectRateLimitedCalls'>;
+}
+
+// Platform errors that mean "Slack had a problem, try again"; every other error code is the caller's fault.
+const RETRYABLE_PLATFORM = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited']);
+
+/** Maps anything a WebClient call threw to RwxError (SLACK_RATE_LIMITED / SLACK_API) naming the method. */
+export function mapSlackError(method: string, e: unknown): RwxError {
+  if (e instanceof RwxError) return e;
+  const err = e as { code?: string; retryAfter?: number; statusCode?: number; data?: { error?: string } };
+  switch (err?.code) {
+    case 'slack_webapi_rate_limited_error':
+      return new RwxError('SLACK_RATE_LIMITED', `${method}: rate limited, retry after ${err.retryAfter ?? 1}s`, {
+        cause: e, retryAfterSeconds: err.retryAfter ?? 1,
+      });
+    case 'slack_webapi_platform_error': {
+      const code = err.data?.error ?? 'unknown_error';
+      // The message we edit is gone (someone deleted the root): NOT_FOUND lets the notifier post a fresh one.
+      if (code === 'message_not_found') return new RwxError('NOT_FOUND', `${method}: ${code}`, { cause: e, retryable: false });
+      return new RwxError('SLACK_API', `${method}: ${code}`, { cause: e, retryable: RETRYABLE_PLATFORM.has(code) });
+    }
+    case 'slack_webapi_http_error': {
+      const status = err.statusCode ?? 0;
+      return new RwxError('SLACK_API', `${method}: HTTP ${status}`, { cause: e, retryable: status >= 500 || status === 408 });
+    }
+    case 'slack_webapi_request_error':
+      return new RwxError('SLACK_API', `${method}: request failed (${(e as Error).message.split('\n')[0]})`, { cause: e, retryable: true });
+    default:
+      return new RwxError('SLACK_API', `${method}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { cause: e, retryable: false });
+  }
+}
+
+/** Builds the WebClient-backed SlackApi. */
+export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
+  const client = new webApi.WebClient(opts.token, {
+    ...opts.clientOptions,
+    ...(opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {}),
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
+  const pages = opts.historyPages ?? 5;
+  const call = async <T>(method: string, args: Record<string, unknown>): Promise<T> => {
+    try {
+      return (await client.apiCall(method, args)) as T;
+    } catch (e) {
+      throw mapSlackError(method, e);
+    }
+  };
+
+  return {
+    async postMessage(a: PostMessageArgs) {
+      const res = await call<{ ts?: string; channel?: string }>('chat.postMessage', {
+        channel: a.channel, text: a.text, blocks: a.blocks, thread_ts: a.threadTs, metadata: a.metadata, unfurl_links: false,
+      });
+      if (!res.ts) throw new RwxError('SLACK_API', 'chat.postMessage: response has no ts', { retryable: false });
+      return { ts: res.ts, channel: res.channel ?? a.channel };
+    },
+    async update(a: UpdateArgs) {
+      await call('chat.update', { channel: a.channel, ts: a.ts, text: a.text, blocks: a.blocks });
+    },
+    async postEphemeral(a: EphemeralArgs) {
+      await call('chat.postEphemeral', { channel: a.channel, user: a.user, text: a.text, blocks: a.blocks, thread_ts: a.threadTs });
+    },
+    async findRootByIncidentKey(channel: string, key: string, sinceMs?: number) {
+      let cursor: string | undefined;
+      for (let page = 0; page < pages; page++) {
+        const res = await call<{ messages?: { ts?: string; thread_ts?: string; metadata?: unknown }[]; response_metadata?: { next_cursor?: string } }>(
+          'conversations.history',
+          { channel, include_all_metadata: true, limit: 200, cursor, ...(sinceMs !== undefined ? { oldest: (sinceMs / 1000).toFixed(6) } : {}) },
+        );
+        const hit = (res.messages ?? []).find((m) => m.ts && (!m.thread_ts || m.thread_ts === m.ts) && isIncidentRoot(m.metadata, key));
+        if (hit?.ts) return hit.ts;
+        cursor = res.response_metadata?.next_cursor || undefined;
+        if (!cursor) return undefined;
+      }
+      return undefined;
+    },
+    async uploadFile(a: UploadArgs) {
+      const bytes = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : Buffer.from(a.content);
+      const target = await call<{ upload_url?: string; file_id?: string }>('files.getUploadURLExternal', { filename: a.filename, length: bytes.length });
+      if (!target.upload_url || !target.file_id) throw new RwxError('SLACK_API', 'files.getUploadURLExternal: no upload_url', { retryable: false });
+      let res: Response;
+      try {
+        res = await fetch(target.upload_url, { method: 'POST', body: bytes });
+      } catch (e) {
+        throw new RwxError('SLACK_API', `file upload: request failed`, { cause: e, retryable: true });
+      }
+      if (!res.ok) throw new RwxError('SLACK_API', `file upload: HTTP ${res.status}`, { retryable: res.status >= 500 });
+      await call('files.completeUploadExternal', {
+        files: [{ id: target.file_id, title: a.title ?? a.filename }], channel_id: a.channel, thread_ts: a.threadTs, initial_comment: a.initialComment,
+      });
+      return { fileId: target.file_id };
+    },
+  };
+}

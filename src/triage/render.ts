@@ -1,0 +1,65 @@
+// Renderers for the triage report: a terminal table grouped by phase (OK last, like the seed script) and
+// the stable JSON of docs/triage-json.md.
+import { formatAge } from '../domain/duration.js';
+import type { ClaimReport, TriageReport } from './types.js';
+
+/** The report as pretty-printed JSON (schema: docs/triage-json.md), newline-terminated. */
+export function renderJson(r: TriageReport): string {
+  return `${JSON.stringify(r, null, 2)}\n`;
+}
+
+/** The report as a terminal table: preflight, then claims grouped by phase, then the count needing attention. */
+export function renderTable(r: TriageReport): string {
+  const out: string[] = [];
+  const filters = [r.filters.namespace && `namespace ${r.filters.namespace}`, r.filters.driver && `driver ${r.filters.driver}`].filter(Boolean);
+  out.push(`PREFLIGHT${filters.length ? ` (${filters.join(', ')})` : ''}`);
+  const access = r.preflight.filter((p) => p.check === 'access');
+  const accessOk = access.filter((p) => p.status === 'ok');
+  if (accessOk.length === access.length) out.push(`    ${'access'.padEnd(10)} ${'ok'.padEnd(8)} all ${access.length} resources readable`);
+  for (const p of r.preflight) {
+    if (p.check === 'access' && p.status === 'ok') continue;
+    const subject = p.check === 'access' ? p.subject : `${p.subject}:`;
+    out.push(`    ${p.check.padEnd(10)} ${p.status.padEnd(8)} ${subject} ${p.detail}`);
+  }
+  if (!r.preflight.some((p) => p.check !== 'access')) out.push('    (no driver in use: no CSIDriver, CSINode or leader checks)');
+  out.push('');
+  out.push(`RWX claims examined: ${r.summary.claimsExamined}`);
+  out.push('');
+  let phase: string | undefined;
+  for (const c of r.claims) {
+    if (c.phase !== phase) {
+      if (phase !== undefined) out.push('');
+      phase = c.phase;
+      out.push(`[${phase}]`);
+    }
+    out.push(`    ${`${c.namespace}/${c.name}`.padEnd(52)} ${c.detail}`);
+    if (c.phase !== 'OK') out.push(...evidenceLines(c));
+  }
+  if (phase !== undefined) out.push('');
+  if (r.undecided.length) {
+    out.push('NOT DECIDED');
+    for (const u of r.undecided) out.push(`    ${u}`);
+    out.push('');
+  }
+  out.push(`claims needing attention: ${r.summary.claimsNeedingAttention}`);
+  if (r.summary.preflightProblems) out.push(`preflight problems: ${r.summary.preflightProblems}`);
+  return `${out.join('\n')}\n`;
+}
+
+function evidenceLines(c: ClaimReport): string[] {
+  const pad = ' '.repeat(8);
+  const lines: string[] = [];
+  for (const e of c.evidence.events) {
+    const age = e.ageSeconds === undefined ? '' : `, ${formatAge(e.ageSeconds * 1000)} ago`;
+    lines.push(`${pad}event  ${e.reason} x${e.count}${age} on ${e.object}: ${e.message}`);
+  }
+  for (const n of c.evidence.nodes) {
+    const reg = n.driverRegistered === null ? '' : n.driverRegistered ? ' driver registered' : ' DRIVER NOT REGISTERED (CSINode)';
+    lines.push(`${pad}node   ${n.name}${n.exists === false ? ' (node object gone)' : ''}${reg}`);
+  }
+  for (const a of c.evidence.attachments) {
+    lines.push(`${pad}attach ${a.name} on ${a.node}${a.deleting ? ' (deleting)' : ''}${a.detachError ? `: ${a.detachError}` : ''}`);
+  }
+  c.advice.forEach((s, i) => lines.push(`${pad}${i === 0 ? 'next' : '    '}   ${s}`));
+  return lines;
+}

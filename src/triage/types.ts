@@ -1,0 +1,114 @@
+// The triage report: what `rwx triage` prints, and the stable `-o json` schema (docs/triage-json.md).
+// Adding fields is compatible; renaming or removing one bumps TRIAGE_SCHEMA_VERSION.
+import type { EventEvidence } from '../domain/findings.js';
+
+/** Version of the JSON schema in docs/triage-json.md. */
+export const TRIAGE_SCHEMA_VERSION = 1;
+
+/** The strand a claim is in, with the seed script's names (plus LOST). */
+export type Phase =
+  | 'PENDING_NO_CONSUMER' | 'PROVISION_FAILED' | 'BOUND_NO_PV' | 'LOST'
+  | 'MOUNT_FAILED' | 'UNPUBLISH_STUCK' | 'STALE_ATTACHMENT' | 'OK';
+
+/** Every phase, in the order the table prints them (OK last, like the script). */
+export const PHASES: readonly Phase[] = [
+  'BOUND_NO_PV', 'LOST', 'MOUNT_FAILED', 'PENDING_NO_CONSUMER', 'PROVISION_FAILED', 'STALE_ATTACHMENT', 'UNPUBLISH_STUCK', 'OK',
+];
+
+/** A pod involved in a claim's problem. */
+export interface PodEvidence {
+  namespace: string;
+  name: string;
+  node?: string;
+  phase?: string;
+  /** UNPUBLISH_STUCK: RFC 3339 deletionTimestamp (the moment the grace period ran out). */
+  deletionTimestamp?: string;
+  /** UNPUBLISH_STUCK: seconds past deletionTimestamp at evaluation time. */
+  overdueSeconds?: number;
+  gracePeriodSeconds?: number;
+  finalizers?: string[];
+}
+
+/** A node involved in a claim's problem; `driverRegistered` from its CSINode (null: unknown). */
+export interface NodeEvidence {
+  name: string;
+  driverRegistered: boolean | null;
+  /** False when the Node object does not exist (only said when nodes were readable). */
+  exists?: boolean;
+}
+
+/** A VolumeAttachment on a node with no consumer pod. */
+export interface AttachmentEvidence {
+  name: string;
+  node: string;
+  attached: boolean;
+  deleting: boolean;
+  detachError?: string;
+}
+
+/** Why a claim is in its phase. Lists are empty (never absent) when there is nothing to show. */
+export interface Evidence {
+  events: EventEvidence[];
+  pods: PodEvidence[];
+  nodes: NodeEvidence[];
+  attachments: AttachmentEvidence[];
+}
+
+/** One ReadWriteMany claim's classification. */
+export interface ClaimReport {
+  namespace: string;
+  name: string;
+  phase: Phase;
+  /** False for OK, and for PENDING_NO_CONSUMER on a class known to be WaitForFirstConsumer (correct behaviour). */
+  needsAttention: boolean;
+  /** One line, for the table. */
+  detail: string;
+  /** Other phases that also apply, in precedence order (e.g. MOUNT_FAILED on one node and STALE_ATTACHMENT). */
+  alsoPhases: Phase[];
+  storageClass: string | null;
+  volume: string | null;
+  driver: string | null;
+  evidence: Evidence;
+  /** The seed's next steps for this phase, in order. Empty for OK. */
+  advice: string[];
+}
+
+/** Outcome of one preflight check: 'problem' needs attention, 'unknown' could not be decided. */
+export type CheckStatus = 'ok' | 'problem' | 'unknown';
+
+/** One preflight finding. */
+export interface PreflightCheck {
+  check: 'access' | 'csidriver' | 'csinode' | 'leader';
+  /** The resource (access) or the driver name. */
+  subject: string;
+  status: CheckStatus;
+  detail: string;
+  /** csinode: nodes where the driver is not registered. */
+  nodes?: string[];
+}
+
+/** The whole report. */
+export interface TriageReport {
+  schemaVersion: number;
+  /** Evaluation time, RFC 3339. */
+  generatedAt: string;
+  filters: { namespace: string | null; driver: string | null };
+  preflight: PreflightCheck[];
+  /** What could not be decided because a resource was unreadable, one sentence each. */
+  undecided: string[];
+  claims: ClaimReport[];
+  summary: {
+    claimsExamined: number;
+    claimsNeedingAttention: number;
+    preflightProblems: number;
+    byPhase: Record<Phase, number>;
+  };
+}
+
+/** Inputs besides the index. `access`: SelfSubjectAccessReview answers in live mode (else derived from `unreadable`). */
+export interface TriageOptions {
+  now: number;
+  namespace?: string | undefined;
+  driver?: string | undefined;
+  access?: { kind: string; allowed: boolean | null; reason?: string }[];
+}

@@ -1,0 +1,217 @@
+// Reflector: keeps one kind of the cluster mirrored into a sink by list + watch, and recovers on its own.
+//
+// Recovery rules (client-node 1.4's ListWatch does none of the last three):
+// - 410 Gone (as an HTTP status, or as an ERROR event with code 410) -> relist from scratch.
+// - a normal close (server-side timeoutSeconds) -> rewatch from the last resourceVersion.
+// - any other error -> retry with exponential backoff (list or watch, wherever it failed); never give up.
+// - no event and no bookmark for `stallMs` -> the watchdog (checkStalled, called on a tick) restarts the watch.
+// Bookmarks are requested so a quiet kind still shows life and keeps its resourceVersion fresh.
+import type { Clock } from '../domain/clock.js';
+import type { KindKey } from '../domain/kinds.js';
+import type { KubeObject } from '../domain/objects.js';
+import { isRwxError, toRwxError, type RwxError } from '../errors.js';
+import type { ClusterSource, WatchEventType, WatchHandle } from './source.js';
+import type { Timers } from './timers.js';
+
+/** Why a watch was restarted (a metric label). */
+export type RestartReason = 'gone' | 'stalled' | 'error' | 'closed';
+
+/** Where a reflector delivers objects and reports its health. Called synchronously; must not throw. */
+export interface ReflectorSink {
+  /** A full list begins; pages follow, then listEnd. Objects not delivered by listEnd no longer exist. */
+  listStart(kind: KindKey): void;
+  listPage(kind: KindKey, items: KubeObject[]): void;
+  listEnd(kind: KindKey): void;
+  upsert(kind: KindKey, obj: KubeObject): void;
+  remove(kind: KindKey, obj: KubeObject): void;
+  /** A list or watch failed; `attempt` counts consecutive failures (1 = first). */
+  failed(kind: KindKey, err: RwxError, attempt: number): void;
+  /** A list completed, or a watch delivered an event after failures: the kind is healthy again. */
+  healthy(kind: KindKey): void;
+  restarted(kind: KindKey, reason: RestartReason): void;
+}
+
+/** Tunables; defaults in REFLECTOR_DEFAULTS. */
+export interface ReflectorOptions {
+  pageSize: number;
+  /** Watchdog: restart a watch silent for this long. */
+  stallMs: number;
+  backoffInitialMs: number;
+  backoffMaxMs: number;
+  /** Asked of the server so watches close and reopen regularly (client-go uses 5-10 minutes). */
+  watchTimeoutSeconds: number;
+  /** A watch that closes this soon with no event counts as a failure (avoids a hot reconnect loop). */
+  minWatchMs: number;
+}
+
+/** Default reflector tunables. */
+export const REFLECTOR_DEFAULTS: ReflectorOptions = {
+  pageSize: 500,
+  stallMs: 120_000,
+  backoffInitialMs: 500,
+  backoffMaxMs: 30_000,
+  watchTimeoutSeconds: 300,
+  minWatchMs: 1_000,
+};
+
+/** Mirrors one kind into a sink; see the file comment for the recovery rules. */
+export class Reflector {
+  private gen = 0;
+  private rv = '';
+  private handle: WatchHandle | undefined;
+  private timer: unknown;
+  private lastActivity = 0;
+  private watchStarted = 0;
+  private watchEvents = 0;
+  private failures = 0;
+  private gone = false;
+  private stopped = true;
+  /** Where the reflector is; 'waiting' means backing off after a failure. */
+  state: 'idle' | 'listing' | 'watching' | 'waiting' | 'stopped' = 'idle';
+  /** True once a first full list has been delivered; stays true through later failures (the cache still serves). */
+  synced = false;
+
+  constructor(
+    readonly kind: KindKey,
+    private readonly source: ClusterSource,
+    private readonly sink: ReflectorSink,
+    private readonly clock: Clock,
+    private readonly timers: Timers,
+    private readonly opts: ReflectorOptions = REFLECTOR_DEFAULTS,
+  ) {}
+
+  /** Starts listing then watching. Idempotent. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    void this.relist();
+  }
+
+  /** Stops for good: aborts the watch, cancels backoff; later callbacks are ignored. */
+  stop(): void {
+    this.stopped = true;
+    this.state = 'stopped';
+    this.gen++;
+    this.handle?.abort();
+    this.handle = undefined;
+    if (this.timer !== undefined) this.timers.clear(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The watchdog: restarts a watch that saw no event or bookmark for stallMs. Returns whether it did. */
+  checkStalled(now: number): boolean {
+    if (this.state !== 'watching' || now - this.lastActivity < this.opts.stallMs) return false;
+    this.sink.restarted(this.kind, 'stalled');
+    this.watch();
+    return true;
+  }
+
+  /** The last resourceVersion seen ('' before the first list or after a 410). */
+  get resourceVersion(): string {
+    return this.rv;
+  }
+
+  private async relist(): Promise<void> {
+    const gen = ++this.gen;
+    this.handle?.abort();
+    this.handle = undefined;
+    this.state = 'listing';
+    this.lastActivity = this.clock.now();
+    this.sink.listStart(this.kind);
+    let continueToken: string | undefined;
+    let rv = '';
+    try {
+      do {
+        const page = await this.source.list(this.kind, { limit: this.opts.pageSize, ...(continueToken ? { continueToken } : {}) });
+        if (gen !== this.gen) return;
+        this.sink.listPage(this.kind, page.items);
+        rv = page.resourceVersion;
+        continueToken = page.continueToken;
+      } while (continueToken);
+    } catch (e) {
+      if (gen !== this.gen) return;
+      // A 410 mid-pagination means the continue token expired: the relist after backoff starts over anyway.
+      this.rv = '';
+      this.fail(toRwxError(e, 'KUBE_API'));
+      return;
+    }
+    this.rv = rv;
+    this.synced = true; // before listEnd, so the sink sees this kind as synced when it checks all kinds
+    this.sink.listEnd(this.kind);
+    this.recovered();
+    this.watch();
+  }
+
+  private watch(): void {
+    const gen = ++this.gen;
+    this.handle?.abort();
+    this.state = 'watching';
+    this.gone = false;
+    this.watchStarted = this.lastActivity = this.clock.now();
+    this.watchEvents = 0;
+    this.handle = this.source.watch(this.kind, { resourceVersion: this.rv, timeoutSeconds: this.opts.watchTimeoutSeconds }, {
+      onEvent: (type, obj) => {
+        if (gen === this.gen) this.onEvent(type, obj);
+      },
+      onDone: (err) => {
+        if (gen === this.gen) this.onDone(err);
+      },
+    });
+  }
+
+  private onEvent(type: WatchEventType, obj: KubeObject): void {
+    this.lastActivity = this.clock.now();
+    if (type === 'ERROR') {
+      // A Status object: 410 means our resourceVersion was compacted away; the stream ends next.
+      if ((obj as { code?: number }).code === 410) this.gone = true;
+      return;
+    }
+    this.watchEvents++;
+    if (type === 'ADDED' || type === 'MODIFIED') this.sink.upsert(this.kind, obj);
+    else if (type === 'DELETED') this.sink.remove(this.kind, obj);
+    const rv = obj.metadata?.resourceVersion;
+    if (rv) this.rv = rv;
+    if (this.failures > 0) this.recovered();
+  }
+
+  private onDone(err: unknown): void {
+    this.handle = undefined;
+    if (this.gone || isRwxError(err, 'KUBE_GONE')) {
+      this.rv = '';
+      this.sink.restarted(this.kind, 'gone');
+      void this.relist();
+      return;
+    }
+    if (err) {
+      this.fail(toRwxError(err, 'KUBE_API'));
+      return;
+    }
+    const quick = this.watchEvents === 0 && this.clock.now() - this.watchStarted < this.opts.minWatchMs;
+    if (quick) {
+      this.fail(toRwxError(new Error('watch closed immediately'), 'KUBE_API'));
+      return;
+    }
+    this.sink.restarted(this.kind, 'closed');
+    this.watch();
+  }
+
+  private fail(err: RwxError): void {
+    this.gen++;
+    this.failures++;
+    this.state = 'waiting';
+    this.sink.failed(this.kind, err, this.failures);
+    const delay = Math.min(this.opts.backoffMaxMs, this.opts.backoffInitialMs * 2 ** Math.min(this.failures - 1, 20));
+    this.timer = this.timers.set(() => {
+      this.timer = undefined;
+      if (this.stopped) return;
+      this.sink.restarted(this.kind, 'error');
+      if (this.rv) this.watch();
+      else void this.relist();
+    }, delay);
+  }
+
+  private recovered(): void {
+    this.failures = 0;
+    this.sink.healthy(this.kind);
+  }
+}

@@ -1,0 +1,53 @@
+// The watch path's extra trim on top of src/kube's projection: at 150k pods every field kept costs tens of
+// megabytes, and `rwx serve` keeps the cache for its lifetime. Pods keep what the detectors and the correlator
+// read (status, volumes, owner, node, labels, container names and volume mounts); ordinary pods drop their
+// annotations and container args/command/image/securityContext, which only node plugin pods (DaemonSet-owned,
+// whose templates the revision diff reads) need; Running pods (the bulk of a cluster) keep even less.
+import type { KindKey } from '../domain/kinds.js';
+import type { Container, KubeObject, Pod } from '../domain/objects.js';
+import { controllerOf } from '../domain/refs.js';
+import type { Projector } from './watcher.js';
+
+function slimContainer(c: Container): Container {
+  const out: Container = {};
+  if (c.name !== undefined) out.name = c.name;
+  if (c.volumeMounts !== undefined) out.volumeMounts = c.volumeMounts;
+  return out;
+}
+
+/**
+ * Trims a freshly projected pod in place (it is not shared yet: project() returns a new copy) and returns it;
+ * node plugin pods are left whole. See the file comment.
+ */
+export function slimPod(pod: Pod): Pod {
+  if (controllerOf(pod)?.kind === 'DaemonSet') return pod;
+  if (pod.metadata) delete pod.metadata.annotations;
+  const spec = pod.spec;
+  const status = pod.status;
+  if (status?.phase === 'Running' && !pod.metadata?.deletionTimestamp) {
+    // Never a detector's subject (a change that could make it one arrives as a new, fully projected event):
+    // only read by correlation and drain advice for its node, volumes, owner and when its containers started.
+    if (spec) {
+      delete spec.containers;
+      delete spec.initContainers;
+    }
+    status.conditions = (status.conditions ?? []).filter((c) => c?.type === 'Ready');
+    status.containerStatuses = (status.containerStatuses ?? []).map((c) => ({
+      ...(c?.name !== undefined ? { name: c.name } : {}),
+      ...(c?.state?.running ? { state: { running: { startedAt: c.state.running.startedAt ?? null } } } : {}),
+    }));
+    delete status.initContainerStatuses;
+    return pod;
+  }
+  if (spec?.containers) spec.containers = spec.containers.map(slimContainer);
+  if (spec?.initContainers) spec.initContainers = spec.initContainers.map(slimContainer);
+  return pod;
+}
+
+/** `project` followed by the watch path's trim. */
+export function serveProjector(project: Projector): Projector {
+  return (kind: KindKey, obj: KubeObject) => {
+    const p = project(kind, obj);
+    return kind === 'pods' ? slimPod(p as Pod) : p;
+  };
+}

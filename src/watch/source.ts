@@ -1,0 +1,34 @@
+// ClusterSource: the one interface between the bot and the Kubernetes API for list+watch. The real adapter
+// (kube-source.ts) speaks HTTP through @kubernetes/client-node; the fake (fake-source.ts) is driven by tests and
+// benchmarks. Everything above it (reflector, watcher, pipeline) is ours and is tested against both.
+import type { KindKey } from '../domain/kinds.js';
+import type { KubeObject } from '../domain/objects.js';
+
+/** One page of a paginated list: items, the list's resourceVersion, and a continue token when more remain. */
+export interface ListPage {
+  items: KubeObject[];
+  resourceVersion: string;
+  continueToken?: string;
+}
+
+/** A watch event as the API sends it. ERROR carries a Status object (code 410 = resourceVersion too old). */
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** Callbacks for one watch stream. `onDone` is called exactly once: null for a normal close, else the error. */
+export interface WatchCallbacks {
+  onEvent(type: WatchEventType, obj: KubeObject): void;
+  onDone(err: unknown): void;
+}
+
+/** A running watch; abort() closes it without calling onDone. Idempotent. */
+export interface WatchHandle {
+  abort(): void;
+}
+
+/** List and watch one kind across all namespaces. Errors are RwxError (KUBE_GONE for 410, KUBE_UNREACHABLE...). */
+export interface ClusterSource {
+  /** Lists one page (limit items) of a kind; `continueToken` from the previous page. */
+  list(kind: KindKey, opts: { limit: number; continueToken?: string }): Promise<ListPage>;
+  /** Opens a watch from `resourceVersion` with bookmarks requested; `timeoutSeconds` asks the server to close it. */
+  watch(kind: KindKey, opts: { resourceVersion: string; timeoutSeconds?: number }, cb: WatchCallbacks): WatchHandle;
+}

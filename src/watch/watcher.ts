@@ -1,0 +1,202 @@
+// ClusterWatcher: one reflector per kind, feeding the ClusterIndex (projected objects only) and a WorkQueue of
+// dirty keys. It also owns the health picture: synced, API reachability (reported once per outage, not per
+// retry), restarts, and the watchdog tick.
+import type { Clock } from '../domain/clock.js';
+import { ClusterIndex } from '../domain/cluster-index.js';
+import { KINDS, type KindKey } from '../domain/kinds.js';
+import type { KubeObject } from '../domain/objects.js';
+import { objectKey } from '../domain/refs.js';
+import type { ObjectsByKind } from '../domain/snapshot.js';
+import type { RwxError } from '../errors.js';
+import { dirtyKeys } from './keys.js';
+import { REFLECTOR_DEFAULTS, Reflector, type ReflectorOptions, type ReflectorSink, type RestartReason } from './reflector.js';
+import type { ClusterSource } from './source.js';
+import { realTimers, type Timers } from './timers.js';
+import { WorkQueue } from './work-queue.js';
+
+/** The logging calls the watcher makes (pino's Logger satisfies it). */
+export interface WatchLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** Counters the watcher reports into (the serve metrics implement it). */
+export interface WatchMetrics {
+  restart(kind: KindKey, reason: RestartReason): void;
+  apiReachable(up: boolean): void;
+  event(kind: KindKey): void;
+}
+
+/** Reduces an API object to the fields the bot reads (src/kube's projection in production). */
+export type Projector = (kind: KindKey, obj: KubeObject) => KubeObject;
+
+/** What a ClusterWatcher needs; only `source` is required. */
+export interface WatcherOptions {
+  source: ClusterSource;
+  kinds?: readonly KindKey[];
+  index?: ClusterIndex;
+  queue?: WorkQueue;
+  project?: Projector;
+  clock?: Clock;
+  timers?: Timers;
+  log?: WatchLog;
+  metrics?: WatchMetrics;
+  reflector?: Partial<ReflectorOptions>;
+}
+
+/** The kinds `rwx serve` watches: everything the detectors and correlator read except node Leases (noisy). */
+export const WATCHED_KINDS: readonly KindKey[] = (Object.keys(KINDS) as KindKey[]).filter((k) => k !== 'leases');
+
+const silentLog: WatchLog = { info: () => undefined, warn: () => undefined };
+
+/** Mirrors the cluster into `index` and marks work keys dirty in `queue`. */
+export class ClusterWatcher {
+  readonly index: ClusterIndex;
+  readonly queue: WorkQueue;
+  private readonly reflectors: Reflector[];
+  private readonly project: Projector;
+  private readonly clock: Clock;
+  private readonly log: WatchLog;
+  private readonly metrics: WatchMetrics | undefined;
+  private readonly seen = new Map<KindKey, Set<string>>();
+  private readonly failing = new Map<KindKey, RwxError>();
+  private unreachableSince: number | undefined;
+  private readonly keyBuf: string[] = [];
+
+  constructor(opts: WatcherOptions) {
+    this.index = opts.index ?? new ClusterIndex();
+    this.queue = opts.queue ?? new WorkQueue();
+    this.project = opts.project ?? ((_k, o) => o);
+    this.clock = opts.clock ?? { now: () => Date.now() };
+    this.log = opts.log ?? silentLog;
+    this.metrics = opts.metrics;
+    const ropts = { ...REFLECTOR_DEFAULTS, ...opts.reflector };
+    const timers = opts.timers ?? realTimers;
+    this.reflectors = (opts.kinds ?? WATCHED_KINDS).map((k) => new Reflector(k, opts.source, this.sink, this.clock, timers, ropts));
+  }
+
+  /** Starts every reflector. */
+  start(): void {
+    for (const r of this.reflectors) r.start();
+  }
+
+  /** Stops every reflector and the queue. */
+  stop(): void {
+    for (const r of this.reflectors) r.stop();
+    this.queue.shutdown();
+  }
+
+  /** The watchdog: restarts silent watches. Call on a tick; returns how many it restarted. */
+  tick(now = this.clock.now()): number {
+    let n = 0;
+    for (const r of this.reflectors) if (r.checkStalled(now)) n++;
+    return n;
+  }
+
+  /** Every kind has completed a first list. */
+  synced(): boolean {
+    return this.reflectors.every((r) => r.synced);
+  }
+
+  /** The API server is answering (false from the first connection failure until a list or event succeeds). */
+  reachable(): boolean {
+    return this.unreachableSince === undefined;
+  }
+
+  /** Per-kind state, for /readyz and debugging. */
+  status(): { kind: KindKey; state: string; synced: boolean; error?: string }[] {
+    return this.reflectors.map((r) => {
+      const err = this.failing.get(r.kind);
+      return { kind: r.kind, state: r.state, synced: r.synced, ...(err ? { error: err.message } : {}) };
+    });
+  }
+
+  /** Resolves once synced() (checked on every list completion); rejects after `timeoutMs`. */
+  async waitSynced(timeoutMs: number, timers: Timers = realTimers): Promise<void> {
+    if (this.synced()) return;
+    await new Promise<void>((resolve, reject) => {
+      const h = timers.set(() => reject(new Error(`watches not synced within ${timeoutMs} ms`)), timeoutMs);
+      this.syncWaiters.push(() => {
+        timers.clear(h);
+        resolve();
+      });
+    });
+  }
+  private syncWaiters: (() => void)[] = [];
+
+  private enqueue(kind: KindKey, obj: KubeObject): void {
+    this.keyBuf.length = 0;
+    dirtyKeys(kind, obj, this.keyBuf);
+    for (const k of this.keyBuf) this.queue.add(k);
+  }
+
+  private readonly sink: ReflectorSink = {
+    listStart: (kind) => {
+      this.seen.set(kind, new Set());
+    },
+    listPage: (kind, items) => {
+      const seen = this.seen.get(kind);
+      for (const raw of items) {
+        const obj = this.project(kind, raw);
+        this.index.upsert(kind, obj as ObjectsByKind[typeof kind]);
+        seen?.add(objectKey(obj));
+        this.enqueue(kind, obj);
+      }
+    },
+    listEnd: (kind) => {
+      const seen = this.seen.get(kind);
+      this.seen.delete(kind);
+      if (!seen) return;
+      const gone: KubeObject[] = [];
+      for (const o of this.index.all(kind)) if (!seen.has(objectKey(o))) gone.push(o);
+      for (const o of gone) {
+        this.index.remove(kind, o as never);
+        this.enqueue(kind, o);
+      }
+      if (this.synced()) {
+        const waiters = this.syncWaiters;
+        this.syncWaiters = [];
+        for (const w of waiters) w();
+      }
+    },
+    upsert: (kind, raw) => {
+      const obj = this.project(kind, raw);
+      this.index.upsert(kind, obj as ObjectsByKind[typeof kind]);
+      this.metrics?.event(kind);
+      this.enqueue(kind, obj);
+    },
+    remove: (kind, raw) => {
+      const obj = this.project(kind, raw);
+      this.index.remove(kind, obj as ObjectsByKind[typeof kind]);
+      this.metrics?.event(kind);
+      this.enqueue(kind, obj);
+    },
+    failed: (kind, err, attempt) => {
+      const before = this.failing.get(kind);
+      this.failing.set(kind, err);
+      if (err.code === 'KUBE_UNREACHABLE' || err.code === 'TIMEOUT') {
+        if (this.unreachableSince === undefined) {
+          // One line per outage, however many kinds and retries fail during it.
+          this.unreachableSince = this.clock.now();
+          this.metrics?.apiReachable(false);
+          this.log.warn({ err: err.message }, 'Kubernetes API unreachable; retrying with backoff (logged once until it answers)');
+        }
+      } else if (!before || before.code !== err.code || attempt === 1) {
+        this.log.warn({ kind, code: err.code, err: err.message }, `watch ${kind} failed; retrying with backoff`);
+      }
+    },
+    healthy: (kind) => {
+      this.failing.delete(kind);
+      if (this.unreachableSince !== undefined) {
+        const downMs = this.clock.now() - this.unreachableSince;
+        this.unreachableSince = undefined;
+        this.metrics?.apiReachable(true);
+        this.log.info({ downMs }, 'Kubernetes API reachable again');
+      }
+    },
+    restarted: (kind, reason) => {
+      this.metrics?.restart(kind, reason);
+      if (reason === 'stalled') this.log.warn({ kind }, 'watch silent too long; restarted by the watchdog');
+    },
+  };
+}

@@ -1,0 +1,63 @@
+// `rwx scan` end to end on the seed snapshot, in-process through main().
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/domain/clock.js';
+import type { Incident } from '../../src/domain/incident.js';
+import { startSimulator } from '../../src/sim/index.js';
+import { seedObjects } from '../correlate/seed-fixture.js';
+import { rwx, writeSnapshot } from '../correlate/cli-run.js';
+
+const NOW = '2026-11-30T09:15:00Z';
+
+describe('rwx scan', () => {
+  const seed = writeSnapshot(seedObjects());
+
+  it('prints the rollout incident and exits 2', async () => {
+    const r = await rwx('scan', '--snapshot', seed, '--now', NOW);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('[FOLLOWS_ROLLOUT] rollout/kube-system/ebs-csi-node@2');
+    expect(r.stdout).toContain('kubelet-dir: mountPropagation Bidirectional -> none');
+    expect(r.stdout).toMatch(/node-19\s+ebs-csi-node-node-19\s+2\s+2h12m\s+platform\/postgres-2/);
+    expect(r.stdout).toContain('data/nightly-backup  "0 2 * * *": 2 missed runs');
+    expect(r.stdout).toContain('node-19  BLOCK  Do not drain');
+  });
+
+  it('-o json prints the incidents', async () => {
+    const r = await rwx('scan', '--snapshot', seed, '--now', NOW, '-o', 'json');
+    const out = JSON.parse(r.stdout) as { incidents: Incident[] };
+    expect(out.incidents.map((i) => [i.key, i.verdict])).toEqual([['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT']]);
+  });
+
+  it('exits 0 when nothing is stuck (a later --stuck-after)', async () => {
+    // no pod has waited 8 hours, and without the CronJob nothing else is left
+    const r = await rwx('scan', '--snapshot', writeSnapshot(seedObjects().filter((o) => o.kind !== 'CronJob')), '--now', NOW, '--stuck-after', '8h');
+    expect([r.code, r.stdout]).toEqual([0, 'No incidents: no stuck pods and no missed CronJob runs.\n']);
+  });
+
+  it.each([
+    // a malformed duration
+    [['--stuck-after', 'soon'], /--stuck-after: "soon" is not a duration/],
+    // a bad override
+    [['--plugin', 'nfs'], /--plugin: "nfs" is not DRIVER=NAMESPACE\/DAEMONSET/],
+    // bad output format
+    [['-o', 'yaml'], /--output must be one of table, json/],
+    // a missing file
+    [['--snapshot', '/nonexistent/x.json'], /snapshot \/nonexistent\/x.json: cannot read/],
+  ])('%j is a one-line error, exit 1', async (args, msg) => {
+    const r = await rwx('scan', ...(args.includes('--snapshot') ? [] : ['--snapshot', seed]), ...args, '--now', NOW);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(msg);
+  });
+});
+
+describe('rwx scan against the simulator over HTTP', () => {
+  it('reads the propagation-loss scenario through --kubeconfig and finds the rollout', async () => {
+    const sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml', clock: new ManualClock(Date.parse(NOW)) });
+    try {
+      const r = await rwx('scan', '--kubeconfig', sim.kubeconfigPath, '--now', NOW, '-o', 'json');
+      const out = JSON.parse(r.stdout) as { incidents: Incident[] };
+      expect([r.code, out.incidents.map((i) => i.key)]).toEqual([2, ['rollout/kube-system/ebs-csi-node@2']]);
+    } finally {
+      await sim.stop();
+    }
+  });
+});

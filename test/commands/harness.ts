@@ -1,0 +1,118 @@
+// A Bolt app in HTTP mode with /rwx wired to a real BullMQ queue on local Redis, a fake Slack (Web API and
+// response_url recorder), and a sender that tells the test when a response_url answer has gone out.
+import { createHmac, randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { commandsHook, fetchResponseSender, COMMAND_QUEUE, type CommandServices, type CommandSetup, type ResponseSender } from '../../src/commands/index.js';
+import type { CommandResponse } from '../../src/commands/message.js';
+import { systemClock } from '../../src/domain/clock.js';
+import type { IncidentActions } from '../../src/notify/actions.js';
+import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
+import { createWebSlackApi } from '../../src/slack/web-api.js';
+import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
+
+export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
+
+/** Buttons are not under test here: every action answers "unknown". */
+const NO_ACTIONS: IncidentActions = {
+  acknowledge: async () => ({ status: 'unknown', message: 'no such incident' }),
+  mute: async () => ({ status: 'unknown', message: 'no such incident' }),
+  resolve: async () => ({ status: 'unknown', message: 'no such incident' }),
+};
+const REDIS = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null };
+
+/** Resolves each time a response_url answer has been sent. */
+export class SentLog implements ResponseSender {
+  readonly sent: { url: string; body: CommandResponse }[] = [];
+  private waiters: (() => void)[] = [];
+  constructor(private readonly inner: ResponseSender) {}
+  async send(url: string, body: CommandResponse): Promise<void> {
+    await this.inner.send(url, body);
+    this.sent.push({ url, body });
+    const w = this.waiters;
+    this.waiters = [];
+    w.forEach((f) => f());
+  }
+  /** Resolves once at least `n` answers have been sent. */
+  async until(n: number): Promise<void> {
+    while (this.sent.length < n) await new Promise<void>((r) => this.waiters.push(r));
+  }
+}
+
+/** A running app under test. */
+export interface Harness {
+  fake: FakeSlack;
+  app: SlackApp;
+  sent: SentLog;
+  /** Socket Mode only: the fake WebSocket server the app connected to. */
+  socket?: FakeSocketMode;
+  /** HTTP only: POSTs a slash command to /slack/events, signed unless told otherwise. */
+  command(fields: Record<string, string>, opts?: { ts?: number; secret?: string; signature?: string }): Promise<{ status: number; body: string }>;
+  close(): Promise<void>;
+}
+
+/** Signs a body the way Slack does: v0=HMAC-SHA256(secret, "v0:ts:body"). */
+export function sign(secret: string, ts: number, body: string): string {
+  return `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}`;
+}
+
+/** The form fields of a slash command from U0ALICE in #incidents (C0INC). */
+export function commandFields(fake: FakeSlack, fields: Record<string, string> = {}): Record<string, string> {
+  return {
+    token: 'legacy', team_id: 'T0FAKE', team_domain: 'fake', channel_id: 'C0INC', channel_name: 'incidents',
+    user_id: 'U0ALICE', user_name: 'alice', command: '/rwx', text: '', api_app_id: 'A0RWX',
+    trigger_id: randomBytes(8).toString('hex'), response_url: fake.responseUrl('r1'), ...fields,
+  };
+}
+
+/** Starts the real app (createSlackApp) with /rwx wired in, over HTTP or Socket Mode. */
+export async function startHarness(
+  services: CommandServices,
+  access: { allowedChannels: string[]; allowedUsergroups: string[] },
+  mode: 'http' | 'socket' = 'http',
+  extra: Partial<CommandSetup> = {},
+): Promise<Harness> {
+  const fake = await startFakeSlack();
+  const socket = mode === 'socket' ? await startFakeSocketMode() : undefined;
+  if (socket) fake.socketModeUrl = socket.url;
+  const prefix = `rwx-test-cmd-${randomBytes(6).toString('hex')}`;
+  const sent = new SentLog(fetchResponseSender({ extraOrigins: [fake.origin] }));
+  const hook = commandsHook({
+    access, services, redis: { connection: REDIS, prefix }, sender: sent, botToken: 'xoxb-test', slackApiUrl: fake.apiUrl,
+    slack: createWebSlackApi({ token: 'xoxb-test', slackApiUrl: fake.apiUrl }),
+    ...extra,
+  });
+  const app = createSlackApp({
+    botToken: 'xoxb-test', slackApiUrl: fake.apiUrl, actions: NO_ACTIONS, clock: systemClock, registerCommands: hook.register,
+    ...(socket ? { appToken: 'xapp-test' } : { signingSecret: SIGNING_SECRET, port: 0 }),
+  });
+  await app.start();
+  if (socket) await socket.connected;
+  const url = `http://127.0.0.1:${app.port ?? 0}/slack/events`;
+  return {
+    fake, app, sent, ...(socket ? { socket } : {}),
+    async command(fields, opts = {}) {
+      const body = new URLSearchParams(commandFields(fake, fields)).toString();
+      const ts = opts.ts ?? Math.floor(Date.now() / 1000);
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-slack-request-timestamp': String(ts),
+          'x-slack-signature': opts.signature ?? sign(opts.secret ?? SIGNING_SECRET, ts, body),
+        },
+        body,
+      });
+      return { status: res.status, body: await res.text() };
+    },
+    async close() {
+      await app.stop();
+      await hook.close();
+      const q = new Queue(COMMAND_QUEUE, { connection: REDIS, prefix });
+      await q.obliterate({ force: true });
+      await q.close();
+      await socket?.close();
+      await fake.close();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// The registration-path finder over the real upstream manifests in /work/shared/csi-manifests.
+import { describe, expect, it } from 'vitest';
+import { ClusterIndex } from '../../src/domain/cluster-index.js';
+import type { DaemonSet, PodTemplate } from '../../src/domain/objects.js';
+import {
+  driverFromRegistrationPath, driversOfTemplate, expandEnv, findPluginDaemonSets, registrationPath,
+} from '../../src/correlate/plugin-finder.js';
+import { manifestDocs, snapshotOf } from '../detect/builders.js';
+
+function daemonSet(file: string, name: string): DaemonSet {
+  const ds = manifestDocs(file).find((d) => d.kind === 'DaemonSet' && (d.metadata as { name?: string })?.name === name);
+  if (!ds) throw new Error(`no DaemonSet ${name} in ${file}`);
+  return ds as DaemonSet;
+}
+
+describe('driversOfTemplate over real node plugin manifests', () => {
+  it.each([
+    // literal --kubelet-registration-path=... (quoted)
+    ['ceph__ceph-csi__deploy__cephfs__kubernetes__csi-cephfsplugin.yaml', 'csi-cephfsplugin', ['cephfs.csi.ceph.com']],
+    ['ceph__ceph-csi__deploy__rbd__kubernetes__csi-rbdplugin.yaml', 'csi-rbdplugin', ['rbd.csi.ceph.com']],
+    ['kubernetes-sigs__gcp-compute-persistent-disk-csi-driver__deploy__kubernetes__base__node_linux__node.yaml', 'csi-gce-pd-node', ['pd.csi.storage.gke.io']],
+    // $(DRIVER_REG_SOCK_PATH) expanded from the registrar's env
+    ['kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml', 'ebs-csi-node', ['ebs.csi.aws.com']],
+    ['kubernetes-sigs__aws-efs-csi-driver__deploy__kubernetes__base__node-daemonset.yaml', 'efs-csi-node', ['efs.csi.aws.com']],
+    ['kubernetes-sigs__azuredisk-csi-driver__deploy__csi-azuredisk-node.yaml', 'csi-azuredisk-node', ['disk.csi.azure.com']],
+    ['kubernetes-sigs__azurefile-csi-driver__deploy__csi-azurefile-node.yaml', 'csi-azurefile-node', ['file.csi.azure.com']],
+    ['digitalocean__csi-digitalocean__deploy__kubernetes__releases__csi-digitalocean-dev__driver.yaml', 'csi-do-node', ['dobs.csi.digitalocean.com']],
+    ['linode__linode-blockstorage-csi-driver__deploy__kubernetes__base__ds-csi-linode-node.yaml', 'csi-linode-node', ['linodebs.csi.linode.com']],
+    ['kubernetes-sigs__vsphere-csi-driver__manifests__vanilla__vsphere-csi-driver.yaml', 'vsphere-csi-node', ['csi.vsphere.vmware.com']],
+    // a different env variable name
+    ['kubernetes-sigs__ibm-vpc-block-csi-driver__deploy__kubernetes__driver__kubernetes__manifests__node-server.yaml', 'ibm-vpc-block-csi-node', ['vpc.block.csi.ibm.io']],
+    // socket not called csi.sock, and a non-standard plugins directory
+    ['hetznercloud__csi-driver__deploy__kubernetes__node__daemonset.yaml', 'hcloud-csi-node', ['csi.hetzner.cloud']],
+    ['juicedata__juicefs-csi-driver__deploy__kubernetes__base__resources.yaml', 'juicefs-csi-node', ['csi.juicefs.com']],
+    // Windows path with backslashes
+    ['kubernetes-csi__csi-driver-smb__deploy__csi-smb-node-windows.yaml', 'csi-smb-node-win', ['smb.csi.k8s.io']],
+    ['kubernetes-csi__csi-driver-smb__deploy__csi-smb-node.yaml', 'csi-smb-node', ['smb.csi.k8s.io']],
+    // csi-driver-nfs registers under "csi-nfsplugin", not its driver name nfs.csi.k8s.io: needs the override
+    ['kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node', ['csi-nfsplugin']],
+  ])('%s', (file, name, drivers) => {
+    expect(driversOfTemplate(daemonSet(file, name).spec?.template)).toEqual(drivers);
+  });
+
+  it('a template without a registrar is not a node plugin', () => {
+    // the nfs controller is a Deployment without node-driver-registrar
+    const t: PodTemplate = { spec: { containers: [{ name: 'nfs', args: ['--drivername=nfs.csi.k8s.io'] }] } };
+    expect(driversOfTemplate(t)).toEqual([]);
+  });
+});
+
+describe('registration path parsing', () => {
+  it.each([
+    // "=" form
+    [['--kubelet-registration-path=/var/lib/kubelet/plugins/a.b/csi.sock'], {}, '/var/lib/kubelet/plugins/a.b/csi.sock'],
+    // space-separated form with an env reference
+    [['--kubelet-registration-path', '$(DRIVER_REG_SOCK_PATH)'], { DRIVER_REG_SOCK_PATH: '/var/lib/kubelet/plugins/x.y/csi.sock' }, '/var/lib/kubelet/plugins/x.y/csi.sock'],
+    // unknown variable left as written
+    [['--kubelet-registration-path=$(NOPE)'], {}, '$(NOPE)'],
+  ])('%j', (args, env, want) => {
+    const t: PodTemplate = { spec: { containers: [{ name: 'registrar', args, env: Object.entries(env).map(([name, value]) => ({ name, value })) }] } };
+    expect(registrationPath(t)).toBe(want);
+  });
+
+  it.each([
+    ['/var/lib/kubelet/plugins/ebs.csi.aws.com/csi.sock', 'ebs.csi.aws.com'],
+    ['C:\\\\var\\\\lib\\\\kubelet\\\\plugins\\\\smb.csi.k8s.io\\\\csi.sock', 'smb.csi.k8s.io'],
+    ['csi.sock', undefined],
+  ])('driver of %s', (path, want) => {
+    expect(driverFromRegistrationPath(path)).toBe(want);
+  });
+
+  it('expands only $(VAR) references', () => {
+    expect(expandEnv('$(A)/$B/$(C)', new Map([['A', 'x'], ['C', 'z']]))).toBe('x/$B/z');
+  });
+});
+
+describe('findPluginDaemonSets', () => {
+  const ebs = { ...daemonSet('kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml', 'ebs-csi-node'), metadata: { name: 'ebs-csi-node', namespace: 'kube-system', uid: 'u1' } };
+  const nfs = { ...daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node'), metadata: { name: 'csi-nfs-node', namespace: 'kube-system', uid: 'u2' } };
+  const index = ClusterIndex.fromSnapshot(snapshotOf([ebs, nfs]));
+
+  it('finds drivers by registration path', () => {
+    const m = findPluginDaemonSets(index);
+    expect(m.get('ebs.csi.aws.com')?.metadata?.name).toBe('ebs-csi-node');
+    expect(m.get('nfs.csi.k8s.io')).toBeUndefined();
+  });
+
+  it('the override maps a driver whose directory does not name it', () => {
+    const m = findPluginDaemonSets(index, { 'nfs.csi.k8s.io': 'kube-system/csi-nfs-node' });
+    expect(m.get('nfs.csi.k8s.io')?.metadata?.name).toBe('csi-nfs-node');
+  });
+
+  it('an override naming a missing DaemonSet is ignored', () => {
+    const m = findPluginDaemonSets(index, { 'ebs.csi.aws.com': 'kube-system/gone' });
+    expect(m.get('ebs.csi.aws.com')?.metadata?.name).toBe('ebs-csi-node');
+  });
+});

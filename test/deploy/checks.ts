@@ -1,0 +1,133 @@
+// Pure checks over Kubernetes objects, each returning the problems found (empty = fine). Shared by the tests on
+// rendered overlays and on plain files, and table-tested on bad objects so they are known to fail when they should.
+import { CONFIG_KEYS } from '../../src/config/index.js';
+import { KINDS } from '../../src/domain/kinds.js';
+import type { K8sObject } from './manifests.js';
+
+const READ_VERBS = ['get', 'list', 'watch'];
+
+/** "group/resource verb" for every grant the bot needs: read on every kind it reads, create on SSARs. */
+export function expectedGrants(): string[] {
+  const reads = Object.values(KINDS).flatMap((k) => READ_VERBS.map((v) => `${k.group}/${k.resource} ${v}`));
+  return [...reads, 'authorization.k8s.io/selfsubjectaccessreviews create'].sort();
+}
+
+interface Rule { apiGroups?: string[]; resources?: string[]; verbs?: string[]; nonResourceURLs?: string[]; resourceNames?: string[] }
+
+/** RBAC: no write verb but create on SSARs, no wildcard, no Secrets, and exactly the expected grants. */
+export function rbacProblems(objs: K8sObject[]): string[] {
+  const problems: string[] = [];
+  const grants = new Set<string>();
+  for (const o of objs.filter((x) => x.kind === 'ClusterRole' || x.kind === 'Role')) {
+    if (o.aggregationRule) problems.push(`${o.kind} ${o.metadata.name}: aggregationRule pulls in rules not reviewed here`);
+    for (const r of (o.rules ?? []) as Rule[]) {
+      if (r.nonResourceURLs?.length) problems.push(`${o.metadata.name}: nonResourceURLs ${r.nonResourceURLs.join(',')}`);
+      for (const g of r.apiGroups ?? []) for (const res of r.resources ?? []) for (const v of r.verbs ?? []) {
+        const grant = `${g}/${res} ${v}`;
+        grants.add(grant);
+        if (g === '*' || res === '*' || v === '*') problems.push(`${o.metadata.name}: wildcard grant ${grant}`);
+        else if (res === 'secrets' || res.startsWith('secrets/')) problems.push(`${o.metadata.name}: grants ${grant} on Secrets`);
+        else if (!READ_VERBS.includes(v) && grant !== 'authorization.k8s.io/selfsubjectaccessreviews create') {
+          problems.push(`${o.metadata.name}: write verb ${grant}`);
+        }
+      }
+    }
+  }
+  const expected = expectedGrants();
+  for (const g of expected) if (!grants.has(g)) problems.push(`missing grant ${g} (src/domain/kinds.ts reads it)`);
+  for (const g of [...grants].sort()) if (!expected.includes(g)) problems.push(`grant ${g} is not needed by src/domain/kinds.ts`);
+  return problems;
+}
+
+interface SecurityContext {
+  runAsNonRoot?: boolean; runAsUser?: number; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean;
+  privileged?: boolean; capabilities?: { drop?: string[]; add?: string[] }; seccompProfile?: { type?: string };
+}
+interface Container {
+  name: string; securityContext?: SecurityContext; env?: EnvVar[]; envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  livenessProbe?: Probe; readinessProbe?: Probe; startupProbe?: Probe;
+}
+interface Probe { httpGet?: { path?: string; port?: string | number } }
+interface EnvVar { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } } }
+interface PodSpec {
+  securityContext?: SecurityContext; containers: Container[]; initContainers?: Container[]; hostNetwork?: boolean; hostPID?: boolean;
+  hostIPC?: boolean; volumes?: { name: string; hostPath?: unknown }[];
+}
+
+/** The pod spec of a Deployment or StatefulSet. */
+export function podSpec(o: K8sObject): PodSpec {
+  return ((o.spec as { template: { spec: PodSpec } }).template.spec);
+}
+
+/** Restricted Pod Security Standard and more: non-root, read-only root FS, no capabilities, seccomp, requests+limits. */
+export function securityProblems(o: K8sObject): string[] {
+  const p: string[] = [];
+  const spec = podSpec(o);
+  const pod = spec.securityContext ?? {};
+  const who = `${o.kind} ${o.metadata.name}`;
+  if (spec.hostNetwork || spec.hostPID || spec.hostIPC) p.push(`${who}: uses host namespaces`);
+  for (const v of spec.volumes ?? []) if (v.hostPath) p.push(`${who}: hostPath volume ${v.name}`);
+  for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+    const sc = c.securityContext ?? {};
+    const at = `${who} container ${c.name}`;
+    if ((sc.runAsNonRoot ?? pod.runAsNonRoot) !== true) p.push(`${at}: runAsNonRoot is not true`);
+    if ((sc.runAsUser ?? pod.runAsUser) === 0) p.push(`${at}: runs as uid 0`);
+    if ((sc.seccompProfile ?? pod.seccompProfile)?.type !== 'RuntimeDefault') p.push(`${at}: seccompProfile is not RuntimeDefault`);
+    if (sc.readOnlyRootFilesystem !== true) p.push(`${at}: readOnlyRootFilesystem is not true`);
+    if (sc.allowPrivilegeEscalation !== false) p.push(`${at}: allowPrivilegeEscalation is not false`);
+    if (sc.privileged) p.push(`${at}: privileged`);
+    if (!sc.capabilities?.drop?.includes('ALL')) p.push(`${at}: capabilities.drop lacks ALL`);
+    if (sc.capabilities?.add?.length) p.push(`${at}: adds capabilities ${sc.capabilities.add.join(',')}`);
+    for (const kind of ['requests', 'limits'] as const) for (const r of ['cpu', 'memory']) {
+      if (!c.resources?.[kind]?.[r]) p.push(`${at}: no ${r} ${kind.slice(0, -1)}`);
+    }
+  }
+  return p;
+}
+
+/** The bot's probes: liveness and startup on /healthz, readiness on /readyz. */
+export function probeProblems(o: K8sObject): string[] {
+  const c = podSpec(o).containers[0];
+  if (!c) return [`${o.metadata.name}: no container`];
+  const p: string[] = [];
+  if (c.livenessProbe?.httpGet?.path !== '/healthz') p.push('livenessProbe is not GET /healthz');
+  if (c.readinessProbe?.httpGet?.path !== '/readyz') p.push('readinessProbe is not GET /readyz');
+  if (c.startupProbe && c.startupProbe.httpGet?.path !== '/healthz') p.push('startupProbe is not GET /healthz');
+  return p;
+}
+
+const ENV = new Map(CONFIG_KEYS.map((k) => [k.env, k]));
+
+/** The bot's environment: every name is a config key; secrets come from Secrets, the rest never does. */
+export function envProblems(deployment: K8sObject, objs: K8sObject[]): string[] {
+  const p: string[] = [];
+  const c = podSpec(deployment).containers[0];
+  for (const e of c?.env ?? []) {
+    const info = ENV.get(e.name);
+    if (!info) { p.push(`env ${e.name} is not a config key (src/config/keys.ts)`); continue; }
+    // A Redis URL without credentials (the redis component's) holds nothing secret.
+    const harmless = e.name === 'REDIS_URL' && e.value !== undefined && !e.value.includes('@');
+    if (info.secret && e.value !== undefined && !harmless) p.push(`env ${e.name} is a secret given as a plain value`);
+    if (!info.secret && e.valueFrom?.secretKeyRef) p.push(`env ${e.name} is not a secret but comes from a Secret`);
+    if (e.valueFrom?.secretKeyRef && e.valueFrom.secretKeyRef.key !== e.name) p.push(`env ${e.name} reads Secret key ${e.valueFrom.secretKeyRef.key}`);
+  }
+  for (const ref of c?.envFrom ?? []) {
+    if (ref.secretRef) p.push(`envFrom Secret ${ref.secretRef.name}: name secrets one by one so the test can check them`);
+    const name = ref.configMapRef?.name;
+    if (!name) continue;
+    const cm = objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name);
+    if (!cm) { p.push(`envFrom ConfigMap ${name} is not in the rendered output`); continue; }
+    for (const key of Object.keys((cm.data ?? {}) as Record<string, string>)) {
+      const info = ENV.get(key);
+      if (!info) p.push(`ConfigMap ${name} key ${key} is not a config key (src/config/keys.ts)`);
+      else if (info.secret) p.push(`ConfigMap ${name} holds secret ${key}`);
+    }
+  }
+  return p;
+}
+
+/** Environment names the bot's container gets, from env and its ConfigMaps. */
+export function envNames(deployment: K8sObject): string[] {
+  return (podSpec(deployment).containers[0]?.env ?? []).map((e) => e.name);
+}

@@ -1,0 +1,41 @@
+// The install docs link to each other and to deploy/ files: every relative link must name an existing file and,
+// when it has an #anchor, a heading of that file (GitHub's slug rules), so the README assembled from them works.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './manifests.js';
+
+const DOCS = ['docs/install.md', 'docs/configuration.md', 'docs/slack-app.md', 'docs/troubleshooting.md'];
+
+/** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
+function slug(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+}
+
+function anchors(file: string): Set<string> {
+  const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+  return new Set([...text.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => slug(m[1] ?? '')));
+}
+
+describe('docs links', () => {
+  // Each case: a heading, its anchor.
+  it.each([
+    ['3. Create the namespace and the Secret', '3-create-the-namespace-and-the-secret'],
+    ['Who may use `/rwx`', 'who-may-use-rwx'],
+    ['Driver -> DaemonSet overrides', 'driver---daemonset-overrides'],
+  ])('slug(%s)', (h, s) => expect(slug(h)).toBe(s));
+
+  it.each(DOCS)('%s: relative links resolve', (doc) => {
+    const text = readFileSync(join(ROOT, doc), 'utf8').replace(/```[\s\S]*?```/g, '');
+    const bad: string[] = [];
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = m[1] ?? '';
+      if (/^[a-z]+:/.test(target)) continue; // absolute URLs
+      const [path = '', anchor] = target.split('#');
+      const file = path === '' ? doc : join(dirname(doc), path);
+      if (!existsSync(join(ROOT, file))) { bad.push(`${target}: no file ${file}`); continue; }
+      if (anchor && file.endsWith('.md') && !anchors(file).has(anchor)) bad.push(`${target}: no heading #${anchor} in ${file}`);
+    }
+    expect(bad).toEqual([]);
+  });
+});

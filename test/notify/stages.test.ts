@@ -1,0 +1,171 @@
+// The notify stages end to end on the in-memory fakes: timers on a ManualClock, Slack as MemorySlack.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/domain/clock.js';
+import { RwxError } from '../../src/errors.js';
+import { createIncidentActions } from '../../src/notify/actions.js';
+import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
+import { recordEvaluation } from '../../src/notify/record.js';
+import { type StageDeps, processIncident } from '../../src/notify/stages.js';
+import { MemoryIncidentStore } from '../../src/queue/memory-store.js';
+import { MemorySlack } from '../../src/slack/memory-slack.js';
+import type { SlackApi } from '../../src/slack/api.js';
+import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
+
+const KEY = 'rollout/kube-system/ebs-csi-node@2';
+const S = 1000;
+const M = 60 * S;
+
+let clock: ManualClock;
+let slack: MemorySlack;
+let deps: StageDeps;
+const text = (m: { blocks?: unknown[] } | undefined): string => JSON.stringify(m?.blocks ?? []);
+
+function submit(incidents = [rolloutIncident()], resolutions?: Map<string, never>): ReturnType<typeof recordEvaluation> {
+  return recordEvaluation({ store: deps.store, channel: 'C1', groupWait: DEFAULT_TIMERS.groupWait, resolutions }, incidents, clock.now());
+}
+
+beforeEach(() => {
+  clock = new ManualClock(FIXTURE_NOW);
+  slack = new MemorySlack();
+  deps = { store: new MemoryIncidentStore(clock), slack, timers: DEFAULT_TIMERS, clock, lockTtlMs: 30 * S, closedTtlMs: 86_400_000 };
+});
+
+describe('notify stages', () => {
+  it('waits group_wait, posts one root with metadata and the evidence reply, then edits it on change', async () => {
+    expect(await submit()).toEqual([{ key: KEY, delayMs: 30 * S }]);
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'wait', until: FIXTURE_NOW + 30 * S, actions: [] });
+    expect(slack.messages).toHaveLength(0);
+    clock.advance(30 * S);
+    expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', actions: ['post'] });
+    expect(slack.roots()).toHaveLength(1);
+    const root = slack.roots()[0]!;
+    expect(root.metadata).toEqual({ event_type: 'rwx_incident', event_payload: { key: KEY } });
+    expect(slack.replies(root.ts)).toHaveLength(1);
+    expect(text(slack.replies(root.ts)[0])).toContain('Evidence');
+
+    // Same incident again (ages moved on): no job, nothing sent.
+    clock.advance(M);
+    const aged = rolloutIncident();
+    aged.pods[0]!.stuckSeconds += 60;
+    expect(await submit([aged])).toEqual([]);
+
+    // A new node joins: edit the root (after group_interval) and reply with what is new.
+    expect(await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }])])).toEqual([{ key: KEY, delayMs: 0 }]);
+    expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', until: FIXTURE_NOW + 30 * S + 5 * M });
+    clock.advance(5 * M);
+    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['update'] });
+    expect(slack.roots()).toHaveLength(1);
+    expect(root.edits).toBe(1);
+    expect(text(root)).toContain('node-50');
+    expect(text(slack.replies(root.ts).at(-1))).toContain('new node `node-50`');
+  });
+
+  it('buttons: ack shown at once and idempotent; mute holds updates; resolution is still posted', async () => {
+    await submit();
+    clock.advance(30 * S);
+    await processIncident(deps, KEY);
+    const root = slack.roots()[0]!;
+    const actions = createIncidentActions(deps);
+    expect((await actions.acknowledge(KEY, 'U1ALICE', clock.now())).status).toBe('done');
+    expect((await actions.acknowledge(KEY, 'U2BOB', clock.now())).status).toBe('already');
+    expect(text(root)).toContain('Acknowledged by <@U1ALICE>');
+    expect((await actions.mute(KEY, 'U1ALICE', 60 * M, clock.now())).status).toBe('done');
+    expect((await actions.mute(KEY, 'U1ALICE', 60 * M, clock.now())).status).toBe('already');
+    expect(text(root)).toContain('Muted until');
+    const edits = root.edits;
+
+    clock.advance(10 * M);
+    await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }])]);
+    expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', until: FIXTURE_NOW + 30 * S + 60 * M });
+    expect(root.edits).toBe(edits);
+
+    clock.advance(M);
+    const facts = new Map([[KEY, { recovered: ['platform/postgres-2'], deleted: [], cronJobs: [{ cronJob: 'data/nightly-backup', completedSince: false }] }]]);
+    await recordEvaluation({ store: deps.store, channel: 'C1', groupWait: 0, resolutions: facts }, [], clock.now());
+    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['resolve'] });
+    const last = slack.replies(root.ts).at(-1);
+    expect(text(last)).toContain('recovered on its own');
+    expect(text(root)).toContain('Resolved');
+    expect(root.blocks?.some((b) => b.type === 'actions')).toBe(false);
+    expect(await deps.store.listOpen()).toEqual([]);
+  });
+
+  it('manual Resolve closes the thread once; the same incident firing on stays closed', async () => {
+    await submit();
+    clock.advance(30 * S);
+    await processIncident(deps, KEY);
+    const actions = createIncidentActions(deps);
+    expect((await actions.resolve(KEY, 'U1', clock.now())).status).toBe('done');
+    expect((await actions.resolve(KEY, 'U1', clock.now())).status).toBe('already');
+    expect(slack.replies(slack.roots()[0]!.ts).filter((m) => m.text.startsWith('Resolved'))).toHaveLength(1);
+    expect(await submit([rolloutIncident([{ node: 'node-50', pod: 'x' }])])).toEqual([]);
+    expect(slack.roots()).toHaveLength(1);
+  });
+
+  it('an incident that comes back after an automatic resolution opens a new thread', async () => {
+    await submit();
+    clock.advance(30 * S);
+    await processIncident(deps, KEY);
+    await submit([]);
+    await processIncident(deps, KEY);
+    clock.advance(M);
+    expect(await submit()).toEqual([{ key: KEY, delayMs: 30 * S }]);
+    clock.advance(30 * S);
+    await processIncident(deps, KEY);
+    expect(slack.roots()).toHaveLength(2);
+  });
+
+  it('a crash after Slack accepted the root but before it was recorded never makes a second root', async () => {
+    // The post reaches Slack, then the process "dies" (the call throws) before the record is written.
+    let crash = true;
+    const crashing: SlackApi = Object.assign(Object.create(slack) as SlackApi, {
+      postMessage: async (a: Parameters<SlackApi['postMessage']>[0]) => {
+        const res = await slack.postMessage(a);
+        if (crash && a.metadata) throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
+        return res;
+      },
+    });
+    const d = { ...deps, slack: crashing };
+    await submit();
+    clock.advance(30 * S);
+    await expect(processIncident(d, KEY)).rejects.toMatchObject({ code: 'SLACK_API' });
+    expect((await deps.store.get(KEY))?.rootPostStartedAt).toBeDefined();
+    expect((await deps.store.get(KEY))?.threadTs).toBeUndefined();
+    crash = false;
+    await processIncident(d, KEY);
+    expect(slack.roots()).toHaveLength(1);
+    expect((await deps.store.get(KEY))?.threadTs).toBe(slack.roots()[0]!.ts);
+    expect(slack.calls.filter((c) => c.method === 'findRootByIncidentKey')).toHaveLength(1);
+  });
+
+  it('a failed Slack call records nothing: the retry starts from the same record', async () => {
+    await submit();
+    clock.advance(30 * S);
+    slack.failNext('postMessage', new RwxError('SLACK_RATE_LIMITED', 'rate limited', { retryAfterSeconds: 3 }));
+    await expect(processIncident(deps, KEY)).rejects.toMatchObject({ code: 'SLACK_RATE_LIMITED', retryAfterSeconds: 3 });
+    expect((await deps.store.get(KEY))?.threadTs).toBeUndefined();
+    await processIncident(deps, KEY);
+    expect(slack.roots()).toHaveLength(1);
+  });
+
+  it('a root deleted in Slack is posted again on the next change', async () => {
+    await submit();
+    clock.advance(30 * S);
+    await processIncident(deps, KEY);
+    slack.remove(slack.roots()[0]!.ts);
+    clock.advance(5 * M);
+    await submit([rolloutIncident([{ node: 'node-50', pod: 'x' }])]);
+    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['update', 'post'] });
+    expect(slack.roots()).toHaveLength(1);
+    expect((await deps.store.get(KEY))?.threadTs).toBe(slack.roots()[0]!.ts);
+  });
+
+  it('the lock keeps a second worker out while one posts', async () => {
+    await submit();
+    clock.advance(30 * S);
+    const token = await deps.store.tryLock(KEY, 30 * S);
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'locked' });
+    await deps.store.unlock(KEY, token!);
+    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['post'] });
+  });
+});

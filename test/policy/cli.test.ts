@@ -1,0 +1,117 @@
+// `rwx policy check` end to end, in-process through main(): inputs, output formats and exit codes.
+import { Readable } from 'node:stream';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { main } from '../../src/cli/main.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { MANIFEST_DIR, readManifest, withoutOnePropagationLine } from './manifests.js';
+import { startGateSim } from '../gate/sim.js';
+
+const EBS = 'kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml';
+const HELM = 'dell__csi-powerstore__helm__csi-powerstore__templates__node.yaml';
+
+/** Runs `rwx ...argv` with `stdin` text; returns exit code and what it printed. */
+async function rwx(argv: string[], stdin = ''): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIo = {
+    stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) },
+    stdin: Readable.from([stdin]), env: {},
+  };
+  const code = await main(argv, io);
+  return { code, out, err };
+}
+
+describe('rwx policy check', () => {
+  it('passes an upstream node plugin with exit 0 and an ok row per Bidirectional mount', async () => {
+    const r = await rwx(['policy', 'check', '-f', join(MANIFEST_DIR, EBS)]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^ok +\S+node\.yaml:3 +DaemonSet ebs-csi-node +ebs-plugin +kubelet-dir +hostPath \/var\/lib\/kubelet Bidirectional$/m);
+    expect(r.out).toContain('1 CSI node plugin(s) checked in 1 file(s): 0 violation(s)');
+  });
+
+  it('fails the propagation-less variant from stdin with exit 2, naming object, container, volumeMount and fix', async () => {
+    const variant = withoutOnePropagationLine(readManifest(EBS))[0]?.text ?? '';
+    const r = await rwx(['policy', 'check', '-f', '-'], variant);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/^FAIL +<stdin>:3 +DaemonSet ebs-csi-node +ebs-plugin +kubelet-dir +hostPath \/var\/lib\/kubelet has propagation None: set mountPropagation: Bidirectional on volumeMount "kubelet-dir" of container "ebs-plugin"$/m);
+  });
+
+  it('prints JSON with -o json', async () => {
+    const variant = withoutOnePropagationLine(readManifest(EBS))[0]?.text ?? '';
+    const r = await rwx(['policy', 'check', '-f', '-', '-o', 'json'], variant);
+    expect(r.code).toBe(2);
+    const report = JSON.parse(r.out) as { summary: Record<string, number>; results: Record<string, unknown>[] };
+    expect(report.summary).toEqual({ files: 1, plugins: 1, violations: 1, skipped: 0, errors: 0 });
+    expect(report.results).toEqual([{
+      result: 'fail', file: '<stdin>', line: 3, kind: 'DaemonSet', name: 'ebs-csi-node', rule: 'NOT_BIDIRECTIONAL',
+      container: 'ebs-plugin', volumeMount: 'kubelet-dir', hostPath: '/var/lib/kubelet', mountPath: '/var/lib/kubelet',
+      propagation: 'None', fix: 'set mountPropagation: Bidirectional on volumeMount "kubelet-dir" of container "ebs-plugin"',
+    }]);
+  });
+
+  it('reads a `kubectl get -o json` List', async () => {
+    const items = parseAllDocuments(readManifest(EBS)).map((d) => d.toJS() as unknown);
+    const r = await rwx(['policy', 'check', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('DaemonSet ebs-csi-node');
+  });
+
+  it('reports an unrendered Helm template as an error row and exits 1, still checking the other files', async () => {
+    const r = await rwx(['policy', 'check', '-f', join(MANIFEST_DIR, HELM), '-f', join(MANIFEST_DIR, EBS)]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/^ERROR +\S+templates__node\.yaml +- +- +- +line 20: an unrendered Helm template/m);
+    expect(r.out).toMatch(/^ok +\S+base__node\.yaml:3 /m);
+  });
+
+  it('checks a whole directory: 17 plugins, 2 Windows skips, 2 Helm templates', async () => {
+    const r = await rwx(['policy', 'check', '-f', MANIFEST_DIR, '-o', 'json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.out) as { summary: Record<string, number> };
+    expect(report.summary).toEqual({ files: 23, plugins: 17, violations: 0, skipped: 2, errors: 2 });
+    expect(r.err.split('\n').filter(Boolean)).toHaveLength(2);
+  });
+
+  it('says so when nothing is a node plugin', async () => {
+    const r = await rwx(['policy', 'check', '-f', '-'], 'kind: ConfigMap\nmetadata: {name: x}\n');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('no CSI node plugins found');
+  });
+
+  // Flag errors are one line and exit 1.
+  const usage: [string, string[], RegExp][] = [
+    ['no input', ['policy', 'check'], /give -f FILE/],
+    ['no subcommand', ['policy'], /expected `rwx policy check`/],
+    ['bad output', ['policy', 'check', '-f', '-', '-o', 'yaml'], /--output must be one of table, json/],
+    ['both inputs', ['policy', 'check', '-f', '-', '--cluster'], /cannot be combined/],
+    ['unknown flag', ['policy', 'check', '--bogus'], /bogus/],
+  ];
+  for (const [name, argv, msg] of usage) {
+    it(`usage: ${name}`, async () => {
+      const r = await rwx(argv);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(msg);
+    });
+  }
+
+  it('reports a missing file as an error row', async () => {
+    const r = await rwx(['policy', 'check', '-f', '/nonexistent.yaml']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/^ERROR +\/nonexistent\.yaml .* cannot read: no such file$/m);
+  });
+});
+
+describe('rwx policy check --cluster', () => {
+  it('reads the live DaemonSets and fails the plugin that lost its propagation', async () => {
+    const { sim } = await startGateSim();
+    try {
+      const r = await rwx(['policy', 'check', '--cluster', '--kubeconfig', sim.kubeconfigPath]);
+      expect(r.code).toBe(2);
+      expect(r.out).toMatch(/^FAIL +cluster +DaemonSet kube-system\/ebs-csi-node +ebs-plugin +kubelet-dir +hostPath \/var\/lib\/kubelet has propagation None: /m);
+      expect(sim.audit.filter((a) => a.verb !== 'list' && a.verb !== 'get')).toEqual([]);
+    } finally {
+      await sim.stop();
+    }
+  });
+});

@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { escapeSlack, fitLines } from '../../src/render/escape.js';
+import { ACTION_IDS, type Block, type SlackMessage } from '../../src/render/slack-blocks.js';
+import { renderIncidentRoot, rootHash } from '../../src/render/slack-incident.js';
+import { renderResolution } from '../../src/render/slack-resolution.js';
+import { membersOf, renderChangeReply, renderEvidenceReply } from '../../src/render/slack-thread.js';
+import { nodeIncident, rolloutIncident } from './incident-fixtures.js';
+
+/** Every text string in a message's blocks, flattened. */
+function texts(m: SlackMessage): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'text' && typeof x === 'string') out.push(x);
+        else walk(x);
+      }
+    }
+  };
+  walk(m.blocks);
+  return out;
+}
+const all = (m: SlackMessage): string => texts(m).join('\n');
+
+describe('escapeSlack', () => {
+  it.each([
+    ['plain text passes', 'postgres-2', 'postgres-2'],
+    ['mention syntax is neutralised', '<!channel>', '&lt;!channel&gt;'],
+    ['ampersand first, so entities are not double-read', 'a&b<c>', 'a&amp;b&lt;c&gt;'],
+    ['link syntax is neutralised', '<http://x|y>', '&lt;http://x|y&gt;'],
+  ])('%s', (_name, input, want) => {
+    expect(escapeSlack(input)).toBe(want);
+  });
+});
+
+describe('fitLines', () => {
+  it.each([
+    // all fit: unchanged
+    [['a', 'b'], 100, 'a\nb'],
+    // too many: whole lines kept, the rest counted
+    [['aaaa', 'bbbb', 'cccc', 'dddd'], 26, 'aaaa\nbbbb\n...and 2 more'],
+  ])('%j in %i chars', (lines, limit, want) => {
+    const got = fitLines(lines, limit);
+    expect(got).toBe(want);
+    expect(got.length).toBeLessThanOrEqual(limit);
+  });
+  it('cuts a single line longer than the limit', () => {
+    expect(fitLines(['x'.repeat(100), 'y'], 40).length).toBeLessThanOrEqual(40);
+  });
+});
+
+describe('renderIncidentRoot', () => {
+  const root = renderIncidentRoot(rolloutIncident());
+  const text = all(root);
+
+  it.each([
+    ['title names driver and revision', 'ebs-csi-node revision 2'],
+    ['verdict with counts', 'all on revision 2; 0 stuck on 36 nodes still on revision 1'],
+    ['Do not drain, prominently', '*Do not drain.*'],
+    ['the 2x2 counts in the reason', 'on revision 2: 4 stuck, 0 fine; on revision 1: 0 stuck, 36 fine'],
+    ['the rollback command', 'kubectl rollout undo daemonset/ebs-csi-node -n kube-system'],
+    ['the nodes to cordon', 'node-19, node-27, node-33, node-41'],
+    ['leave stuck pods alone', 'Leave stuck pods alone: the kubelet retries'],
+    ['the node table header', 'node    | plugin revision | plugin pod age | stuck pods'],
+    ['a node row with age', 'node-19 | 2               | 3h1m'],
+    ['symptom 1: postgres-2', 'StatefulSet *postgres*: postgres-2 (ContainerCreating 23m on node-19)'],
+    ['symptom 2: the backup CronJob with missed runs', 'CronJob *nightly-backup*: 2 scheduled runs missed'],
+    ['symptom 3: search', 'Deployment *search*'],
+  ])('shows %s', (_name, want) => {
+    expect(text).toContain(want);
+  });
+
+  it('has the four buttons carrying the incident key', () => {
+    const actions = root.blocks.find((b) => b.type === 'actions') as Block & { elements: { action_id: string; value: string }[] };
+    expect(actions.elements.map((e) => e.action_id)).toEqual([ACTION_IDS.ack, ACTION_IDS.mute1h, ACTION_IDS.mute4h, ACTION_IDS.resolve]);
+    expect(actions.elements.every((e) => e.value === 'rollout/kube-system/ebs-csi-node@2')).toBe(true);
+  });
+
+  it('shows ack and mute state, and drops buttons and drain advice once resolved', () => {
+    const at = Date.parse('2026-11-30T09:20:00Z');
+    const acked = all(renderIncidentRoot(rolloutIncident(), { ack: { user: 'U123ABC', at }, muteUntil: at + 3600_000 }));
+    expect(acked).toContain('Acknowledged by <@U123ABC> at 2026-11-30 09:20 UTC');
+    expect(acked).toContain('Muted until 2026-11-30 10:20 UTC');
+    const resolved = renderIncidentRoot(rolloutIncident(), { resolvedAt: at, resolvedBy: 'U9' });
+    expect(resolved.blocks.some((b) => b.type === 'actions')).toBe(false);
+    expect(all(resolved)).not.toContain('Do not drain');
+    expect(all(resolved)).toContain('Resolved 2026-11-30 09:20 UTC by <@U9>');
+  });
+
+  it('escapes untrusted names everywhere', () => {
+    const inc = nodeIncident('<!channel>&');
+    const text2 = all(renderIncidentRoot(inc)) + root.text;
+    expect(all(renderIncidentRoot(inc))).not.toContain('<!channel>');
+    expect(all(renderIncidentRoot(inc))).toContain('&lt;!channel&gt;&amp;');
+    expect(text2).not.toMatch(/<!channel>/);
+  });
+
+  it('stays within Slack limits with 600 nodes and says how many were left out', () => {
+    const extra = Array.from({ length: 600 }, (_, i) => ({ node: `node-${1000 + i}`, pod: `search-extra-${i}` }));
+    const big = renderIncidentRoot(rolloutIncident(extra));
+    expect(big.blocks.length).toBeLessThanOrEqual(50);
+    for (const t of texts(big)) expect(t.length).toBeLessThanOrEqual(3000);
+    expect(all(big)).toMatch(/\.\.\.and \d+ more/);
+    const ev = renderEvidenceReply(rolloutIncident(extra));
+    for (const t of texts(ev)) expect(t.length).toBeLessThanOrEqual(3000);
+  });
+});
+
+describe('rootHash', () => {
+  it('ignores ages, changes with members and with state', () => {
+    const a = rolloutIncident();
+    const older = rolloutIncident();
+    older.pods[0]!.stuckSeconds += 600;
+    older.nodes[0]!.plugin!.ageSeconds! += 600;
+    expect(rootHash(older)).toBe(rootHash(a));
+    expect(rootHash(rolloutIncident([{ node: 'node-50', pod: 'search-new' }]))).not.toBe(rootHash(a));
+    expect(rootHash(a, { ack: { user: 'U1', at: 0 } })).not.toBe(rootHash(a));
+  });
+});
+
+describe('renderEvidenceReply', () => {
+  const text = all(renderEvidenceReply(rolloutIncident()));
+  // Every confusing observation in the seed becomes one line of the thread.
+  it.each([
+    ['the useless kubelet message', 'timed out waiting for the condition'],
+    ['what happened at 06:40', 'What happened at 2026-11-30 06:40 UTC: revision 2'],
+    ['storage team says attached and healthy', 'reports every volume attached and healthy: it is right'],
+    ['the driver is healthy by every check', 'Running and Ready everywhere'],
+    ['deleting fixes it half the time', 'only when the scheduler places it on a node still on revision 1'],
+    ['search pods that started', 'Pods that did start'],
+    ['nodes look flaky / the drain', '"These nodes are flaky"'],
+    ['the revision diff line', 'kubelet-dir: mountPropagation Bidirectional -&gt; none'],
+    ['the backup never failed, it never ran', 'raises no job-failure alert'],
+    ['the events', 'platform/postgres-2 Warning FailedMount (x9, 2m ago)'],
+    ['the storage path', 'volume data -&gt; claim platform/data-postgres-2'],
+  ])('has %s', (_name, want) => {
+    expect(text).toContain(want);
+  });
+});
+
+describe('renderChangeReply', () => {
+  it('names new nodes, and says nothing when nothing joined', () => {
+    const before = membersOf(rolloutIncident());
+    const reply = renderChangeReply(rolloutIncident([{ node: 'node-50', pod: 'search-new' }]), before);
+    expect(all(reply!)).toContain('new node `node-50` (plugin revision 2): search/search-new');
+    expect(renderChangeReply(rolloutIncident(), before)).toBeUndefined();
+  });
+});
+
+describe('renderResolution', () => {
+  it('says which pods recovered on their own, which were deleted, and each CronJob', () => {
+    const text = all(renderResolution(rolloutIncident(), {
+      recovered: ['platform/postgres-2'], deleted: ['search/search-7d9f-abcde'],
+      cronJobs: [{ cronJob: 'data/nightly-backup', completedSince: true, at: '2026-12-01T02:05:00Z' }, { cronJob: 'data/other', completedSince: false }],
+    }, Date.parse('2026-11-30T11:00:00Z')));
+    expect(text).toContain('`platform/postgres-2` recovered on its own');
+    expect(text).toContain('`search/search-7d9f-abcde` was deleted during the incident: re-test it');
+    expect(text).toContain('`data/nightly-backup` has completed a run since (2026-12-01 02:05 UTC)');
+    expect(text).toContain('`data/other` has *not* completed a run since');
+    expect(text).toContain('host mount namespace');
+  });
+});

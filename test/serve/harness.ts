@@ -1,0 +1,128 @@
+// Test harness: the simulator (ManualClock) + the full `rwx serve` pipeline on real Redis (unique prefix) +
+// the fake Slack Web API. Time moves only through advance(); I/O is awaited with until().
+import { serveProjector } from '../../src/watch/slim.js';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { Redis } from 'ioredis';
+import { loadConfig } from '../../src/config/index.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import type { Incident } from '../../src/domain/incident.js';
+import { connect, project } from '../../src/kube/index.js';
+import { startServe, type RunningServe } from '../../src/serve/app.js';
+import { createLogger } from '../../src/serve/log.js';
+import { runServe } from '../../src/serve/main.js';
+import { ServeMetrics } from '../../src/serve/metrics.js';
+import { realStages } from '../../src/serve/stages.js';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { KubeClusterSource } from '../../src/watch/kube-source.js';
+import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Waits for I/O (HTTP, Redis, BullMQ), not for time: polls `cond` every few ms up to `ms` of wall time. */
+export async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A logger that keeps JSON lines in memory (also checks nothing secret is logged). */
+export function memoryLogger(): { log: ReturnType<typeof createLogger>; lines: string[] } {
+  const lines: string[] = [];
+  const dest = new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(chunk.toString()); cb(); } });
+  return { log: createLogger('info', dest as never), lines };
+}
+
+/** Deletes every Redis key under a prefix. */
+export async function cleanRedis(prefix: string): Promise<void> {
+  const r = new Redis(REDIS_URL);
+  let cursor = '0';
+  do {
+    const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await r.del(...keys);
+  } while (cursor !== '0');
+  await r.quit();
+}
+
+/** One scenario under test with everything around it. */
+export interface Harness {
+  clock: ManualClock;
+  sim: Simulator;
+  slack: FakeSlack;
+  prefix: string;
+  serve?: RunningServe;
+  lines: string[];
+  /** Starts (or restarts) the pipeline on the same Redis prefix and waits for the first list. */
+  start(): Promise<RunningServe>;
+  /** Moves sim time and runs one pipeline tick. */
+  advance(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the simulator for `scenario` and the fake Slack; call start() for the pipeline. */
+export async function harness(scenario: string, timers = { groupWait: '200ms', groupInterval: '300ms' }): Promise<Harness> {
+  const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
+  const sim = await startSimulator({ scenario, clock });
+  const slack = await startFakeSlack();
+  const prefix = `rwx-test-${randomBytes(4).toString('hex')}`;
+  const { log, lines } = memoryLogger();
+  const config = loadConfig({
+    env: {
+      SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_CHANNEL: 'C0INCIDENT', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: slack.apiUrl,
+      REDIS_URL, RWX_REDIS_PREFIX: prefix, RWX_GROUP_WAIT: timers.groupWait, RWX_GROUP_INTERVAL: timers.groupInterval, LOG_LEVEL: 'info',
+    },
+  });
+  const h: Harness = {
+    clock, sim, slack, prefix, lines,
+    async start() {
+      const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
+      h.serve = await runServe(config, log, {
+        source: new KubeClusterSource(conn), bolt: false, port: 0,
+        parts: { clock, tickMs: 0 }, notifier: { backoffMs: 50, lockTtlMs: 2000 },
+      });
+      await h.serve.watcher.waitSynced(10_000);
+      await h.serve.tick();
+      return h.serve;
+    },
+    async advance(ms) {
+      await sim.advance(ms);
+      // Let the watch events the advance produced arrive before evaluating.
+      await new Promise((r) => setTimeout(r, 50));
+      await h.serve?.tick();
+    },
+    async close() {
+      await h.serve?.stop();
+      await sim.stop();
+      await slack.close();
+      await cleanRedis(prefix);
+    },
+  };
+  return h;
+}
+
+/** The pipeline alone (no Redis, no Slack) over a scenario: what the correlator makes of it after `ms`. */
+export async function incidentsOf(scenario: string, ms = 0): Promise<Incident[]> {
+  const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
+  const sim = await startSimulator({ scenario, clock });
+  const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
+  const { log } = memoryLogger();
+  const serve = await startServe({
+    source: new KubeClusterSource(conn), project: serveProjector(project), log, metrics: new ServeMetrics(), clock, tickMs: 0, watchIdleMs: 300_000,
+    stages: realStages({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
+    notifier: { submit: async () => undefined, close: async () => undefined },
+  });
+  try {
+    await serve.watcher.waitSynced(10_000);
+    if (ms) await sim.advance(ms);
+    await new Promise((r) => setTimeout(r, 50));
+    await serve.tick();
+    return [...serve.pipeline.current()];
+  } finally {
+    await serve.stop();
+    await sim.stop();
+  }
+}

@@ -1,0 +1,151 @@
+// The pipeline over the fake source with the real detectors and a recording correlator: what reaches the
+// notifier, when, and that only candidate pods are evaluated.
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/domain/clock.js';
+import type { Finding } from '../../src/domain/findings.js';
+import type { Incident } from '../../src/domain/incident.js';
+import type { KubeObject, Pod } from '../../src/domain/objects.js';
+import { detectContext } from '../../src/detect/config.js';
+import { detectCronJob, detectPod } from '../../src/detect/registry.js';
+import { Pipeline, isCandidate, type Stages } from '../../src/serve/pipeline.js';
+import { FakeClusterSource } from '../../src/watch/fake-source.js';
+import { ManualTimers } from '../../src/watch/timers.js';
+import { ClusterWatcher } from '../../src/watch/watcher.js';
+
+const flush = () => new Promise<void>((r) => setImmediate(r));
+const T0 = Date.parse('2026-01-01T06:40:00Z');
+
+function creatingPod(name: string, scheduledMs: number, phase = 'Pending'): KubeObject {
+  return {
+    kind: 'Pod',
+    metadata: { name, namespace: 'platform', uid: `uid-${name}` },
+    spec: { nodeName: 'node-19', volumes: [{ name: 'data', persistentVolumeClaim: { claimName: `data-${name}` } }] },
+    status: {
+      phase,
+      conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: new Date(scheduledMs).toISOString() }],
+      containerStatuses: [{ name: 'app', state: phase === 'Running' ? { running: {} } : { waiting: { reason: 'ContainerCreating' } } }],
+    },
+  };
+}
+
+function setup() {
+  const clock = new ManualClock(T0);
+  const timers = new ManualTimers(clock);
+  const source = new FakeClusterSource();
+  const watcher = new ClusterWatcher({ source, kinds: ['pods', 'events', 'cronJobs', 'jobs'], clock, timers });
+  const detected: string[] = [];
+  const stages: Stages = {
+    detectPod: (index, pod, now) => {
+      detected.push(pod.metadata?.name ?? '');
+      return detectPod(index, pod, detectContext(now));
+    },
+    detectCronJob: (index, cj, now) => detectCronJob(index, cj, detectContext(now)),
+    // One pseudo-incident per finding: the pipeline's contract does not depend on the correlator's grouping.
+    correlate: (_index, findings: Finding[]) => findings.map((f) => ({ key: f.key } as Incident)),
+  };
+  const submitted: string[][] = [];
+  const sink = { submit: async (incidents: Incident[]) => void submitted.push(incidents.map((i) => i.key)) };
+  const pipeline = new Pipeline(watcher.index, watcher.queue, stages, sink, clock);
+  return { clock, timers, source, watcher, pipeline, detected, submitted };
+}
+
+describe('isCandidate', () => {
+  it.each([
+    ['Pending pods can become stuck by time alone', { status: { phase: 'Pending' } }, true],
+    ['Running pods cannot', { status: { phase: 'Running' } }, false],
+    ['Succeeded pods cannot', { status: { phase: 'Succeeded' } }, false],
+    ['a terminating Running pod can (stuck Terminating)', { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Running' } }, true],
+    ['a pod with no status yet can', {}, true],
+  ])('%s', (_why, pod, want) => {
+    expect(isCandidate(pod as Pod)).toBe(want);
+  });
+});
+
+describe('Pipeline', () => {
+  it('finds a pod crossing stuckAfter on tick with no new event, and clears it when it runs', async () => {
+    const { source, watcher, pipeline, timers, submitted } = setup();
+    source.apply('pods', 'ADDED', creatingPod('postgres-2', T0));
+    watcher.start();
+    await flush();
+    pipeline.processKeys();
+    await pipeline.flush();
+    expect(submitted.at(-1)).toEqual([]);
+    timers.advance(5 * 60_000 + 1000);
+    await pipeline.tick();
+    expect(submitted.at(-1)).toEqual(['stuck-creating/platform/postgres-2']);
+    source.apply('pods', 'MODIFIED', creatingPod('postgres-2', T0, 'Running'));
+    pipeline.processKeys();
+    await pipeline.flush();
+    expect(submitted.at(-1)).toEqual([]);
+    expect(pipeline.currentFindings()).toEqual([]);
+    watcher.stop();
+  });
+
+  it('evaluates only the changed pod per event and never Running pods on tick', async () => {
+    const { source, watcher, pipeline, detected } = setup();
+    for (let i = 0; i < 50; i++) source.apply('pods', 'ADDED', creatingPod(`web-${i}`, T0, 'Running'));
+    source.apply('pods', 'ADDED', creatingPod('pending-1', T0));
+    watcher.start();
+    await flush();
+    pipeline.processKeys();
+    detected.length = 0;
+    source.apply('pods', 'MODIFIED', creatingPod('pending-1', T0));
+    pipeline.processKeys();
+    expect(detected).toEqual(['pending-1']);
+    detected.length = 0;
+    await pipeline.tick();
+    expect(detected).toEqual(['pending-1']);
+    watcher.stop();
+  });
+
+  it('a deleted pod loses its finding', async () => {
+    const { source, watcher, pipeline, timers } = setup();
+    source.apply('pods', 'ADDED', creatingPod('a', T0));
+    watcher.start();
+    await flush();
+    timers.advance(6 * 60_000);
+    await pipeline.tick();
+    expect(pipeline.currentFindings()).toHaveLength(1);
+    source.apply('pods', 'DELETED', creatingPod('a', T0));
+    pipeline.processKeys();
+    await pipeline.flush();
+    expect(pipeline.currentFindings()).toHaveLength(0);
+    expect(pipeline.current()).toEqual([]);
+    watcher.stop();
+  });
+});
+
+describe('Pipeline keep-firing', () => {
+  function fixed() {
+    const clock = new ManualClock(T0);
+    const source = new FakeClusterSource();
+    const watcher = new ClusterWatcher({ source, kinds: ['pods'], clock, timers: new ManualTimers(clock) });
+    let next: string[] = [];
+    const stages: Stages = {
+      detectPod: () => [], detectCronJob: () => undefined,
+      correlate: () => next.map((key) => ({ key } as Incident)),
+    };
+    const pipeline = new Pipeline(watcher.index, watcher.queue, stages, { submit: async () => undefined }, clock, undefined, () => true, 60_000);
+    const at = async (ms: number, keys: string[]) => {
+      clock.set(T0 + ms);
+      next = keys;
+      await pipeline.tick();
+      return pipeline.current().map((i) => i.key).sort();
+    };
+    return { at };
+  }
+
+  it.each([
+    // An established incident survives a 10s blip in the correlation (a plugin pod being replaced).
+    ['established, blip', [[0, ['r']], [120_000, ['r']], [130_000, ['u']]], ['r', 'u']],
+    // ...and resolves once it has been absent for the whole window.
+    ['established, gone', [[0, ['r']], [120_000, ['r']], [130_000, []], [190_000, []]], []],
+    // A short-lived incident is not kept, so a blip never lingers into group_wait.
+    ['blip itself', [[0, ['r']], [10_000, ['r', 'u']], [20_000, ['r']]], ['r']],
+  ] as [string, [number, string[]][], string[]][])('%s', async (_why, steps, want) => {
+    const { at } = fixed();
+    let got: string[] = [];
+    for (const [ms, keys] of steps) got = await at(ms, keys);
+    expect(got).toEqual(want);
+  });
+});

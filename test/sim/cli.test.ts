@@ -1,0 +1,62 @@
+// `rwx sim`: the kubeconfig path is the first line of stdout, the server answers until stopped, flags are checked.
+import { describe, expect, test } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { main } from '../../src/cli/main.js';
+import { runSim } from '../../src/cli/sim.js';
+
+function memoryIo() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, stdin: process.stdin, env: {} },
+    out, err,
+  };
+}
+
+describe('rwx sim', () => {
+  test('prints the kubeconfig path first and serves the scenario until stopped', async () => {
+    const { io, out } = memoryIo();
+    let stop!: () => void;
+    const stopped = new Promise<void>((r) => { stop = r; });
+    const done = runSim(['scenarios/node-fault.yaml', '--speed', '60'], io, stopped);
+    for (let i = 0; i < 500 && out.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const path = out[0]?.trim() ?? '';
+    expect(out[0]).toMatch(/kubeconfig\n$/);
+    const kubeconfig = await readFile(path, 'utf8');
+    const server = /server: (\S+)/.exec(kubeconfig)?.[1];
+    expect(kubeconfig).toContain('current-context: sim');
+    const nodes = await (await fetch(`${server}/api/v1/nodes`)).json() as { items: unknown[] };
+    expect(nodes.items).toHaveLength(12);
+    stop();
+    expect(await done).toBe(0);
+  });
+
+  const usage: [string[], RegExp][] = [
+    // no scenario
+    [[], /exactly one SCENARIO_FILE/],
+    // a port that is not a number
+    [['x.yaml', '--port', 'abc'], /--port must be a whole number/],
+    // speed zero
+    [['x.yaml', '--speed', '0'], /--speed must be greater than 0/],
+    // an unknown flag
+    [['x.yaml', '--nope'], /Unknown option/],
+    // a missing file
+    [['/nonexistent.yaml'], /cannot read scenario \/nonexistent.yaml/],
+  ];
+  test.each(usage)('rwx sim %j fails with one clear line', async (args, message) => {
+    const { io, err } = memoryIo();
+    expect(await main(['sim', ...args], io)).toBe(1);
+    expect(err[0]).toMatch(message);
+  });
+});
+
+test('rwx sim --port on a busy port is one clear line', async () => {
+  const { createServer } = await import('node:net');
+  const busy = createServer();
+  await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+  const port = (busy.address() as { port: number }).port;
+  const { io, err } = memoryIo();
+  expect(await main(['sim', 'scenarios/node-fault.yaml', '--port', String(port)], io)).toBe(1);
+  expect(err[0]).toBe(`rwx sim: port ${port} is already in use\n`);
+  busy.close();
+});

@@ -1,0 +1,29 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { renderIncidentRoot } from '../../src/render/slack-incident.js';
+import { renderEvidenceReply } from '../../src/render/slack-thread.js';
+import { incidentMetadata } from '../../src/slack/api.js';
+import { TerminalSlack } from '../../src/slack/terminal-slack.js';
+import { rolloutIncident } from '../render/incident-fixtures.js';
+
+describe('TerminalSlack', () => {
+  it('prints the root, its edits and the replies as readable text, and finds the root like Slack', async () => {
+    const out = new PassThrough();
+    let printed = '';
+    out.on('data', (c: Buffer) => (printed += c.toString()));
+    const slack = new TerminalSlack({ out, color: false });
+    const inc = rolloutIncident();
+    const { ts } = await slack.postMessage({ channel: 'C1', ...renderIncidentRoot(inc), metadata: incidentMetadata(inc.key) });
+    await slack.postMessage({ channel: 'C1', threadTs: ts, ...renderEvidenceReply(inc) });
+    await slack.update({ channel: 'C1', ts, ...renderIncidentRoot(inc, { ack: { user: 'U1', at: 0 } }) });
+    expect(printed).toContain(`new root message ${ts} in C1`);
+    expect(printed).toContain('Do not drain.');
+    expect(printed).toContain('  node    | plugin revision | plugin pod age | stuck pods');
+    expect(printed).toContain('    ── reply in thread');
+    expect(printed).toContain('mountPropagation Bidirectional -> none'); // unescaped for the terminal
+    expect(printed).toContain(`root ${ts} edited`);
+    expect(printed).toContain('[ Acknowledged ] [ Mute 1h ] [ Mute 4h ] [ Resolve ]');
+    expect(printed).not.toContain('\u001b[');
+    expect(await slack.findRootByIncidentKey('C1', inc.key)).toBe(ts);
+  });
+});

@@ -1,0 +1,45 @@
+// Test helper: start a simulator on a ManualClock, get JSON from it with the bearer token, stop it afterwards.
+/* eslint-disable @typescript-eslint/no-explicit-any -- API responses here are untyped JSON, read field by field */
+import { afterEach } from 'vitest';
+import { ManualClock } from '../../src/domain/clock.js';
+import { startSimulator, type Scenario, type Simulator } from '../../src/sim/index.js';
+import { parseScenario } from '../../src/sim/scenario.js';
+
+/** A fixed sim start (wall-clock-like, so kubectl's own age math stays sane). */
+export const SIM_START = Date.parse('2026-11-30T09:15:00Z');
+
+const running: Simulator[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.stop()));
+});
+
+/** A scenario from an inline document (as a YAML file would parse). */
+export function inline(doc: Record<string, unknown>): Scenario {
+  return parseScenario(doc, 'inline scenario');
+}
+
+/** Starts a simulator on a ManualClock (at SIM_START unless told); it is stopped after the test. */
+export async function testSim(scenario: string | Scenario, opts: { tls?: boolean; start?: number } = {}): Promise<{ sim: Simulator; clock: ManualClock }> {
+  const clock = new ManualClock(opts.start ?? SIM_START);
+  const sim = await startSimulator({ scenario, clock, tls: opts.tls });
+  running.push(sim);
+  return { sim, clock };
+}
+
+/** GET/POST/DELETE with the simulator's bearer token; returns status and parsed JSON body. */
+export async function api(sim: Simulator, path: string, init: { method?: string; body?: unknown; token?: string | null } = {}): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (init.token !== null) headers.authorization = `Bearer ${init.token ?? sim.token}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${sim.url}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Waits (polling every 10 ms, up to `ms`) for network I/O to make `cond` true; throws with `what` otherwise. */
+export async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
+  for (const end = Date.now() + ms; !cond(); ) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

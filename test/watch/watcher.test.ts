@@ -1,0 +1,156 @@
+// ClusterWatcher + Reflector against the in-memory FakeClusterSource: listing, events, 410, the watchdog,
+// backoff, and reporting an outage once.
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/domain/clock.js';
+import type { KubeObject } from '../../src/domain/objects.js';
+import { RwxError } from '../../src/errors.js';
+import { FakeClusterSource } from '../../src/watch/fake-source.js';
+import { ManualTimers } from '../../src/watch/timers.js';
+import { ClusterWatcher, type WatchLog } from '../../src/watch/watcher.js';
+
+const flush = () => new Promise<void>((r) => setImmediate(r));
+
+function pod(name: string, phase = 'Pending'): KubeObject {
+  return { kind: 'Pod', metadata: { name, namespace: 'ns', uid: `uid-${name}` }, status: { phase } };
+}
+
+function setup(kinds: ('pods' | 'nodes')[] = ['pods']) {
+  const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
+  const timers = new ManualTimers(clock);
+  const source = new FakeClusterSource();
+  const lines: { level: string; msg: string }[] = [];
+  const log: WatchLog = { info: (_o, msg) => lines.push({ level: 'info', msg }), warn: (_o, msg) => lines.push({ level: 'warn', msg }) };
+  const restarts: string[] = [];
+  const w = new ClusterWatcher({
+    source, kinds, clock, timers, log,
+    metrics: { restart: (k, r) => restarts.push(`${k}:${r}`), apiReachable: () => undefined, event: () => undefined },
+    reflector: { stallMs: 60_000, backoffInitialMs: 1000, backoffMaxMs: 8000, pageSize: 2 },
+  });
+  return { clock, timers, source, w, lines, restarts };
+}
+
+function drain(w: ClusterWatcher): string[] {
+  const out: string[] = [];
+  for (let k = w.queue.get(); k !== undefined; k = w.queue.get()) {
+    out.push(k);
+    w.queue.done(k);
+  }
+  return out;
+}
+
+describe('ClusterWatcher', () => {
+  it('lists across pages, syncs, then applies watch events and enqueues pod keys', async () => {
+    const { source, w } = setup();
+    for (const n of ['a', 'b', 'c']) source.apply('pods', 'ADDED', pod(n));
+    w.start();
+    await flush();
+    expect(w.synced()).toBe(true);
+    expect(w.index.count('pods')).toBe(3);
+    expect(drain(w).sort()).toEqual(['pod:ns/a', 'pod:ns/b', 'pod:ns/c']);
+    source.apply('pods', 'MODIFIED', pod('a', 'Running'));
+    source.apply('pods', 'DELETED', pod('b'));
+    expect(w.index.get('pods', 'ns/a')?.status?.phase).toBe('Running');
+    expect(w.index.get('pods', 'ns/b')).toBeUndefined();
+    expect(drain(w)).toEqual(['pod:ns/a', 'pod:ns/b']);
+    w.stop();
+  });
+
+  it('relists after 410 and drops objects deleted while the watch was gone', async () => {
+    const { source, w, restarts } = setup();
+    source.apply('pods', 'ADDED', pod('a'));
+    source.apply('pods', 'ADDED', pod('b'));
+    w.start();
+    await flush();
+    source.stallWatches(); // miss the delete below...
+    source.apply('pods', 'DELETED', pod('a'));
+    source.compact(); // ...and then the history is gone: 410
+    await flush();
+    expect(restarts).toContain('pods:gone');
+    expect(source.calls.list).toBe(2); // the first list, then the relist
+    expect(w.index.get('pods', 'ns/a')).toBeUndefined();
+    expect(w.index.get('pods', 'ns/b')).toBeDefined();
+    w.stop();
+  });
+
+  it('the watchdog restarts a silent watch and the new watch replays what was missed', async () => {
+    const { source, w, timers, restarts } = setup();
+    w.start();
+    await flush();
+    source.stallWatches();
+    source.apply('pods', 'ADDED', pod('late'));
+    expect(w.index.get('pods', 'ns/late')).toBeUndefined();
+    timers.advance(59_000);
+    expect(w.tick()).toBe(0); // not yet silent for stallMs
+    timers.advance(1_000);
+    expect(w.tick()).toBe(1);
+    await flush();
+    expect(restarts).toEqual(['pods:stalled']);
+    expect(w.index.get('pods', 'ns/late')).toBeDefined();
+    w.stop();
+  });
+
+  it('a bookmark counts as life: no watchdog restart', async () => {
+    const { source, w, timers } = setup();
+    w.start();
+    await flush();
+    timers.advance(50_000);
+    source.bookmark('pods');
+    timers.advance(50_000);
+    expect(w.tick()).toBe(0);
+    w.stop();
+  });
+
+  it('reports an outage once across kinds and retries, backs off, and recovers', async () => {
+    const { source, w, timers, lines } = setup(['pods', 'nodes']);
+    source.failWith = new RwxError('KUBE_UNREACHABLE', 'cannot reach the API server (ECONNREFUSED)');
+    w.start();
+    await flush();
+    expect(w.reachable()).toBe(false);
+    for (let i = 0; i < 5; i++) {
+      timers.advance(8_000);
+      await flush();
+    }
+    expect(source.calls.list).toBeGreaterThanOrEqual(10); // both kinds kept retrying
+    expect(lines.filter((l) => l.level === 'warn')).toHaveLength(1);
+    expect(w.synced()).toBe(false);
+    source.failWith = undefined;
+    timers.advance(8_000);
+    await flush();
+    expect(w.synced()).toBe(true);
+    expect(w.reachable()).toBe(true);
+    expect(lines.filter((l) => l.msg.includes('reachable again'))).toHaveLength(1);
+    w.stop();
+  });
+
+  it('backoff doubles up to the maximum between failed attempts', async () => {
+    const { source, w, timers } = setup();
+    source.failWith = new RwxError('KUBE_API', 'HTTP 500');
+    w.start();
+    await flush();
+    const attempts: number[] = [];
+    for (let t = 0; t < 40; t++) {
+      timers.advance(500);
+      await flush();
+      attempts.push(source.calls.list);
+    }
+    // attempts at 0s, then after 1s, 2s, 4s, 8s (capped): at 0, 1, 3, 7, 15 -> 5 lists within 20s
+    expect(source.calls.list).toBe(5);
+    w.stop();
+  });
+
+  it('a normal server-side close rewatches from the last resourceVersion without relisting', async () => {
+    const { source, w, timers, restarts } = setup();
+    source.apply('pods', 'ADDED', pod('a'));
+    w.start();
+    await flush();
+    const lists = source.calls.list;
+    timers.advance(5_000);
+    source.closeWatches();
+    await flush();
+    expect(restarts).toEqual(['pods:closed']);
+    expect(source.calls.list).toBe(lists);
+    source.apply('pods', 'ADDED', pod('b'));
+    expect(w.index.get('pods', 'ns/b')).toBeDefined();
+    w.stop();
+  });
+});
