@@ -96,7 +96,11 @@ function blockFor(index: ClusterIndex, incidents: readonly Incident[], node: str
     const replacing = plugin?.metadata?.deletionTimestamp !== undefined && plugin?.metadata?.deletionTimestamp !== null;
     if (!stuckHere && !onBad && !replacing) continue;
     const dsName = `${ev.daemonSet.namespace}/${ev.daemonSet.name}`;
-    const why = stuckHere
+    const recovering = new Set(ev.recoveringPods ?? []);
+    const onlyRecovering = stuckHere && (row?.stuckPods ?? []).every((p) => recovering.has(p));
+    const why = onlyRecovering
+      ? `the stuck pods on ${node} are recovering after its plugin pod was replaced (they got stuck under the plugin pod that was there before, of ${dsName}); evicting them only restarts their mounts`
+      : stuckHere
       ? `the stuck mounts on ${node} follow ${dsName} revision ${ev.newRevision}, not the node`
       : replacing ? `${node}'s plugin pod is being replaced: the ${dsName} rollout to revision ${ev.newRevision} reaches it next`
         : `${node} runs ${dsName} revision ${ev.newRevision}, which does not mount new volumes`;
@@ -106,7 +110,9 @@ function blockFor(index: ClusterIndex, incidents: readonly Incident[], node: str
       reason: `Do not drain: ${why}; draining moves its pods onto nodes the rollout has reached (${ev.updatedNodes} of ${ev.desiredNodes}) or will reach (${counts2x2(inc)}).`,
       steps: [
         `Stop the drain; keep ${node} cordoned but evict nothing more.`,
-        `Roll back: kubectl rollout undo daemonset/${ev.daemonSet.name} -n ${ev.daemonSet.namespace}`,
+        ev.rolledBack
+          ? `Let the rollback finish (do not undo again: that restores revision ${ev.newRevision}): kubectl rollout status daemonset/${ev.daemonSet.name} -n ${ev.daemonSet.namespace}`
+          : `Roll back: kubectl rollout undo daemonset/${ev.daemonSet.name} -n ${ev.daemonSet.namespace}`,
         `Cordon the nodes on revision ${ev.newRevision} while it rolls back: kubectl cordon ${nameList(ev.nodesOnNewRevision)}`,
         'Leave stuck pods alone: the kubelet retries and they recover once the plugin is fixed.',
         `Drain ${node} later, if still needed, once its plugin pod is back on revision ${ev.previousRevision ?? 'the previous revision'} and a test mount succeeds there.`,

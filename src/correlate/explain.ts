@@ -53,9 +53,13 @@ function rolloutText(index: ClusterIndex, d: Draft, nodes: readonly IncidentNode
   const oldN = c.oldStuck + c.oldFine;
   const prev = ev.previousRevision !== undefined ? `revision ${ev.previousRevision}` : 'the previous revision';
   const title = `${d.driver}: stuck mounts follow ${ds} revision ${ev.newRevision}`;
-  const summary = `FOLLOWS_ROLLOUT: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts, ${c.oldStuck} of ${oldN} on ${prev}; `
-    + `${plural(d.pods.length, 'stuck pod')}, rollout ${ev.updatedNodes}/${ev.desiredNodes} nodes${ev.rolloutStart ? ` since ${ev.rolloutStart}` : ''}`;
+  const recovering = ev.recoveringPods ?? [];
+  const state = ev.rolledBack ? ` (rolling back${recovering.length === d.pods.length ? ', recovering' : ''})` : '';
+  const summary = `FOLLOWS_ROLLOUT${state}: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts, ${c.oldStuck} of ${oldN} on ${prev}; `
+    + `${plural(d.pods.length, 'stuck pod')}${recovering.length > 0 ? ` (${recovering.length} recovering)` : ''}, rollout ${ev.updatedNodes}/${ev.desiredNodes} nodes${ev.rolloutStart ? ` since ${ev.rolloutStart}` : ''}`;
   const out: string[] = [];
+  if (ev.rolledBack) out.push(`${ds} has been rolled back off revision ${ev.newRevision} (to ${prev}); ${ev.updatedNodes} of ${ev.desiredNodes} nodes still run revision ${ev.newRevision}. Do not run \`kubectl rollout undo\` again: it would bring revision ${ev.newRevision} back.`);
+  if (recovering.length > 0) out.push(`${plural(recovering.length, 'stuck pod')} (${recovering.slice(0, 5).join(', ')}${recovering.length > 5 ? ` ...and ${recovering.length - 5} more` : ''}) got stuck before their node's current plugin pod started, or their node's plugin pod is being replaced: they are recovering after the plugin was replaced (the kubelet retries on its backoff) and count neither for nor against any revision.`);
   if (ev.rolloutStart) out.push(`What happened at ${ev.rolloutStart}: ControllerRevision ${ev.newRevision} of ${ds} was created and the rollout began; ${ev.updatedNodes} of ${ev.desiredNodes} nodes run it now.`);
   if (oldN > 0) out.push(`Not flaky nodes: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts and ${c.oldStuck} of ${oldN} on ${prev}; the fault follows the rollout order, not any node.`);
   const cordoned = nodes.filter((n) => index.get('nodes', n.node)?.spec?.unschedulable).map((n) => n.node);

@@ -8,7 +8,8 @@
 //    plugin runs the bad revision, joins that rollout incident (the kubelet's FailedMount may be missing: events
 //    are rate-limited and expire); the rollout test itself is decided on evidence-bearing pods only.
 // 3. Pods stuck in ContainerCreating on a storage cause group per CSI driver; a driver whose node plugin
-//    DaemonSet passes the rollout test (rollout.ts) becomes FOLLOWS_ROLLOUT `rollout/<ns>/<ds>@<rev>`.
+//    DaemonSet passes the rollout test (rollout.ts) becomes FOLLOWS_ROLLOUT `rollout/<ns>/<ds>@<rev>`, with all its
+//    stuck pods, including those recovering after their node's plugin was replaced (not evidence, see rollout.ts).
 // 4. The remaining storage pods, and pods stuck Terminating on unmount failures (node-local by nature), group per
 //    node as FOLLOWS_NODE when the node holds stuck mounts of two or more drivers, or stuck unmounts, or is the only
 //    node with stuck mounts of a driver and either two or more workloads are stuck there or the same plugin revision
@@ -97,10 +98,8 @@ export function groupFindings(index: ClusterIndex, findings: readonly Finding[],
     }
     const ev = analysis.evidence;
     const d = draft(`rollout/${ev.daemonSet.namespace}/${ev.daemonSet.name}@${ev.newRevision}`, { verdict: 'FOLLOWS_ROLLOUT', driver, daemonSet: ds, rollout: analysis });
-    const unserved = new Set(analysis.unserved);
-    for (const f of fs) {
-      if (f.node && unserved.has(f.node)) push(remaining, driver, f); else d.pods.push(f);
-    }
+    // Recovering pods (rollout.ts) stay members: they neither leave for a node or unexplained group nor vote.
+    d.pods.push(...fs);
   }
 
   for (const f of unknown) if (!joined.has(f)) draft('unexplained/cause-unknown', { verdict: 'UNEXPLAINED' }).pods.push(f);

@@ -4,16 +4,22 @@
 // `--kubelet-registration-path=/var/lib/kubelet/plugins/<driver>/csi.sock`, often written as
 // `--kubelet-registration-path=$(DRIVER_REG_SOCK_PATH)` with the path in the container's env. The directory that
 // holds the socket names the driver for most drivers (ebs, efs, azure, gcp, ceph, vsphere, linode...). Some use
-// another directory name (csi-driver-nfs uses `csi-nfsplugin`, hostpath `csi-hostpath`): for those the plugin
-// container's `--drivername=` / `--driver-name=` flag or a *DRIVER_NAME env value also counts, and an explicit
-// driver -> "namespace/name" override beats everything.
+// another directory name (csi-driver-nfs registers `/var/lib/kubelet/plugins/csi-nfsplugin/csi.sock` for
+// nfs.csi.k8s.io, hostpath `csi-hostpath` for hostpath.csi.k8s.io): for those the plugin container's driver-name
+// argument also counts (`--drivername=`, `--driver-name=`, `--csi-driver-name=`, one or two dashes as Go's flag
+// package accepts, `$(VAR)` expanded), as does an env value named DRIVER_NAME or CSI_DRIVER_NAME (any prefix, e.g.
+// X_CSI_DRIVER_NAME). Values that are not a valid driver name (unexpanded Helm templates, `$(VAR)` left over) are
+// dropped. An explicit driver -> "namespace/name" override beats everything.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { NsName } from '../domain/findings.js';
 import type { Container, DaemonSet, PodTemplate } from '../domain/objects.js';
 import { nsKey } from '../domain/refs.js';
 
 const REG_FLAG = /^--kubelet-registration-path[= ](.+)$/;
-const DRIVER_FLAG = /^--driver-?name[= ](.+)$/i;
+const DRIVER_FLAG = /^--?(?:csi-)?driver-?name[= ](.+)$/i;
+const DRIVER_ENV = /(?:^|_)(?:CSI_)?DRIVER_NAME$/;
+/** A CSI driver name: at most 63 characters, DNS-subdomain-like (CSIDriver naming rules). */
+const DRIVER_NAME = /^[A-Za-z0-9](?:[-A-Za-z0-9.]{0,61}[A-Za-z0-9])?$/;
 
 /** A container's env as name -> literal value (valueFrom entries are skipped). */
 function envOf(c: Container): Map<string, string> {
@@ -36,7 +42,7 @@ function flags(c: Container): string[] {
   for (let i = 0; i < words.length; i++) {
     const w = words[i] ?? '';
     const next = words[i + 1];
-    if (/^--[\w-]+$/.test(w) && next !== undefined && !next.startsWith('-')) {
+    if (/^--?[A-Za-z][\w-]*$/.test(w) && next !== undefined && !next.startsWith('-')) {
       out.push(`${w}=${next}`);
       i++;
     } else out.push(w);
@@ -75,9 +81,9 @@ export function driversOfTemplate(template: PodTemplate | undefined): string[] {
       const m = DRIVER_FLAG.exec(f);
       if (m?.[1]) names.add(expandEnv(m[1].replace(/^["']|["']$/g, ''), env));
     }
-    for (const [k, v] of env) if (/DRIVER_NAME$/.test(k) && v) names.add(v);
+    for (const [k, v] of env) if (DRIVER_ENV.test(k) && v) names.add(v.trim());
   }
-  return [...names];
+  return [...names].filter((n) => DRIVER_NAME.test(n));
 }
 
 /** Driver -> "namespace/name" of its node plugin DaemonSet, as configured by an operator. */

@@ -9,6 +9,15 @@
 //   uses this driver / it has none. "Proven" fine nodes additionally ran a pod with this driver's volume whose
 //   containers started after the node's plugin pod was created: the current plugin demonstrably mounts there.
 //
+// Recovering pods are not evidence. A pod stuck since BEFORE its node's current plugin pod was created cannot speak
+// for or against the revision that pod runs: its failed attempts were made against the plugin that was there
+// before (during a rollback, the bad one). A node whose plugin pod is gone or Terminating right now is being
+// replaced and is no evidence either (a watch cache briefly sees the old pod deleted before the new one is added).
+// Such pods stay members of the rollout incident, "recovering after the plugin was replaced": they never count as
+// stuck in the 2x2 and never decide the verdict. When they are the only stuck pods left and the DaemonSet has been
+// rolled back (the most recently created revision, the bad one, is no longer the highest-numbered: `rollout undo`
+// renumbers the restored revision), the incident stays FOLLOWS_ROLLOUT, rolling back, until they recover.
+//
 // The stuck mounts follow the rollout when some new-revision nodes are stuck, no old-revision node is, and no
 // new-revision node has proven that the new revision mounts. While the rollout is in progress the old-revision
 // nodes are the control group; a lone stuck node that is also stuck on another driver follows the node instead.
@@ -33,8 +42,10 @@ export interface RolloutAnalysis {
   plugins: Map<string, Pod>;
   /** node -> revision its plugin runs (undefined when unknown). */
   revisionByNode: Map<string, number | undefined>;
-  /** Nodes with stuck mounts of this driver but no plugin pod of the DaemonSet. */
-  unserved: string[];
+  /** Findings stuck since before their node's current plugin pod started, or on a node whose plugin is being replaced. */
+  recovering: Set<StuckPodFinding>;
+  /** Whether the DaemonSet was rolled back off the new revision (a higher-numbered revision is older). */
+  rolledBack: boolean;
   /** Whether every plugin pod already runs the new revision. */
   complete: boolean;
   /** Running pods with this driver's volumes on new-revision nodes whose mounts predate the plugin update. */
@@ -54,6 +65,25 @@ export function newestRevision(revs: readonly ControllerRevision[]): ControllerR
 }
 
 /**
+ * Whether a stuck pod on `node` is recovering rather than evidence: the node's plugin pod is missing or Terminating
+ * (being replaced), or was created after the pod got stuck and less than RECOVERY_WINDOW_MS ago (see the file comment).
+ */
+export function isRecovering(f: StuckPodFinding, plugin: Pod | undefined): boolean {
+  if (!plugin || plugin.metadata?.deletionTimestamp) return true;
+  const created = timeMs(plugin.metadata?.creationTimestamp);
+  const since = timeMs(f.since);
+  if (created === undefined || since === undefined || since >= created) return false;
+  // Evaluation time is carried by the finding. Past the window the current plugin has had its chance: the kubelet
+  // retries a failed mount at most every 2m2s, so a pod still stuck this long after the plugin started is stuck
+  // under the current plugin, and counts as evidence again.
+  const now = since + f.stuckSeconds * 1000;
+  return now - created < RECOVERY_WINDOW_MS;
+}
+
+/** How long after its node's plugin pod was replaced a pod stuck from before still counts as recovering. */
+export const RECOVERY_WINDOW_MS = 5 * 60_000;
+
+/**
  * Runs the rollout test for `driver` served by `ds`, over that driver's stuck-creating storage findings.
  * `otherDriverNodes` are nodes with stuck mounts of other drivers. Undefined when the DaemonSet has fewer than
  * two revisions (nothing rolled). O(plugin pods + pods on the plugin nodes).
@@ -70,7 +100,9 @@ export function analyzeRollout(index: ClusterIndex, ds: DaemonSet, driver: strin
   const onPods = [...revisionByNode.values()].filter((r): r is number => r !== undefined && r !== newRev);
   const previousRevision = onPods.length > 0 ? Math.max(...onPods)
     : revs.filter((r) => r !== newest).sort((a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0))[0]?.revision;
-  const stuckNodes = new Set(findings.map((f) => f.node).filter((n): n is string => !!n));
+  const recovering = new Set(findings.filter((f) => f.node && isRecovering(f, plugins.get(f.node))));
+  const evidenceFindings = findings.filter((f) => !recovering.has(f));
+  const stuckNodes = new Set(evidenceFindings.map((f) => f.node).filter((n): n is string => !!n));
   const counts: RolloutCounts = { newStuck: 0, newFine: 0, oldStuck: 0, oldFine: 0, newProven: 0, oldProven: 0 };
   const nodesOnNewRevision: string[] = [];
   let runningBeforeOnNew = 0;
@@ -86,17 +118,20 @@ export function analyzeRollout(index: ClusterIndex, ds: DaemonSet, driver: strin
     if (stuck || running.after.length === 0) continue;
     if (isNew) counts.newProven = (counts.newProven ?? 0) + 1; else counts.oldProven = (counts.oldProven ?? 0) + 1;
   }
-  const unserved = [...stuckNodes].filter((n) => !plugins.has(n)).sort();
   const rolloutStart = timeMs(newest.metadata?.creationTimestamp);
   const complete = counts.oldFine + counts.oldStuck === 0;
   let fits = counts.newStuck > 0 && counts.oldStuck === 0 && (counts.newProven ?? 0) === 0;
   if (fits && !complete) {
-    const servedStuck = [...stuckNodes].filter((n) => plugins.has(n));
+    const servedStuck = [...stuckNodes];
     fits = !(servedStuck.length === 1 && otherDriverNodes.has(servedStuck[0] ?? ''));
   } else if (fits) {
     fits = counts.newStuck >= 2 && rolloutStart !== undefined
-      && findings.every((f) => (timeMs(f.since) ?? 0) >= rolloutStart);
+      && evidenceFindings.every((f) => (timeMs(f.since) ?? 0) >= rolloutStart);
   }
+  // revs is sorted by number, highest first: after `rollout undo` the restored (older) revision is highest.
+  const rolledBack = revs[0] !== newest;
+  // Only recovering pods left and the bad revision rolled back: the incident is rolling back, not over.
+  if (evidenceFindings.length === 0 && recovering.size > 0 && rolledBack) fits = true;
   const previous = revs.find((r) => r.revision === previousRevision);
   const evidence: RolloutEvidence = {
     daemonSet: dsRef(ds),
@@ -110,7 +145,9 @@ export function analyzeRollout(index: ClusterIndex, ds: DaemonSet, driver: strin
   };
   if (previousRevision !== undefined) evidence.previousRevision = previousRevision;
   if (rolloutStart !== undefined) evidence.rolloutStart = new Date(rolloutStart).toISOString();
-  return { evidence, fits, plugins, revisionByNode, unserved, complete, runningBeforeOnNew };
+  if (rolledBack) evidence.rolledBack = true;
+  if (recovering.size > 0) evidence.recoveringPods = [...recovering].map((f) => `${f.pod.namespace}/${f.pod.name}`).sort();
+  return { evidence, fits, plugins, revisionByNode, recovering, rolledBack, complete, runningBeforeOnNew };
 }
 
 /**

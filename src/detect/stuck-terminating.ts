@@ -1,4 +1,4 @@
-// Detector: pods stuck Terminating longer than deletionTimestamp + grace + stuckAfter, with their finalizers and
+// Detector: pods stuck Terminating longer than deletion + grace + stuckAfter, with their finalizers and
 // unmount-failure evidence ("device or resource busy": seed strand 3, where force-deleting leaves orphaned stage
 // references behind).
 import type { ClusterIndex } from '../domain/cluster-index.js';
@@ -10,19 +10,15 @@ import { evidenceOf, isUnmountEvent } from './events.js';
 import { resolveWorkload } from './owner.js';
 import { blamedStorage } from './storage-path.js';
 
-/** Default terminationGracePeriodSeconds when neither the pod nor its deletion says. */
-const DEFAULT_GRACE_SECONDS = 30;
-
 /**
- * When the clock for a terminating pod starts: deletionTimestamp + grace (the convention in
- * src/domain/findings.ts). The API server already sets deletionTimestamp to request time + grace, so this is
- * conservative by one grace period; a pod reported here is stuck by any reading.
+ * When the clock for a terminating pod starts: its deletionTimestamp. The API server sets
+ * metadata.deletionTimestamp to the time of the deletion request PLUS the grace period (ObjectMeta docs: "the time
+ * after which this resource will be deleted"; deletionGracePeriodSeconds records the grace), so it already is
+ * "deletion + grace": adding the grace again would report pods one grace period late. src/triage's
+ * UNPUBLISH_STUCK reads it the same way (overdue = now - deletionTimestamp).
  */
 export function terminatingSince(pod: Pod): number | undefined {
-  const deleted = timeMs(pod.metadata?.deletionTimestamp);
-  if (deleted === undefined) return undefined;
-  const grace = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
-  return deleted + grace * 1000;
+  return timeMs(pod.metadata?.deletionTimestamp);
 }
 
 /** The finding for one pod if it is stuck Terminating at ctx.now, else undefined. */
@@ -49,7 +45,7 @@ export function stuckTerminatingFinding(index: ClusterIndex, pod: Pod, ctx: Dete
   return finding;
 }
 
-/** Every pod stuck Terminating. Linear in the number of pods. */
+/** Every pod stuck Terminating (now > deletionTimestamp + stuckAfter). Linear in the number of pods. */
 export function detectStuckTerminating(index: ClusterIndex, ctx: DetectContext): StuckPodFinding[] {
   const out: StuckPodFinding[] = [];
   for (const pod of index.all('pods')) {

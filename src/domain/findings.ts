@@ -48,7 +48,7 @@ export interface StuckPodFinding {
   pod: NsName & { uid?: string };
   node?: string;
   workload: WorkloadRef;
-  /** When the clock started: PodScheduled for creating, deletionTimestamp + grace for terminating (RFC 3339). */
+  /** When the clock started: PodScheduled for creating, deletionTimestamp (already request time + grace) for terminating (RFC 3339). */
   since: string;
   /** Seconds stuck beyond `since` at evaluation time. */
   stuckSeconds: number;

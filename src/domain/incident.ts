@@ -55,6 +55,11 @@ export interface RolloutEvidence {
   /** Nodes already on the new revision: cordon these while rolling back. */
   nodesOnNewRevision: string[];
   diff: TemplateChange[];
+  /** The DaemonSet was rolled back off the new revision (`rollout undo` renumbered an older one): do not undo again. */
+  rolledBack?: boolean;
+  /** Member pods ("namespace/name") stuck since before their node's current plugin pod started, or on a node whose
+   *  plugin pod is being replaced: recovering after the plugin was replaced, not counted in the 2x2. */
+  recoveringPods?: string[];
 }
 
 /** Drain advice for one node. */

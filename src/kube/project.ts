@@ -84,7 +84,11 @@ export function project<K extends KindKey>(kind: K, obj: unknown): ObjectsByKind
 
 function pick(v: unknown, shape: Shape): unknown {
   if (shape === true) return plain(v);
-  if (Array.isArray(v)) return v.map((e) => pick(e, shape));
+  if (Array.isArray(v)) {
+    const arr = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) arr[i] = pick(v[i], shape);
+    return arr;
+  }
   if (v === null || typeof v !== 'object' || v instanceof Date) return plain(v);
   const src = v as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -99,9 +103,20 @@ function pick(v: unknown, shape: Shape): unknown {
 function plain(v: unknown): unknown {
   if (v instanceof Date) return rfc3339(v);
   if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map(plain);
+  if (Array.isArray(v)) {
+    const arr = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) arr[i] = plain(v[i]);
+    return arr;
+  }
+  // for-in + hasOwn visits what Object.entries would, without an array of [key, value] pairs per object: this
+  // runs for every label, annotation and finalizer list of every object on the watch path.
+  const src = v as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = plain(x);
+  for (const k in src) {
+    if (!Object.hasOwn(src, k)) continue;
+    const x = src[k];
+    if (x !== undefined) out[k] = plain(x);
+  }
   return out;
 }
 

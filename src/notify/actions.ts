@@ -3,10 +3,10 @@
 // idempotent under double clicks: the first ack wins, a mute only ever extends, a second Resolve changes nothing.
 import type { IncidentRecord } from '../queue/incident-store.js';
 import { mention, formatTime } from '../render/slack-blocks.js';
-import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
-import { renderResolution } from '../render/slack-resolution.js';
+import { rootHash } from '../render/slack-incident.js';
+import { defaultFacts } from '../render/slack-resolution.js';
 import { RwxError } from '../errors.js';
-import { type StageDeps, visibleState, withIncidentLock } from './stages.js';
+import { type StageDeps, historyOf, postResolution, rootMessage, visibleState, withIncidentLock } from './stages.js';
 
 /** Outcome of a button: done, already in that state, or no such open incident. `message` is Slack mrkdwn. */
 export interface ActionResult {
@@ -38,7 +38,7 @@ export function createIncidentActions(deps: StageDeps, lockWaitMs = 5000): Incid
   const refresh = async (r: IncidentRecord, now: number): Promise<void> => {
     if (!r.threadTs || !r.incident) return;
     const state = visibleState(r, now);
-    await deps.slack.update({ channel: r.channel, ts: r.threadTs, ...renderIncidentRoot(r.incident, state) });
+    await deps.slack.update({ channel: r.channel, ts: r.threadTs, ...rootMessage(r, r.incident, state) });
     await deps.store.patch(r.key, { lastSentHash: rootHash(r.incident, state), updatedAt: now });
   };
 
@@ -67,18 +67,22 @@ export function createIncidentActions(deps: StageDeps, lockWaitMs = 5000): Incid
     resolve: (key, user, now) => locked(key, async () => {
       const r = await deps.store.get(key);
       if (!r) return unknown;
-      if (r.resolvedAt !== undefined) {
-        return { status: 'already', message: `Already resolved at ${formatTime(r.resolvedAt)}${r.resolvedBy ? ` by ${mention(r.resolvedBy)}` : ''}.` };
-      }
-      await deps.store.patch(key, { resolvedAt: now, resolvedBy: user, updatedAt: now });
+      const already: ActionResult = {
+        status: 'already', message: `Already resolved at ${formatTime(r.resolvedAt)}${r.resolvedBy ? ` by ${mention(r.resolvedBy)}` : ''}.`,
+      };
+      if (r.resolutionPosted) return already;
+      // A first click whose Slack calls failed half-way is finished by the next one (resolvedAt already says who).
+      const by = r.resolvedBy ?? user;
+      const at = r.resolvedAt ?? now;
+      if (r.resolvedAt === undefined) await deps.store.patch(key, { resolvedAt: at, resolvedBy: by, updatedAt: now });
       if (r.threadTs && r.incident) {
-        const facts = { recovered: [], deleted: [], cronJobs: [], manual: { user, at: now } };
-        await deps.slack.postMessage({ channel: r.channel, threadTs: r.threadTs, ...renderResolution(r.incident, facts, now) });
-        await refresh({ ...r, resolvedAt: now, resolvedBy: user }, now);
+        const history = historyOf(r);
+        const facts = { ...(deps.observe?.(history, now) ?? defaultFacts(history)), manual: { user: by, at } };
+        await postResolution(deps, { ...r, resolvedAt: at, resolvedBy: by }, r.threadTs, facts, { ...visibleState(r, now), resolvedAt: at, resolvedBy: by });
       }
       await deps.store.patch(key, { resolutionPosted: true });
       await deps.store.close(key, deps.closedTtlMs);
-      return { status: 'done', message: `Resolved by ${mention(user)}.` };
+      return r.resolvedAt === undefined ? { status: 'done', message: `Resolved by ${mention(user)}.` } : already;
     }),
   };
 }

@@ -4,8 +4,9 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Clock, systemClock } from '../domain/clock.js';
-import type { Incident } from '../domain/incident.js';
 import { toRwxError } from '../errors.js';
+import type { Incident } from '../domain/incident.js';
+import type { IncidentHistory } from '../queue/incident-history.js';
 import type { IncidentStore } from '../queue/incident-store.js';
 import { RedisIncidentStore } from '../queue/redis-store.js';
 import type { ResolutionFacts } from '../render/slack-resolution.js';
@@ -46,8 +47,11 @@ export interface NotifierOptions {
   /** Lock TTL (default 30 s) and how long resolved records are kept (default 7 days). */
   lockTtlMs?: number;
   closedTtlMs?: number;
-  /** What the caller observed when an incident cleared (pods recovered / deleted, CronJobs completed since). */
-  observeResolution?: (last: Incident, now: number) => ResolutionFacts | undefined;
+  /**
+   * What the cluster says, when an incident clears or is resolved by hand, about every member it ever had (the
+   * record's history): pods recovered / deleted, CronJobs completed since. See observeResolution in serve/stages.
+   */
+  observeResolution?: (history: IncidentHistory, now: number) => ResolutionFacts | undefined;
   logger?: NotifierLogger;
 }
 
@@ -84,6 +88,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const store = opts.store ?? new RedisIncidentStore(opts.redis, opts.prefix);
   const deps: StageDeps = {
     store, slack: opts.slack, timers, clock, lockTtlMs: opts.lockTtlMs ?? 30_000, closedTtlMs: opts.closedTtlMs ?? 7 * 86_400_000,
+    ...(opts.observeResolution ? { observe: opts.observeResolution } : {}),
   };
   const log = opts.logger;
   const lockRetryMs = opts.lockRetryMs ?? 250;

@@ -1,9 +1,11 @@
 // The submit stage: records what one evaluation saw, and says which incident keys need a job (and after how
-// long). It writes only the evaluator's fields (incident, firing, cleared, resolution facts), never Slack's.
+// long). It writes only the evaluator's fields (incident, history, firing, cleared, resolution facts), never Slack's.
 import type { Incident } from '../domain/incident.js';
+import type { IncidentHistory } from '../queue/incident-history.js';
 import type { IncidentStore } from '../queue/incident-store.js';
 import { rootHash } from '../render/slack-incident.js';
 import type { ResolutionFacts } from '../render/slack-resolution.js';
+import { historyOrLast, mergeHistory } from './history.js';
 
 /** A job to enqueue: run the stages for `key` after `delayMs`. */
 export interface JobRequest {
@@ -18,13 +20,16 @@ export interface RecordContext {
   groupWait: number;
   /** By incident key: what the caller observed when it cleared. Wins over `observe`. */
   resolutions?: ReadonlyMap<string, ResolutionFacts>;
-  observe?: (last: Incident, now: number) => ResolutionFacts | undefined;
+  /** What the cluster says now about every member the incident ever had (its history). */
+  observe?: (history: IncidentHistory, now: number) => ResolutionFacts | undefined;
 }
 
 /**
  * Records one evaluation. New incident: a record, and a job after group_wait. Changed (by root hash) or firing
- * again: the new content, and a job now. Open but no longer reported: cleared with the observed facts, and a job
- * now. An incident resolved automatically that comes back starts a new thread; one a person resolved stays closed.
+ * again: the new content, and a job now. Every reported incident's members are merged into its history (written
+ * only when it changed). Open but no longer reported: cleared with the facts observed for its whole history, and
+ * a job now. An incident resolved automatically that comes back starts a new thread; one a person resolved stays
+ * closed.
  */
 export async function recordEvaluation(ctx: RecordContext, incidents: readonly Incident[], now: number): Promise<JobRequest[]> {
   const { store } = ctx;
@@ -41,20 +46,27 @@ export async function recordEvaluation(ctx: RecordContext, incidents: readonly I
       r = undefined;
     }
     if (!r) {
-      const created = await store.create({ key: incident.key, channel: ctx.channel, createdAt: now, updatedAt: now, incident, observedHash: hash, firing: true });
+      const history = mergeHistory(undefined, incident, now).history;
+      const created = await store.create({ key: incident.key, channel: ctx.channel, createdAt: now, updatedAt: now, incident, history, observedHash: hash, firing: true });
       // Another replica created it first: its job already waits for group_wait.
       if (created) jobs.push({ key: incident.key, delayMs: ctx.groupWait });
       continue;
     }
-    if (r.observedHash === hash && r.firing) continue;
-    await store.patch(incident.key, { incident, observedHash: hash, firing: true, clearedAt: undefined, resolution: undefined, updatedAt: now });
+    const merged = mergeHistory(r.history ?? historyOrLast(undefined, r.incident, r.createdAt), incident, now);
+    const history = merged.changed || !r.history ? { history: merged.history } : {};
+    if (r.observedHash === hash && r.firing) {
+      // Same root, but the history's cluster-time end moves on (a write a minute at most).
+      if (history.history) await store.patch(incident.key, history);
+      continue;
+    }
+    await store.patch(incident.key, { incident, ...history, observedHash: hash, firing: true, clearedAt: undefined, resolution: undefined, updatedAt: now });
     jobs.push({ key: incident.key, delayMs: 0 });
   }
   for (const key of await store.listOpen()) {
     if (seen.has(key)) continue;
     const r = await store.get(key);
     if (!r?.firing) continue;
-    const facts = ctx.resolutions?.get(key) ?? (r.incident ? ctx.observe?.(r.incident, now) : undefined);
+    const facts = ctx.resolutions?.get(key) ?? ctx.observe?.(historyOrLast(r.history, r.incident, r.createdAt), now);
     await store.patch(key, { firing: false, clearedAt: now, resolution: facts, updatedAt: now });
     jobs.push({ key, delayMs: 0 });
   }

@@ -5,13 +5,16 @@
 import type { Clock } from '../domain/clock.js';
 import { isRwxError } from '../errors.js';
 import type { Incident } from '../domain/incident.js';
+import type { IncidentHistory } from '../queue/incident-history.js';
 import type { IncidentRecord, IncidentStore } from '../queue/incident-store.js';
-import type { IncidentState } from '../render/slack-blocks.js';
+import type { IncidentState, SlackMessage } from '../render/slack-blocks.js';
 import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
-import { defaultFacts, renderResolution } from '../render/slack-resolution.js';
+import { type ResolutionFacts, defaultFacts, renderResolution } from '../render/slack-resolution.js';
+import { renderResolvedRoot } from '../render/slack-resolved.js';
 import { membersOf, renderChangeReply, renderEvidenceReply, renderRepeatReply } from '../render/slack-thread.js';
 import { type SlackApi, incidentMetadata } from '../slack/api.js';
 import { type Decision, type Timers, needsUpdate } from './decide.js';
+import { historyOrLast } from './history.js';
 
 /** What the stages need. */
 export interface StageDeps {
@@ -23,6 +26,8 @@ export interface StageDeps {
   lockTtlMs: number;
   /** How long a resolved record is kept (ms). */
   closedTtlMs: number;
+  /** What the cluster says now about an incident's members (a manual Resolve asks; automatic ones are recorded). */
+  observe?: (history: IncidentHistory, now: number) => ResolutionFacts | undefined;
 }
 
 /** Result of one run: done (with the actions taken), wait until a time, or the lock was busy. */
@@ -39,6 +44,33 @@ export function visibleState(r: IncidentRecord, now: number): IncidentState {
     ...(r.resolvedAt !== undefined ? { resolvedAt: r.resolvedAt } : {}),
     ...(r.resolvedBy !== undefined ? { resolvedBy: r.resolvedBy } : {}),
   };
+}
+
+/** The record's history (or one made from its last incident, for records older than histories). */
+export function historyOf(r: IncidentRecord): IncidentHistory {
+  return historyOrLast(r.history, r.incident, r.createdAt);
+}
+
+/** The root as it should read in `state`: the live incident, or once resolved the whole incident's summary. */
+export function rootMessage(r: IncidentRecord, incident: Incident, state: IncidentState): SlackMessage {
+  return state.resolvedAt !== undefined ? renderResolvedRoot(incident, historyOf(r), state) : renderIncidentRoot(incident, state);
+}
+
+/**
+ * Posts the resolution reply (once: recorded as resolutionReplied), then edits the root to its resolved summary.
+ * A retry after a failed edit skips the reply. The caller closes the record.
+ */
+export async function postResolution(deps: StageDeps, r: IncidentRecord, ts: string, facts: ResolutionFacts, state: IncidentState): Promise<void> {
+  const incident = r.incident!;
+  if (!r.resolutionReplied) {
+    await deps.slack.postMessage({ channel: r.channel, threadTs: ts, ...renderResolution(incident, historyOf(r), facts) });
+    await deps.store.patch(r.key, { resolutionReplied: true });
+  }
+  try {
+    await deps.slack.update({ channel: r.channel, ts, ...rootMessage(r, incident, state) });
+  } catch (e) {
+    if (!isRwxError(e, 'NOT_FOUND')) throw e; // someone deleted the root: the reply stands, nothing to edit
+  }
 }
 
 /** Runs `fn` holding the incident's lock; 'locked' when another holder has it. */
@@ -88,7 +120,7 @@ async function act(deps: StageDeps, r: IncidentRecord, d: Decision, now: number)
   }
   const state = visibleState(r, now);
   try {
-    await slack.update({ channel: r.channel, ts: r.threadTs!, ...renderIncidentRoot(incident, state) });
+    await slack.update({ channel: r.channel, ts: r.threadTs!, ...rootMessage(r, incident, state) });
   } catch (e) {
     if (!isRwxError(e, 'NOT_FOUND')) throw e;
     // Someone deleted the root: forget it, so the next round posts a fresh thread for the still-open incident.
@@ -106,7 +138,7 @@ async function act(deps: StageDeps, r: IncidentRecord, d: Decision, now: number)
 async function postRoot(deps: StageDeps, r: IncidentRecord, incident: Incident, now: number): Promise<string> {
   const { store, slack } = deps;
   const state = visibleState(r, now);
-  const message = renderIncidentRoot(incident, state);
+  const message = rootMessage(r, incident, state);
   let ts: string | undefined;
   if (r.rootPostStartedAt !== undefined) {
     // No time bound: the record's clock may not be Slack's; newest-first history finds a recent root quickly.
@@ -128,12 +160,12 @@ async function resolveAutomatically(deps: StageDeps, r: IncidentRecord, now: num
   let ts = r.threadTs;
   if (!ts) ts = await slack.findRootByIncidentKey(r.channel, r.key);
   if (!ts || !r.incident) return store.delete(r.key); // the post never reached Slack: nothing to resolve
-  const facts = r.resolution ?? defaultFacts(r.incident);
+  const facts = r.resolution ?? defaultFacts(historyOf(r));
   const resolvedAt = r.clearedAt ?? now;
-  await slack.postMessage({ channel: r.channel, threadTs: ts, ...renderResolution(r.incident, facts, resolvedAt) });
   const state = { ...visibleState(r, now), resolvedAt };
   delete state.muteUntil;
-  await slack.update({ channel: r.channel, ts, ...renderIncidentRoot(r.incident, state) });
+  if (ts !== r.threadTs) await store.patch(r.key, { threadTs: ts });
+  await postResolution(deps, r, ts, facts, state);
   await store.patch(r.key, { threadTs: ts, resolvedAt, resolutionPosted: true, updatedAt: now });
   await store.close(r.key, deps.closedTtlMs);
 }

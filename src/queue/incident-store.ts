@@ -3,6 +3,7 @@
 // so the evaluator, the workers and the buttons never overwrite each other's fields.
 import type { Incident } from '../domain/incident.js';
 import type { PostedMembers } from '../render/slack-thread.js';
+import type { IncidentHistory } from './incident-history.js';
 import type { ResolutionFacts } from '../render/slack-resolution.js';
 
 /** One incident's record. Times are epoch ms. */
@@ -15,6 +16,8 @@ export interface IncidentRecord {
   incident?: Incident;
   /** Hash of `incident` as last submitted: submit enqueues only when it changes. */
   observedHash?: string;
+  /** Every member the incident ever had (bounded): what the resolution reply and the resolved root speak for. */
+  history?: IncidentHistory;
   /** Whether the latest evaluation still reports the incident. */
   firing: boolean;
   /** When the evaluation stopped reporting it, and what the caller observed then. */
@@ -34,6 +37,8 @@ export interface IncidentRecord {
   resolvedAt?: number;
   /** Set when a person pressed Resolve. */
   resolvedBy?: string;
+  /** Set once the resolution reply is in the thread, so a retry of the root edit does not post it again. */
+  resolutionReplied?: boolean;
   resolutionPosted?: boolean;
 }
 

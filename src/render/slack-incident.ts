@@ -12,7 +12,8 @@ export interface RootOptions {
   ages?: boolean;
 }
 
-const VERDICT_TEXT: Record<Verdict, string> = {
+/** The verdict as the root's headline says it. */
+export const VERDICT_TEXT: Readonly<Record<Verdict, string>> = {
   FOLLOWS_ROLLOUT: ':rotating_light: Follows a node plugin rollout',
   FOLLOWS_NODE: ':warning: Follows one node',
   UNEXPLAINED: ':grey_question: Unexplained',
@@ -43,10 +44,12 @@ export function rootHash(incident: Incident, state: IncidentState = {}): string 
   return hashOf(renderIncidentRoot(incident, state, { ages: false }));
 }
 
-function statusLine(state: IncidentState): string {
+/** The ack / mute / resolved line of a root (mrkdwn), empty when there is nothing to say. */
+export function statusLine(state: IncidentState): string {
   const parts: string[] = [];
   if (state.resolvedAt !== undefined) {
-    parts.push(`:white_check_mark: Resolved ${formatTime(state.resolvedAt)}${state.resolvedBy ? ` by ${mention(state.resolvedBy)}` : ''}`);
+    // A manual Resolve says who and when; an automatic one is dated by the summary's cluster times instead.
+    parts.push(`:white_check_mark: Resolved${state.resolvedBy ? ` by ${mention(state.resolvedBy)} at ${formatTime(state.resolvedAt)}` : ''}`);
   }
   if (state.ack) parts.push(`:eyes: Acknowledged by ${mention(state.ack.user)} at ${formatTime(state.ack.at)}`);
   if (state.muteUntil !== undefined && state.resolvedAt === undefined) {

@@ -1,51 +1,98 @@
-// The resolution reply: which pods recovered on their own and which were deleted (seed verification step 3), and
-// whether each missed CronJob has completed since (step 5). The caller says what it observed; we only render it.
+// The resolution reply: for every pod the incident ever had stuck, whether it recovered on its own or was deleted
+// or replaced (seed verification step 3: those must be re-tested), and for every CronJob that missed runs
+// whether it has completed a run since (step 5). The caller says what it observed; we only render it, with the
+// node and workload of each pod from the record's history.
 import type { Incident } from '../domain/incident.js';
+import type { HistoryPod, IncidentHistory } from '../queue/incident-history.js';
 import { escapeSlack } from './escape.js';
-import { type Block, type SlackMessage, capBlocks, formatTime, listSection, mention, section } from './slack-blocks.js';
+import { type Block, type SlackMessage, capBlocks, formatTime, listSection, mention, plural, section } from './slack-blocks.js';
 
-/** What the caller observed when an incident cleared. Pods are "namespace/name". */
+/** What the caller observed when an incident cleared. Pods are "namespace/name"; each appears in one list. */
 export interface ResolutionFacts {
-  /** Pods that reached Running without being deleted. */
+  /** Same uid, now Running (or Succeeded): recovered without being deleted. */
   recovered: string[];
-  /** Pods deleted (or replaced) during the incident: re-test these. */
+  /** Gone, or back with a new uid: deleted or replaced during the incident, so re-test it. */
   deleted: string[];
-  /** Per missed CronJob ("namespace/name"): whether a run has completed since, and when. */
-  cronJobs: { cronJob: string; completedSince: boolean; at?: string }[];
+  /** First stuck Terminating and now gone: it finished terminating. */
+  terminated?: string[];
+  /** Same uid, still not Running. */
+  notRunning?: string[];
+  /** Not checked (nothing to check against when it cleared). */
+  unchecked?: string[];
+  /**
+   * Per CronJob that missed runs ("namespace/name"): whether a run completed after it joined the incident
+   * (status.lastSuccessfulTime moved on), and when; `running` when not yet but a run is in progress; `gone` when it
+   * no longer exists; completedSince undefined
+   * when it was not checked.
+   */
+  cronJobs: { cronJob: string; completedSince?: boolean; at?: string; gone?: boolean; running?: boolean }[];
   /** Set when someone pressed Resolve rather than every member recovering. */
   manual?: { user: string; at: number };
 }
 
-/** Facts when the caller observed nothing: every pod counted as no longer stuck, CronJobs unknown. */
-export function defaultFacts(incident: Incident): ResolutionFacts {
-  return {
-    recovered: [],
-    deleted: [],
-    cronJobs: incident.cronJobs.map((c) => ({ cronJob: `${c.cronJob.namespace}/${c.cronJob.name}`, completedSince: false })),
-  };
+/** Facts when the caller observed nothing: every pod and CronJob unchecked. */
+export function defaultFacts(history: IncidentHistory): ResolutionFacts {
+  return { recovered: [], deleted: [], unchecked: history.pods.map((p) => p.pod), cronJobs: history.cronJobs.map((c) => ({ cronJob: c.cronJob })) };
 }
 
-/** The resolution reply posted in the thread. */
-export function renderResolution(incident: Incident, facts: ResolutionFacts, resolvedAt: number): SlackMessage {
+// One group of pods: what the line says after the pod, in the order an on-call engineer acts on them.
+const POD_GROUPS: { field: keyof Omit<ResolutionFacts, 'cronJobs' | 'manual'>; says: string; count: string }[] = [
+  { field: 'deleted', says: 'deleted or replaced during the incident: re-test it, a new pod proves nothing about its node', count: 'deleted or replaced' },
+  { field: 'notRunning', says: 'not Running yet: check it before closing', count: 'not Running yet' },
+  { field: 'terminated', says: 'finished terminating: if it was force-deleted, check its volume before trusting it', count: 'finished terminating' },
+  { field: 'recovered', says: 'recovered on its own (ran without being deleted)', count: 'recovered on their own' },
+  { field: 'unchecked', says: 'no longer stuck (not checked)', count: 'not checked' },
+];
+
+/** The resolution reply posted in the thread: one line per pod and CronJob the incident ever had. */
+export function renderResolution(incident: Incident, history: IncidentHistory, facts: ResolutionFacts): SlackMessage {
   const head = facts.manual
     ? `:white_check_mark: *Resolved manually* by ${mention(facts.manual.user)} at ${formatTime(facts.manual.at)}.`
-    : `:white_check_mark: *Resolved* at ${formatTime(resolvedAt)}: no member is stuck any more.`;
+    : ':white_check_mark: *Resolved*: no member is stuck any more.';
   const blocks: Block[] = [section(head)];
-  const lines: string[] = [];
-  for (const p of facts.recovered) lines.push(`• \`${escapeSlack(p)}\` recovered on its own (reached Running without being deleted)`);
-  for (const p of facts.deleted) lines.push(`• \`${escapeSlack(p)}\` was deleted during the incident: re-test it, it proves nothing about its node`);
-  if (lines.length > 0) blocks.push(listSection('*Pods*', lines));
-  const crons = facts.cronJobs.map((c) =>
-    c.completedSince
-      ? `• CronJob \`${escapeSlack(c.cronJob)}\` has completed a run since${c.at ? ` (${formatTime(c.at)})` : ''}: check the artefact is the right size`
-      : `• CronJob \`${escapeSlack(c.cronJob)}\` has *not* completed a run since: its missed runs are a second finding, check what they cost`);
+  const byPod = new Map(history.pods.map((p) => [p.pod, p]));
+  const groups = POD_GROUPS.map((g) => ({ ...g, pods: facts[g.field] ?? [] })).filter((g) => g.pods.length > 0);
+  const total = groups.reduce((n, g) => n + g.pods.length, 0);
+  const omitted = history.omittedPods > 0 ? ` (and at least ${history.omittedPods} more not kept in the record)` : '';
+  groups.forEach((g, i) => {
+    const title = i === 0 ? `*${plural(total, 'pod')} stuck during the incident${omitted}:* ${groups.map((x) => `${x.pods.length} ${x.count}`).join(', ')}` : '';
+    blocks.push(listSection(title, g.pods.map((p) => `• ${podLabel(p, byPod.get(p))}: ${g.says}`)));
+  });
+  const firstSeen = new Map(history.cronJobs.map((c) => [c.cronJob, c]));
+  const crons = facts.cronJobs.map((c) => {
+    const h = firstSeen.get(c.cronJob);
+    const label = `CronJob \`${escapeSlack(c.cronJob)}\`${h ? ` (${plural(h.missedRuns, 'scheduled run')} missed, seen from ${formatTime(h.firstSeen)})` : ''}`;
+    if (c.gone) return `• ${label} no longer exists: check what its missed runs cost`;
+    if (c.completedSince === undefined) return `• ${label}: not checked; see whether it has completed a run since`;
+    if (c.completedSince) return `• ${label} has completed a run since${c.at ? ` (${formatTime(c.at)})` : ''}: check the artefact is the right size`;
+    return c.running
+      ? `• ${label} has *not* completed a run since; one is running now: check it completes and its artefact is the right size, and what the missed runs cost`
+      : `• ${label} has *not* completed a run since: its missed runs are a second finding, check what they cost`;
+  });
   if (crons.length > 0) blocks.push(listSection('*CronJobs*', crons));
-  if (incident.verdict === 'FOLLOWS_ROLLOUT') {
-    blocks.push(listSection('*Before closing*', [
-      '• On a node that was broken, check the CSI mount of a test volume appears in the host mount namespace, not only in the plugin container.',
-      '• Mount a fresh claim with a short-lived pod on each formerly broken node, one node at a time.',
-      '• Uncordon the nodes you cordoned, and bring any drained node back into service.',
-    ]));
-  }
+  const before = beforeClosing(incident, history, facts);
+  if (before.length > 0) blocks.push(listSection('*Before closing*', before));
   return { text: escapeSlack(`Resolved: ${incident.title}`), blocks: capBlocks(blocks) };
+}
+
+function podLabel(key: string, p: HistoryPod | undefined): string {
+  if (!p) return `\`${escapeSlack(key)}\``;
+  const where = [`${p.workload.kind} ${p.workload.name}`, ...(p.node ? [`on ${p.node}`] : [])].join(' ');
+  return `\`${escapeSlack(key)}\` (${escapeSlack(where)})`;
+}
+
+function beforeClosing(incident: Incident, history: IncidentHistory, facts: ResolutionFacts): string[] {
+  const lines: string[] = [];
+  if (incident.verdict === 'FOLLOWS_ROLLOUT') {
+    const nodes = history.nodes.map(escapeSlack).join(', ') + (history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '');
+    lines.push(
+      '• On a node that was broken, check the CSI mount of a test volume appears in the host mount namespace, not only in the plugin container.',
+      `• Mount a fresh claim with a short-lived pod on each formerly broken node, one node at a time${nodes ? `: ${nodes}` : ''}.`,
+      '• Uncordon the nodes you cordoned, and bring any drained node back into service.',
+    );
+  }
+  if ((facts.terminated ?? []).length > 0) {
+    lines.push('• If any VolumeAttachment was force-removed or any StatefulSet pod force-deleted during the incident, run a filesystem check on its volume before trusting it.');
+  }
+  return lines;
 }

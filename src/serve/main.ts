@@ -15,6 +15,7 @@ import { systemClock } from '../domain/clock.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import type { ClusterSource } from '../watch/source.js';
 import { startServe, type RunningServe, type ServeParts } from './app.js';
+import { namedNotifier } from './cluster-name.js';
 import { ServeMetrics } from './metrics.js';
 import { connectRedis, redactRedisUrl, redisProbe } from './redis.js';
 import { observeResolution, realStages } from './stages.js';
@@ -55,7 +56,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const bolt = o.bolt ?? true;
   const boltOnPort = bolt && config.slack.mode === 'http';
   const running = await startServe({
-    source, notifier, project: serveProjector(project), log, metrics,
+    source, notifier: namedNotifier(notifier, config.clusterName), project: serveProjector(project), log, metrics,
     stages: realStages({ stuckAfterMs: config.timers.stuckAfterMs, cronJobGraceMs: config.timers.cronJobGraceMs, driverDaemonSets: config.driverDaemonSets }),
     watchIdleMs: config.timers.watchIdleTimeoutMs,
     checks: [{ name: 'redis', probe: redisProbe(redis) }],

@@ -3,7 +3,7 @@
 // deleted, whether each missed CronJob has completed since): seed verification steps 3 and 5.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { NsName } from '../domain/findings.js';
-import type { Incident } from '../domain/incident.js';
+import type { IncidentHistory } from '../queue/incident-history.js';
 import { timeMs } from '../domain/refs.js';
 import { correlate } from '../correlate/correlate.js';
 import { detectContext } from '../detect/config.js';
@@ -30,27 +30,36 @@ export function realStages(cfg: StageConfig): Stages {
 }
 
 /**
- * What the cache says about a cleared incident's members: a pod with the same uid that is Running recovered on
- * its own; a pod that is gone or has a new uid was deleted (re-test it). A CronJob whose lastSuccessfulTime moved
- * past what the finding saw has completed a run since.
+ * What the cache says about every member a cleared incident ever had (its history), for the resolution reply:
+ * - a pod first stuck creating: same uid and Running (or Succeeded) recovered on its own; gone, back with a new
+ *   uid, or being deleted was deleted or replaced (re-test it); same uid otherwise is not Running yet;
+ * - a pod first stuck Terminating: gone or replaced means it finished terminating; still there, not yet;
+ * - a CronJob has completed a run since when its status.lastSuccessfulTime is later than the one it had when it
+ *   joined the incident (cluster time on both sides, so the notifier's clock does not matter); when it has not,
+ *   whether a run is in progress (status.active).
  */
-export function observeResolution(index: ClusterIndex): (last: Incident, now: number) => ResolutionFacts {
-  return (last) => {
-    const recovered: string[] = [];
-    const deleted: string[] = [];
-    for (const f of last.pods) {
-      const key = `${f.pod.namespace}/${f.pod.name}`;
-      const pod = index.get('pods', key);
-      const same = pod && (!f.pod.uid || pod.metadata?.uid === f.pod.uid);
-      if (!same) deleted.push(key);
-      else if (pod.status?.phase === 'Running' || pod.status?.phase === 'Succeeded') recovered.push(key);
+export function observeResolution(index: ClusterIndex): (history: IncidentHistory, now: number) => ResolutionFacts {
+  return (history) => {
+    const facts: Required<Pick<ResolutionFacts, 'recovered' | 'deleted' | 'terminated' | 'notRunning'>> = { recovered: [], deleted: [], terminated: [], notRunning: [] };
+    for (const p of history.pods) {
+      const pod = index.get('pods', p.pod);
+      const same = pod !== undefined && (!p.uid || pod.metadata?.uid === p.uid);
+      const running = same && !pod.metadata?.deletionTimestamp && (pod.status?.phase === 'Running' || pod.status?.phase === 'Succeeded');
+      if (p.kind === 'stuck-terminating') (same ? facts.notRunning : facts.terminated).push(p.pod);
+      else if (running) facts.recovered.push(p.pod);
+      else if (!same || pod.metadata?.deletionTimestamp) facts.deleted.push(p.pod);
+      else facts.notRunning.push(p.pod);
     }
-    const cronJobs = last.cronJobs.map((c) => {
-      const key = `${c.cronJob.namespace}/${c.cronJob.name}`;
-      const at = index.get('cronJobs', key)?.status?.lastSuccessfulTime ?? undefined;
-      const since = timeMs(at) !== undefined && (timeMs(at) ?? 0) > (timeMs(c.lastSuccessfulTime) ?? 0);
-      return { cronJob: key, completedSince: since, ...(since && at ? { at } : {}) };
+    const cronJobs = history.cronJobs.map((c) => {
+      if (!index.readable('cronJobs')) return { cronJob: c.cronJob }; // not allowed to look: say so, claim nothing
+      const cj = index.get('cronJobs', c.cronJob);
+      if (!cj) return { cronJob: c.cronJob, completedSince: false, gone: true };
+      const at = cj.status?.lastSuccessfulTime ?? undefined;
+      const now = timeMs(at);
+      const since = now !== undefined && now > (timeMs(c.lastSuccessfulTime) ?? -Infinity);
+      const running = !since && (cj.status?.active ?? []).length > 0;
+      return { cronJob: c.cronJob, completedSince: since, ...(since && at ? { at } : {}), ...(running ? { running } : {}) };
     });
-    return { recovered, deleted, cronJobs };
+    return { ...facts, cronJobs };
   };
 }

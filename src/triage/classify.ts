@@ -163,7 +163,9 @@ function mountFailed(index: ClusterIndex, ctx: ClassifyContext, consumers: Pod[]
 }
 
 function unpublishStuck(index: ClusterIndex, ctx: ClassifyContext, consumers: Pod[]) {
-  // deletionTimestamp is set to request time + grace period, so past it the pod is overdue.
+  // The API server sets metadata.deletionTimestamp to the deletion request time PLUS the grace period
+  // (deletionGracePeriodSeconds), so "past deletion + grace" is now - deletionTimestamp, with no grace added again;
+  // src/detect/stuck-terminating.ts starts its clock at the same instant.
   const stuck = consumers
     .map((p) => ({ p, at: timeMs(p.metadata?.deletionTimestamp) }))
     .filter((x): x is { p: Pod; at: number } => x.at !== undefined && ctx.now >= x.at);

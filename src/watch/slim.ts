@@ -16,29 +16,39 @@ function slimContainer(c: Container): Container {
 }
 
 /**
+ * A copy of `o` without `drop` (key order kept). Used instead of `delete`, which turns an object into a slow,
+ * larger dictionary-mode object: at 150k cached pods that costs memory and index/detector time.
+ */
+function without<T extends object>(o: T, drop: readonly string[]): T {
+  const out: Record<string, unknown> = {};
+  for (const k in o) if (Object.hasOwn(o, k) && !drop.includes(k)) out[k] = (o as Record<string, unknown>)[k];
+  return out as T;
+}
+const ANNOTATIONS = ['annotations'];
+const CONTAINERS = ['containers', 'initContainers'];
+const INIT_STATUSES = ['initContainerStatuses'];
+
+/**
  * Trims a freshly projected pod in place (it is not shared yet: project() returns a new copy) and returns it;
  * node plugin pods are left whole. See the file comment.
  */
 export function slimPod(pod: Pod): Pod {
   if (controllerOf(pod)?.kind === 'DaemonSet') return pod;
-  if (pod.metadata) delete pod.metadata.annotations;
-  const spec = pod.spec;
+  if (pod.metadata && 'annotations' in pod.metadata) pod.metadata = without(pod.metadata, ANNOTATIONS);
   const status = pod.status;
   if (status?.phase === 'Running' && !pod.metadata?.deletionTimestamp) {
     // Never a detector's subject (a change that could make it one arrives as a new, fully projected event):
     // only read by correlation and drain advice for its node, volumes, owner and when its containers started.
-    if (spec) {
-      delete spec.containers;
-      delete spec.initContainers;
-    }
+    if (pod.spec) pod.spec = without(pod.spec, CONTAINERS);
     status.conditions = (status.conditions ?? []).filter((c) => c?.type === 'Ready');
     status.containerStatuses = (status.containerStatuses ?? []).map((c) => ({
       ...(c?.name !== undefined ? { name: c.name } : {}),
       ...(c?.state?.running ? { state: { running: { startedAt: c.state.running.startedAt ?? null } } } : {}),
     }));
-    delete status.initContainerStatuses;
+    if ('initContainerStatuses' in status) pod.status = without(status, INIT_STATUSES);
     return pod;
   }
+  const spec = pod.spec;
   if (spec?.containers) spec.containers = spec.containers.map(slimContainer);
   if (spec?.initContainers) spec.initContainers = spec.initContainers.map(slimContainer);
   return pod;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { processCommandJob, openIncidentsFromStore, type CommandJob, type CommandServices, type ReportUploader, type ResponseSender } from '../../src/commands/index.js';
 import type { CommandResponse, Attachment } from '../../src/commands/message.js';
-import { slackReportUploader, type ApiCaller } from '../../src/commands/slack-adapters.js';
+import { fastClient, slackReportUploader } from '../../src/commands/slack-adapters.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { emptySnapshot } from '../../src/domain/snapshot.js';
@@ -69,14 +69,11 @@ describe('report uploads', () => {
     const fake = await startFakeSlack();
     try {
       const slack = createWebSlackApi({ token: 'xoxb-test', slackApiUrl: fake.apiUrl });
-      const opened: unknown[] = [];
-      // The fake Web API has no conversations.open yet: answer it here, everything else goes nowhere.
-      const client: ApiCaller = { async apiCall(method, args) { opened.push({ method, args }); return { ok: true, channel: { id: 'D0ALICE' } }; } };
-      const up = slackReportUploader(slack, client);
+      const up = slackReportUploader(slack, fastClient('xoxb-test', fake.apiUrl));
       const file = { filename: 'r.txt', title: 'RWX triage', content: 'full' };
       await up.upload({ channelId: 'C0INC', userId: 'U0ALICE', public: false }, file);
       await up.upload({ channelId: 'C0INC', userId: 'U0ALICE', public: true }, file);
-      expect(opened).toEqual([{ method: 'conversations.open', args: { users: 'U0ALICE' } }]);
+      expect(fake.callsOf('conversations.open').map((c) => c.args.users)).toEqual(['U0ALICE']);
       expect(fake.completedUploads.map((u) => u.channel_id)).toEqual(['D0ALICE', 'C0INC']);
     } finally {
       await fake.close();

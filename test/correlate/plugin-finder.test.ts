@@ -1,4 +1,5 @@
 // The registration-path finder over the real upstream manifests in /work/shared/csi-manifests.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { DaemonSet, PodTemplate } from '../../src/domain/objects.js';
@@ -93,5 +94,75 @@ describe('findPluginDaemonSets', () => {
   it('an override naming a missing DaemonSet is ignored', () => {
     const m = findPluginDaemonSets(index, { 'ebs.csi.aws.com': 'kube-system/gone' });
     expect(m.get('ebs.csi.aws.com')?.metadata?.name).toBe('ebs-csi-node');
+  });
+});
+
+describe('driver-name fallback (registration directory does not name the driver)', () => {
+  const nfsTemplate = () => daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node').spec!.template!;
+  /** The nfs plugin container with extra args / env, as later csi-driver-nfs releases and its Helm chart render it. */
+  function nfsWith(args: string[], env: { name: string; value: string }[] = []): PodTemplate {
+    const t = nfsTemplate();
+    const c = t.spec!.containers!.find((x) => x.name === 'nfs')!;
+    c.args = [...(c.args ?? []), ...args];
+    c.env = [...((c.env as object[] | undefined) ?? []), ...env];
+    return t;
+  }
+  it.each<[string, PodTemplate, string[]]>([
+    // the chart's `--drivername={{ .Values.driver.name }}`, rendered
+    ['--drivername=', nfsWith(['--drivername=nfs.csi.k8s.io']), ['csi-nfsplugin', 'nfs.csi.k8s.io']],
+    // dashed spelling
+    ['--driver-name=', nfsWith(['--driver-name=nfs.csi.k8s.io']), ['csi-nfsplugin', 'nfs.csi.k8s.io']],
+    // csi- prefixed flag, value as the next word
+    ['--csi-driver-name VALUE', nfsWith(['--csi-driver-name', 'nfs.csi.k8s.io']), ['csi-nfsplugin', 'nfs.csi.k8s.io']],
+    // Go's flag package also takes one dash
+    ['-drivername=', nfsWith(['-drivername=nfs.csi.k8s.io']), ['csi-nfsplugin', 'nfs.csi.k8s.io']],
+    // the flag takes its value from the env
+    ['--drivername=$(DRIVER_NAME)', nfsWith(['--drivername=$(DRIVER_NAME)'], [{ name: 'DRIVER_NAME', value: 'nfs.csi.k8s.io' }]), ['csi-nfsplugin', 'nfs.csi.k8s.io']],
+    // env alone
+    ['env CSI_DRIVER_NAME', nfsWith([], [{ name: 'CSI_DRIVER_NAME', value: 'nfs.csi.k8s.io' }]), ['csi-nfsplugin', 'nfs.csi.k8s.io']],
+    // an unexpanded reference is not a driver name
+    ['unexpanded $(VAR)', nfsWith(['--drivername=$(MISSING)']), ['csi-nfsplugin']],
+  ])('%s', (_name, t, want) => {
+    expect(driversOfTemplate(t)).toEqual(want);
+  });
+
+  it('maps nfs.csi.k8s.io to csi-nfs-node without an override once the plugin names its driver', () => {
+    const ds = { ...daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node'), metadata: { name: 'csi-nfs-node', namespace: 'kube-system', uid: 'u2' } };
+    ds.spec!.template = nfsWith(['--drivername=nfs.csi.k8s.io']);
+    expect(findPluginDaemonSets(ClusterIndex.fromSnapshot(snapshotOf([ds]))).get('nfs.csi.k8s.io')?.metadata?.name).toBe('csi-nfs-node');
+  });
+
+  it('every DaemonSet of the real manifests (INDEX.tsv): the drivers found', () => {
+    const files = readFileSync('/work/shared/csi-manifests/INDEX.tsv', 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0] ?? '');
+    const found: Record<string, string[]> = {};
+    for (const f of files) for (const d of manifestDocs(f)) {
+      if (d.kind !== 'DaemonSet') continue;
+      const name = (d.metadata as { name?: unknown } | undefined)?.name;
+      found[typeof name === 'string' ? name : `(templated name in ${f.split('__')[0]})`] = driversOfTemplate((d as DaemonSet).spec?.template);
+    }
+    expect(found).toEqual({
+      'ebs-csi-node': ['ebs.csi.aws.com'],
+      'efs-csi-node': ['efs.csi.aws.com'],
+      // the stored deploy/csi-nfs-node.yaml predates --drivername on the node plugin: still needs the override
+      'csi-nfs-node': ['csi-nfsplugin'],
+      'csi-smb-node': ['smb.csi.k8s.io'],
+      'csi-smb-node-win': ['smb.csi.k8s.io'],
+      'csi-azuredisk-node': ['disk.csi.azure.com'],
+      'csi-azurefile-node': ['file.csi.azure.com'],
+      'csi-gce-pd-node': ['pd.csi.storage.gke.io'],
+      'gcp-filestore-csi-node': ['filestore.csi.storage.gke.io'],
+      'vsphere-csi-node': ['csi.vsphere.vmware.com'],
+      'vsphere-csi-node-windows': ['csi.vsphere.vmware.com'],
+      'csi-cephfsplugin': ['cephfs.csi.ceph.com'],
+      'csi-rbdplugin': ['rbd.csi.ceph.com'],
+      'hcloud-csi-node': ['csi.hetzner.cloud'],
+      'csi-do-node': ['dobs.csi.digitalocean.com'],
+      'juicefs-csi-node': ['csi.juicefs.com'],
+      'csi-linode-node': ['linodebs.csi.linode.com'],
+      'ibm-vpc-block-csi-node': ['vpc.block.csi.ibm.io'],
+      // unrendered Helm templates: `{{ .Values.driverName }}` is no driver name, so nothing (override needed)
+      '(templated name in dell)': [],
+      '(templated name in openebs)': [],
+    });
   });
 });

@@ -1,4 +1,5 @@
-// Detector: pods stuck Terminating past deletionTimestamp + grace + stuckAfter.
+// Detector: pods stuck Terminating past deletionTimestamp + stuckAfter (the API server's deletionTimestamp already
+// includes the grace period).
 import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { detectContext } from '../../src/detect/config.js';
@@ -10,10 +11,12 @@ const busy = 'UnmountVolume.TearDown failed for volume "shared" : unmount failed
 
 describe('detectStuckTerminating', () => {
   it.each<[string, Parameters<typeof pod>[1], { kind?: string }[], { cause: string; finalizers: string[]; stuckSeconds: number } | undefined]>([
-    // deleted 20m ago with 30s grace: stuck 19m30s, unmount busy evidence -> storage
-    ['unmount busy', { deleted: ago(20 * MIN), grace: 30 }, [event('ns', 'p', 'FailedUnmount', busy, ago(MIN), 6)], { cause: 'storage', finalizers: [], stuckSeconds: 20 * 60 - 30 }],
-    // deleted 5m ago: deletion + grace + 5m not reached
+    // grace ran out 20m ago (deletionTimestamp = request + grace): stuck 20m, unmount busy evidence -> storage
+    ['unmount busy', { deleted: ago(20 * MIN), grace: 30 }, [event('ns', 'p', 'FailedUnmount', busy, ago(MIN), 6)], { cause: 'storage', finalizers: [], stuckSeconds: 20 * 60 }],
+    // grace ran out exactly 5m ago: stuckAfter not exceeded
     ['too recent', { deleted: ago(5 * MIN), grace: 30 }, [], undefined],
+    // grace ran out 5m10s ago: stuck, the 30s grace is not added a second time
+    ['grace not added twice', { deleted: ago(5 * MIN + 10_000), grace: 30 }, [], { cause: 'unknown', finalizers: [], stuckSeconds: 5 * 60 + 10 }],
     // held by a finalizer, no unmount events -> unknown cause, finalizers listed
     ['finalizer', { deleted: ago(30 * MIN), grace: 0, finalizers: ['example.com/protect'] }, [], { cause: 'unknown', finalizers: ['example.com/protect'], stuckSeconds: 30 * 60 }],
     // not deleted at all

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { escapeSlack, fitLines } from '../../src/render/escape.js';
 import { ACTION_IDS, type Block, type SlackMessage } from '../../src/render/slack-blocks.js';
 import { renderIncidentRoot, rootHash } from '../../src/render/slack-incident.js';
-import { renderResolution } from '../../src/render/slack-resolution.js';
+import { mergeHistory } from '../../src/notify/history.js';
+import { defaultFacts, renderResolution } from '../../src/render/slack-resolution.js';
+import { renderResolvedRoot } from '../../src/render/slack-resolved.js';
 import { membersOf, renderChangeReply, renderEvidenceReply } from '../../src/render/slack-thread.js';
-import { nodeIncident, rolloutIncident } from './incident-fixtures.js';
+import { FIXTURE_NOW, nodeIncident, rolloutIncident } from './incident-fixtures.js';
 
 /** Every text string in a message's blocks, flattened. */
 function texts(m: SlackMessage): string[] {
@@ -85,7 +87,7 @@ describe('renderIncidentRoot', () => {
     const resolved = renderIncidentRoot(rolloutIncident(), { resolvedAt: at, resolvedBy: 'U9' });
     expect(resolved.blocks.some((b) => b.type === 'actions')).toBe(false);
     expect(all(resolved)).not.toContain('Do not drain');
-    expect(all(resolved)).toContain('Resolved 2026-11-30 09:20 UTC by <@U9>');
+    expect(all(resolved)).toContain('Resolved by <@U9> at 2026-11-30 09:20 UTC');
   });
 
   it('escapes untrusted names everywhere', () => {
@@ -149,15 +151,59 @@ describe('renderChangeReply', () => {
 });
 
 describe('renderResolution', () => {
-  it('says which pods recovered on their own, which were deleted, and each CronJob', () => {
-    const text = all(renderResolution(rolloutIncident(), {
-      recovered: ['platform/postgres-2'], deleted: ['search/search-7d9f-abcde'],
+  it('one line per pod ever stuck, with its workload and node, and per CronJob', () => {
+    const history = mergeHistory(undefined, rolloutIncident(), FIXTURE_NOW).history;
+    const text = all(renderResolution(rolloutIncident(), history, {
+      recovered: ['platform/postgres-2'], deleted: ['search/search-7d9f-abcde'], notRunning: ['search/search-7d9f-fghij'],
       cronJobs: [{ cronJob: 'data/nightly-backup', completedSince: true, at: '2026-12-01T02:05:00Z' }, { cronJob: 'data/other', completedSince: false }],
-    }, Date.parse('2026-11-30T11:00:00Z')));
-    expect(text).toContain('`platform/postgres-2` recovered on its own');
-    expect(text).toContain('`search/search-7d9f-abcde` was deleted during the incident: re-test it');
-    expect(text).toContain('`data/nightly-backup` has completed a run since (2026-12-01 02:05 UTC)');
-    expect(text).toContain('`data/other` has *not* completed a run since');
+    }));
+    expect(text).toContain('*3 pods stuck during the incident:* 1 deleted or replaced, 1 not Running yet, 1 recovered on their own');
+    expect(text).toContain('`platform/postgres-2` (StatefulSet postgres on node-19): recovered on its own');
+    expect(text).toContain('`search/search-7d9f-abcde` (Deployment search on node-27): deleted or replaced during the incident: re-test it');
+    expect(text).toContain('`search/search-7d9f-fghij` (Deployment search on node-41): not Running yet');
+    expect(text).toContain('CronJob `data/nightly-backup` (2 scheduled runs missed, seen from 2026-11-30 09:15 UTC) has completed a run since (2026-12-01 02:05 UTC)');
+    expect(text).toContain('CronJob `data/other` has *not* completed a run since');
     expect(text).toContain('host mount namespace');
+    expect(text).toContain('one node at a time: node-19, node-27, node-33, node-41.');
+  });
+
+  it('with nothing observed, claims nothing: pods and CronJobs are "not checked"', () => {
+    const history = mergeHistory(undefined, rolloutIncident(), FIXTURE_NOW).history;
+    const text = all(renderResolution(rolloutIncident(), history, defaultFacts(history)));
+    expect(text).toContain('4 not checked');
+    expect(text).toContain('CronJob `data/nightly-backup` (2 scheduled runs missed, seen from 2026-11-30 09:15 UTC): not checked');
+    expect(text).not.toContain('recovered on its own');
+  });
+
+  it('escapes pod names and stays within Slack limits with hundreds of pods', () => {
+    const many = rolloutIncident(Array.from({ length: 600 }, (_, i) => ({ node: `node-${100 + i}`, pod: `p${i}<!here>` })));
+    const history = mergeHistory(undefined, many, FIXTURE_NOW).history;
+    const m = renderResolution(many, history, { recovered: history.pods.map((p) => p.pod), deleted: [], cronJobs: [] });
+    expect(m.blocks.length).toBeLessThanOrEqual(50);
+    for (const t of texts(m)) expect(t.length).toBeLessThanOrEqual(3000);
+    expect(all(m)).not.toContain('<!here>');
+    expect(all(m)).toContain('*499 pods stuck during the incident (and at least 105 more not kept in the record):*'); // CronJobs are kept first
+  });
+});
+
+describe('renderResolvedRoot', () => {
+  it('summarises the whole incident (peak, span, nodes, workloads), not its last partial state', () => {
+    let history = mergeHistory(undefined, rolloutIncident(), FIXTURE_NOW).history;
+    const last = rolloutIncident();
+    last.pods = last.pods.slice(0, 1);
+    last.nodes = last.nodes.slice(0, 1);
+    last.cronJobs = [];
+    last.summary = '1 of 2 nodes on revision 2 stuck';
+    history = mergeHistory(history, last, FIXTURE_NOW + 60_000).history;
+    const m = renderResolvedRoot(last, history, { resolvedAt: FIXTURE_NOW + 120_000 });
+    const text = all(m);
+    expect(text).not.toContain('1 of 2 nodes');
+    expect(text).toContain('At its worst: 4 stuck pods on 4 nodes, 1 CronJob with missed runs (4 pods stuck over the whole incident).');
+    // Cluster time: the first pod stuck since 06:45 (150 min before 09:15), last seen stuck at 09:15.
+    expect(text).toContain('Pods stuck from 2026-11-30 06:45 UTC to 2026-11-30 09:15 UTC (2h30m)');
+    expect(text).toContain('*Nodes involved (4)*\nnode-19, node-27, node-33, node-41');
+    expect(text).toContain('CronJob *nightly-backup*: 2 scheduled runs missed; nightly-backup-2911-x7k2p (on node-33)');
+    expect(text).toContain('Worst point: ' + rolloutIncident().summary);
+    expect(m.blocks.some((b) => b.type === 'actions')).toBe(false);
   });
 });

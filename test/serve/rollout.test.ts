@@ -31,6 +31,20 @@ describe('rwx serve on the propagation-loss scenario', () => {
     for (let m = 0; m < 20; m++) await h.advance(60_000);
     await until(() => h!.slack.replies(root.ts).some((r) => /resolved/i.test(r.text)), 'the resolution reply');
     expect(rolloutRoots(h)).toHaveLength(1);
+    // The resolution speaks for every member the incident ever had, not its last state (clickhouse-1 alone):
+    // the pods stuck from the start and the CronJob, whose run is under way (it takes 6 minutes).
+    const reply = JSON.stringify(h.slack.replies(root.ts).find((r) => /resolved/i.test(r.text))?.blocks);
+    for (const pod of ['platform/postgres-2', 'search/search-7c9d8f6b5-kccvl', 'search/search-7c9d8f6b5-khvpc', 'data/clickhouse-1']) {
+      expect(reply).toMatch(new RegExp(`\`${pod}\`[^\\\\]*recovered on its own`));
+    }
+    expect(reply).toContain('CronJob `data/nightly-backup` (2 scheduled runs missed');
+    expect(reply).toContain('one is running now');
+    // The resolved root summarises the whole incident: the peak, not the last partial state.
+    await until(() => /Resolved/.test(JSON.stringify(rolloutRoots(h!)[0]?.blocks)), 'the resolved root');
+    const resolvedRoot = JSON.stringify(rolloutRoots(h)[0]?.blocks);
+    expect(resolvedRoot).toContain('At its worst: 5 stuck pods on 5 nodes, 1 CronJob with missed runs');
+    expect(resolvedRoot).toContain('node-19, node-23, node-31, node-36, node-11');
+    expect(resolvedRoot).not.toContain('1 of 2 nodes');
     // Blips in the correlation while plugin pods are replaced never became threads of their own.
     expect(h.slack.roots().map((r) => r.metadata?.event_payload.key)).toEqual([ROLLOUT_KEY]);
     // Read-only: the bot's whole run used get/list/watch (and at most access reviews), nothing that writes.

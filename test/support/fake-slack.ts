@@ -1,6 +1,7 @@
 // A fake Slack Web API over real HTTP (node:http, random port). Production code reaches it through the real
 // WebClient / Bolt with slackApiUrl = fake.apiUrl. It records every call (method, args, token), keeps posted
-// messages with their metadata, and injects faults: 429 + Retry-After, 500s, platform errors like invalid_auth.
+// messages with their metadata, opens DMs (conversations.open), and injects faults: 429 + Retry-After, 500s,
+// platform errors like invalid_auth.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -34,6 +35,8 @@ export class FakeSlack {
   /** Uploaded file bytes by file id, and completed uploads (files.completeUploadExternal args). */
   readonly files = new Map<string, { filename: string; bytes?: Buffer }>();
   readonly completedUploads: Record<string, unknown>[] = [];
+  /** DMs opened with conversations.open: channel id -> user ids. */
+  readonly dms = new Map<string, string[]>();
   /** User group id -> member user ids, served by usergroups.users.list. */
   usergroups: Record<string, string[]> = {};
   /** The ws:// URL apps.connections.open hands out (set by the fake Socket Mode server). */
@@ -78,13 +81,14 @@ export class FakeSlack {
     this.push(method, { kind: 'after', status }, times);
   }
 
-  /** Forgets calls, messages, responses, uploads and pending faults (between tests sharing one server). */
+  /** Forgets calls, messages, responses, uploads, DMs and pending faults (between tests sharing one server). */
   reset(): void {
     this.calls.length = 0;
     this.messages.length = 0;
     this.completedUploads.length = 0;
     this.responses.clear();
     this.files.clear();
+    this.dms.clear();
     this.faults.clear();
   }
 
@@ -192,6 +196,16 @@ export class FakeSlack {
       case 'usergroups.users.list': {
         const users = this.usergroups[str('usergroup') ?? ''];
         return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };
+      }
+      case 'conversations.open': {
+        // One user: their DM with the bot ("D" + the user id's tail, stable across calls); several: a group DM.
+        const users = (str('users') ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+        if (users.length === 0 && !str('channel')) return { ok: false, error: 'users_list_not_supplied' };
+        if (users.some((u) => !/^[UW][A-Z0-9]+$/.test(u))) return { ok: false, error: 'user_not_found' };
+        const id = str('channel') ?? (users.length === 1 ? `D${users[0]!.slice(1)}` : `G${users.map((u) => u.slice(1)).join('')}`);
+        const already = this.dms.has(id);
+        this.dms.set(id, users);
+        return { ok: true, ...(already ? { already_open: true } : {}), channel: { id } };
       }
       case 'apps.connections.open':
         return { ok: true, url: this.socketModeUrl };

@@ -1,0 +1,104 @@
+// `/rwx` through the whole `rwx serve` composition (runServe): Bolt in HTTP mode on PORT, the simulator's
+// propagation-loss scenario as the cluster, Redis, and the fake Slack for the Web API and the response_url.
+// A signed `/rwx status` lists the open rollout incident with a link to its thread; `/rwx drain node-19` says
+// BLOCK; an unsigned request gets 401.
+import { createHmac, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { connect } from '../../src/kube/index.js';
+import type { RunningServe } from '../../src/serve/app.js';
+import { runServe } from '../../src/serve/main.js';
+import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { KubeClusterSource } from '../../src/watch/kube-source.js';
+import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { cleanRedis, memoryLogger, REDIS_URL, until } from './harness.js';
+
+const SECRET = 'serve-signing-secret-0123456789';
+const CHANNEL = 'C0INCIDENT';
+const ROLLOUT_KEY = 'rollout/kube-system/ebs-csi-node@2';
+
+let sim: Simulator;
+let slack: FakeSlack;
+let serve: RunningServe;
+let url: string;
+let lines: string[];
+const prefix = `rwx-test-slash-${randomBytes(4).toString('hex')}`;
+
+beforeAll(async () => {
+  const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
+  sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml', clock });
+  slack = await startFakeSlack();
+  const logger = memoryLogger();
+  lines = logger.lines;
+  const config = loadConfig({
+    env: {
+      SLACK_BOT_TOKEN: 'xoxb-serve-test', SLACK_CHANNEL: CHANNEL, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl,
+      REDIS_URL, RWX_REDIS_PREFIX: prefix, RWX_GROUP_WAIT: '200ms', RWX_ALLOWED_CHANNELS: CHANNEL, LOG_LEVEL: 'info',
+    },
+  });
+  const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
+  serve = await runServe(config, logger.log, {
+    source: new KubeClusterSource(conn), port: 0, parts: { clock, tickMs: 0 }, notifier: { backoffMs: 50, lockTtlMs: 2000 },
+  });
+  await serve.watcher.waitSynced(10_000);
+  await serve.tick();
+  // Past group_wait on the notifier's clock: the rollout incident gets its thread.
+  await sim.advance(1_000);
+  await new Promise((r) => setTimeout(r, 50));
+  await serve.tick();
+  await until(() => slack.roots().some((m) => m.metadata?.event_payload.key === ROLLOUT_KEY), 'the rollout root');
+  // Bolt's receiver owns PORT (0 here: a free one); runServe logs where it listens.
+  const started = lines.map((l) => JSON.parse(l) as { msg?: string; port?: number }).find((l) => l.msg === 'slack app started');
+  url = `http://127.0.0.1:${started?.port ?? 0}/slack/events`;
+}, 30_000);
+
+afterAll(async () => {
+  await serve?.stop();
+  await sim?.stop();
+  await slack?.close();
+  await cleanRedis(prefix);
+});
+
+/** POSTs `/rwx <text>` from #incidents, signed like Slack unless `signed` is false. */
+async function command(text: string, responseId: string, signed = true): Promise<{ status: number; body: string }> {
+  const body = new URLSearchParams({
+    token: 'legacy', team_id: 'T0FAKE', team_domain: 'fake', channel_id: CHANNEL, channel_name: 'incidents', user_id: 'U0ALICE',
+    user_name: 'alice', command: '/rwx', text, api_app_id: 'A0RWX', trigger_id: randomBytes(8).toString('hex'),
+    response_url: slack.responseUrl(responseId),
+  }).toString();
+  const ts = Math.floor(Date.now() / 1000);
+  const signature = `v0=${createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex')}`;
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signed ? { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signature } : {}) },
+    body,
+  });
+  return { status: res.status, body: await res.text() };
+}
+
+const answer = async (id: string): Promise<string> => {
+  await until(() => (slack.responses.get(id)?.length ?? 0) > 0, `the response_url answer ${id}`);
+  return JSON.stringify(slack.responses.get(id));
+};
+
+describe('/rwx through rwx serve (HTTP mode)', () => {
+  it('status: acked, then the open rollout incident with a link to its thread on the response_url', async () => {
+    const ack = await command('status', 'status');
+    expect(ack.status).toBe(200);
+    const root = slack.roots().find((m) => m.metadata?.event_payload.key === ROLLOUT_KEY)!;
+    const text = await answer('status');
+    expect(text).toContain('ebs-csi-node');
+    expect(text).toContain(`https://slack.com/archives/${CHANNEL}/p${root.ts.replace('.', '')}`);
+  });
+
+  it('drain node-19: BLOCK, because its stuck mounts follow the rollout', async () => {
+    expect((await command('drain node-19', 'drain')).status).toBe(200);
+    expect(await answer('drain')).toContain('*BLOCK*');
+  });
+
+  it('an unsigned request gets 401 and no answer', async () => {
+    expect((await command('status', 'unsigned', false)).status).toBe(401);
+    expect(slack.responses.get('unsigned')).toBeUndefined();
+  });
+});
