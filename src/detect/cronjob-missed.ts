@@ -12,6 +12,7 @@ import type { CronJob, Job } from '../domain/objects.js';
 import { nsKey, timeMs } from '../domain/refs.js';
 import type { DetectContext } from './config.js';
 import { scheduledTimes } from './cron-schedule.js';
+import { collect } from './collect.js';
 
 function completedAt(job: Job): number | undefined {
   const done = (job.status?.conditions ?? []).some((c) => c?.type === 'Complete' && c.status === 'True');
@@ -76,10 +77,5 @@ function inProgress(index: ClusterIndex, job: Job): boolean {
 
 /** Every CronJob with missed runs. Linear in CronJobs plus their Jobs and pods. */
 export function detectCronJobsMissed(index: ClusterIndex, ctx: DetectContext): CronJobFinding[] {
-  const out: CronJobFinding[] = [];
-  for (const cj of index.all('cronJobs')) {
-    const f = cronJobMissedFinding(index, cj, ctx);
-    if (f) out.push(f);
-  }
-  return out;
+  return collect(index.all('cronJobs'), (cj) => cronJobMissedFinding(index, cj, ctx));
 }

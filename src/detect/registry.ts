@@ -4,6 +4,7 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/findings.js';
 import type { CronJob, Pod } from '../domain/objects.js';
+import { collect } from './collect.js';
 import type { DetectContext } from './config.js';
 import { cronJobMissedFinding, detectCronJobsMissed } from './cronjob-missed.js';
 import { detectStuckCreating, stuckCreatingFinding } from './stuck-creating.js';
@@ -32,12 +33,7 @@ export function detectAll(index: ClusterIndex, ctx: DetectContext): Finding[] {
 
 /** Re-evaluates one pod (the watch path): its stuck findings, at most one per kind. */
 export function detectPod(index: ClusterIndex, pod: Pod, ctx: DetectContext): StuckPodFinding[] {
-  const out: StuckPodFinding[] = [];
-  for (const check of POD_CHECKS) {
-    const f = check(index, pod, ctx);
-    if (f) out.push(f);
-  }
-  return out;
+  return collect(POD_CHECKS, (check) => check(index, pod, ctx));
 }
 
 /** Re-evaluates one CronJob (the watch path, on CronJob, Job or Job-pod changes). */

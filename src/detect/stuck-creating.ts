@@ -8,6 +8,7 @@ import type { DetectContext } from './config.js';
 import { causeFromEvents, evidenceOf } from './events.js';
 import { resolveWorkload } from './owner.js';
 import { blamedStorage } from './storage-path.js';
+import { collect } from './collect.js';
 
 const CREATING = new Set(['ContainerCreating', 'PodInitializing']);
 
@@ -59,10 +60,5 @@ export function stuckCreatingFinding(index: ClusterIndex, pod: Pod, ctx: DetectC
 
 /** Every pod stuck in ContainerCreating. Linear in the number of pods. */
 export function detectStuckCreating(index: ClusterIndex, ctx: DetectContext): StuckPodFinding[] {
-  const out: StuckPodFinding[] = [];
-  for (const pod of index.all('pods')) {
-    const f = stuckCreatingFinding(index, pod, ctx);
-    if (f) out.push(f);
-  }
-  return out;
+  return collect(index.all('pods'), (pod) => stuckCreatingFinding(index, pod, ctx));
 }

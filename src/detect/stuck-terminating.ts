@@ -9,6 +9,7 @@ import type { DetectContext } from './config.js';
 import { evidenceOf, isUnmountEvent } from './events.js';
 import { resolveWorkload } from './owner.js';
 import { blamedStorage } from './storage-path.js';
+import { collect } from './collect.js';
 
 /**
  * When the clock for a terminating pod starts: its deletionTimestamp. The API server sets
@@ -47,10 +48,5 @@ export function stuckTerminatingFinding(index: ClusterIndex, pod: Pod, ctx: Dete
 
 /** Every pod stuck Terminating (now > deletionTimestamp + stuckAfter). Linear in the number of pods. */
 export function detectStuckTerminating(index: ClusterIndex, ctx: DetectContext): StuckPodFinding[] {
-  const out: StuckPodFinding[] = [];
-  for (const pod of index.all('pods')) {
-    const f = stuckTerminatingFinding(index, pod, ctx);
-    if (f) out.push(f);
-  }
-  return out;
+  return collect(index.all('pods'), (pod) => stuckTerminatingFinding(index, pod, ctx));
 }
