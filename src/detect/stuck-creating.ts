@@ -6,7 +6,7 @@ import type { ContainerStatus, Pod } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
 import type { DetectContext } from './config.js';
 import { causeFromEvents, evidenceOf } from './events.js';
-import { resolveWorkload } from './owner.js';
+import { stuckPodFinding } from './pod-finding.js';
 import { blamedStorage } from './storage-path.js';
 import { collect } from './collect.js';
 
@@ -38,24 +38,14 @@ export function stuckCreatingFinding(index: ClusterIndex, pod: Pod, ctx: DetectC
   if (!isCreating(pod)) return undefined;
   const since = scheduledAt(pod);
   if (since === undefined || ctx.now - since <= ctx.config.stuckAfterMs) return undefined;
-  const namespace = pod.metadata?.namespace ?? '';
-  const name = pod.metadata?.name ?? '';
-  const events = index.eventsFor('Pod', namespace, name);
+  const events = index.eventsFor('Pod', pod.metadata?.namespace, pod.metadata?.name ?? '');
   const cause = causeFromEvents(events);
-  const finding: StuckPodFinding = {
-    kind: 'stuck-creating',
-    key: `stuck-creating/${namespace}/${name}`,
-    pod: { namespace, name, ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}) },
-    workload: resolveWorkload(index, pod),
-    since: new Date(since).toISOString(),
-    stuckSeconds: Math.floor((ctx.now - since) / 1000),
+  return stuckPodFinding(index, pod, 'stuck-creating', since, ctx.now, {
     cause,
     // Only storage failures blame volumes; a sandbox failure says nothing about the pod's claims.
     storage: cause === 'network' ? [] : blamedStorage(index, pod, events),
     events: evidenceOf(events, ctx.now),
-  };
-  if (pod.spec?.nodeName) finding.node = pod.spec.nodeName;
-  return finding;
+  });
 }
 
 /** Every pod stuck in ContainerCreating. Linear in the number of pods. */

@@ -7,7 +7,7 @@ import type { Pod } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
 import type { DetectContext } from './config.js';
 import { evidenceOf, isUnmountEvent } from './events.js';
-import { resolveWorkload } from './owner.js';
+import { stuckPodFinding } from './pod-finding.js';
 import { blamedStorage } from './storage-path.js';
 import { collect } from './collect.js';
 
@@ -26,24 +26,14 @@ export function terminatingSince(pod: Pod): number | undefined {
 export function stuckTerminatingFinding(index: ClusterIndex, pod: Pod, ctx: DetectContext): StuckPodFinding | undefined {
   const since = terminatingSince(pod);
   if (since === undefined || ctx.now - since <= ctx.config.stuckAfterMs) return undefined;
-  const namespace = pod.metadata?.namespace ?? '';
-  const name = pod.metadata?.name ?? '';
-  const events = index.eventsFor('Pod', namespace, name);
+  const events = index.eventsFor('Pod', pod.metadata?.namespace, pod.metadata?.name ?? '');
   const unmount = events.filter(isUnmountEvent);
-  const finding: StuckPodFinding = {
-    kind: 'stuck-terminating',
-    key: `stuck-terminating/${namespace}/${name}`,
-    pod: { namespace, name, ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}) },
-    workload: resolveWorkload(index, pod),
-    since: new Date(since).toISOString(),
-    stuckSeconds: Math.floor((ctx.now - since) / 1000),
+  return stuckPodFinding(index, pod, 'stuck-terminating', since, ctx.now, {
     cause: unmount.length > 0 ? 'storage' : 'unknown',
     storage: blamedStorage(index, pod, unmount),
     finalizers: [...(pod.metadata?.finalizers ?? [])],
     events: evidenceOf(unmount.length > 0 ? unmount : events, ctx.now),
-  };
-  if (pod.spec?.nodeName) finding.node = pod.spec.nodeName;
-  return finding;
+  });
 }
 
 /** Every pod stuck Terminating (now > deletionTimestamp + stuckAfter). Linear in the number of pods. */
