@@ -1,5 +1,5 @@
 // The gate's output: a per-node table with a verdict line, or JSON. Pure.
-import { formatTable } from '../policy/table.js';
+import { table } from '../render/terminal-text.js';
 import { formatTaken, type GateReport } from './run.js';
 
 /** Exit code of a run: 0 every tested node passed, 2 any failed, 130 interrupted (after cleanup). */
@@ -17,7 +17,7 @@ export function renderGateTable(report: GateReport): string {
   const tested = report.results.filter((r) => r.result === 'ok' || r.result === 'FAIL');
   const failed = report.results.filter((r) => r.result === 'FAIL');
   const lines = [
-    formatTable(['NODE', 'MOUNTED', 'WROTE', 'READ BACK', 'TIME', 'RESULT'], rows).trimEnd(),
+    table(['NODE', 'MOUNTED', 'WROTE', 'READ BACK', 'TIME', 'RESULT'], rows).join('\n'),
     '',
     `storage class ${report.storageClass}, namespace ${report.namespace}, run ${report.runId}: ` +
       `${tested.length - failed.length}/${tested.length} node(s) passed` +

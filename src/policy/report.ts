@@ -2,7 +2,7 @@
 import { objectKey } from '../domain/refs.js';
 import { checkObject, type ViolationRule } from './check.js';
 import type { ManifestObject } from './manifests.js';
-import { formatTable } from './table.js';
+import { table } from '../render/terminal-text.js';
 
 /** One line of the report: a failed mount, a passing mount, a skipped plugin, or a file that could not be read. */
 export type PolicyResult =
@@ -82,7 +82,7 @@ export function renderTable(report: PolicyReport): string {
   const summary = `${s.plugins} CSI node plugin(s) checked in ${s.files} file(s): ${s.violations} violation(s), ` +
     `${s.skipped} Windows plugin(s) skipped, ${s.errors} file(s) unreadable\n`;
   if (rows.length === 0) return `no CSI node plugins found\n${summary}`;
-  return formatTable(['RESULT', 'FILE', 'OBJECT', 'CONTAINER', 'VOLUMEMOUNT', 'DETAIL'], rows) + summary;
+  return `${table(['RESULT', 'FILE', 'OBJECT', 'CONTAINER', 'VOLUMEMOUNT', 'DETAIL'], rows).join('\n')}\n${summary}`;
 }
 
 /** The report as pretty JSON (stable field names; see docs/policy.md). */
