@@ -4,8 +4,8 @@
 // - the objects are kubectl -o json shapes (bench/synthetic-cluster.ts), serialized as 500-item List pages as the
 //   API sends them; JSON.parse parses those pages; classification runs on the projected objects (src/kube).
 // - per size: one untimed warm-up round (JIT, heap shape), then ROUNDS rounds; each round times JSON.parse and
-//   then classification back to back in this process, each after a forced GC and a short pause (so the
-//   concurrent sweeper of the previous step is not billed to the next one).
+//   then classification back to back in this process, each after a forced GC and a wait until the process is
+//   idle (so the concurrent sweeper of the previous step is not billed to the next one).
 // - time is process CPU time (user + system), not wall time: the bench machine is shared. --wall switches.
 // - ratio = median over rounds of (classify / parse) of the same round: both see the same background load.
 // - per-doubling = (median classify at this size / median at the previous size) ^ (1 / log2(pod ratio)), so the
@@ -37,10 +37,19 @@ function cpuMs(): number {
 }
 const clock = WALL ? () => performance.now() : cpuMs;
 
-/** Forces a full GC, then lets concurrent sweeping finish before anything is timed. */
+/**
+ * Forces a full GC, then waits until the process is idle (under 1 ms of CPU per 25 ms: the GC's concurrent
+ * sweeper threads are done) before anything is timed. A fixed pause is not enough: sweeping time grows with the
+ * heap, so a short fixed pause billed more of the previous step's GC to the larger sizes.
+ */
 async function settle(): Promise<void> {
   gc();
-  await new Promise((r) => setTimeout(r, 30));
+  const deadline = performance.now() + 3000;
+  for (;;) {
+    const before = cpuMs();
+    await new Promise((r) => setTimeout(r, 25));
+    if (cpuMs() - before < 1 || performance.now() > deadline) return;
+  }
 }
 
 /** Time of one call of f in ms (CPU time, or wall time with --wall), after settle(), and its result. */

@@ -13,44 +13,48 @@ import type { CSINode, KubeEvent, Pod } from './objects.js';
 import { controllerOf, nsKey, objectKey } from './refs.js';
 
 type Store = { [K in KindKey]: Map<string, ObjectsByKind[K]> };
+type AnyObject = ObjectsByKind[KindKey];
 
 /**
- * A multimap from a string to an ordered set of object keys. Most index keys hold one value (events per object,
- * attachments per PV) or a handful (pods per claim), so values are stored as a bare string, then a small array,
- * and only past SMALL entries as a Set: at 150k pods a Set per key was the largest share of index build time
- * (allocation and GC). Order is insertion order and a removed-then-added value moves last, as with a Set.
+ * A multimap from a string to an ordered set of objects (held by reference, so a query needs no second lookup
+ * in the store). Most index keys hold one object (events per object, attachments per PV) or a handful (pods per
+ * claim), so values are stored as the bare object, then a small array, and only past SMALL entries as a Set: at
+ * 150k pods a Set per key was the largest share of index build time (allocation and GC). Order is insertion
+ * order and a removed-then-added object moves last, as with a Set. Store objects are plain objects, never
+ * arrays or Sets, which is what tells the three shapes apart.
  */
-class MultiIndex {
-  private readonly map = new Map<string, string | string[] | Set<string>>();
-  add(k: string, v: string): void {
+class MultiIndex<T extends object> {
+  private readonly map = new Map<string, T | T[] | Set<T>>();
+  add(k: string, v: T): void {
     const cur = this.map.get(k);
     if (cur === undefined) this.map.set(k, v);
-    else if (typeof cur === 'string') {
-      if (cur !== v) this.map.set(k, [cur, v]);
-    } else if (Array.isArray(cur)) {
+    else if (Array.isArray(cur)) {
       if (cur.includes(v)) return;
       if (cur.length < SMALL) cur.push(v);
       else this.map.set(k, new Set(cur).add(v));
-    } else cur.add(v);
+    } else if (cur instanceof Set) cur.add(v);
+    else if (cur !== v) this.map.set(k, [cur, v]);
   }
-  delete(k: string, v: string): void {
+  delete(k: string, v: T): void {
     const cur = this.map.get(k);
     if (cur === undefined) return;
-    if (typeof cur === 'string') {
-      if (cur === v) this.map.delete(k);
-    } else if (Array.isArray(cur)) {
+    if (Array.isArray(cur)) {
       const i = cur.indexOf(v);
       if (i < 0) return;
       cur.splice(i, 1);
       if (cur.length === 0) this.map.delete(k);
-    } else {
+    } else if (cur instanceof Set) {
       cur.delete(v);
       if (cur.size === 0) this.map.delete(k);
-    }
+    } else if (cur === v) this.map.delete(k);
   }
-  /** The values under `k` (a string, an array or a Set; never mutated by the caller), or undefined. */
-  get(k: string): string | readonly string[] | ReadonlySet<string> | undefined {
-    return this.map.get(k);
+  /** The objects under `k`, in order, as a new array (empty when none). */
+  get(k: string): T[] {
+    const cur = this.map.get(k);
+    if (cur === undefined) return [];
+    if (Array.isArray(cur)) return cur.slice();
+    if (cur instanceof Set) return [...cur];
+    return [cur];
   }
 }
 /** Past this many values an index key's values move from an array (linear includes/indexOf) to a Set. */
@@ -76,16 +80,16 @@ for (const n of Object.keys(LAZY) as LazyName[]) (LAZY_OF_KIND[LAZY[n].kind] ??=
 /** In-memory cluster state with secondary indexes. See the file comment for the contract. */
 export class ClusterIndex {
   private readonly store: Store = Object.fromEntries(KIND_KEYS.map((k) => [k, new Map()])) as unknown as Store;
-  private readonly podsByClaim = new MultiIndex();
-  private readonly attachmentsByPv = new MultiIndex();
-  private readonly eventsByObject = new MultiIndex();
+  private readonly podsByClaim = new MultiIndex<Pod>();
+  private readonly attachmentsByPv = new MultiIndex<ObjectsByKind['volumeAttachments']>();
+  private readonly eventsByObject = new MultiIndex<KubeEvent>();
   /**
    * The LAZY indexes, each built from the store on its first query and kept current from then on, or before the
    * first replace/remove of its kind: while a kind has only seen fresh inserts, store order is exactly the order
    * an eager index would hold, so results (and their order) are the same as if built eagerly. `rwx triage` never
    * asks for them, which saves about half of the per-pod index work at 150k pods.
    */
-  private readonly lazy: Partial<Record<LazyName, MultiIndex>> = {};
+  private readonly lazy: Partial<Record<LazyName, MultiIndex<AnyObject>>> = {};
   /** Built on the first keyOfUid() call, then kept current: most CLI runs never ask, and 150k uid inserts are not free. */
   private uidToKey: Map<string, string> | undefined;
   /** Kinds that could not be read, so "absent" must be reported as "unknown". */
@@ -166,42 +170,42 @@ export class ClusterIndex {
 
   /** Pods that mount claim `namespace/name`. */
   podsUsingClaim(namespace: string, claim: string): Pod[] {
-    return this.resolve('pods', this.podsByClaim.get(nsKey(namespace, claim)));
+    return this.podsByClaim.get(nsKey(namespace, claim));
   }
 
   /** Pods bound to a node. */
   podsOnNode(node: string): Pod[] {
-    return this.resolve('pods', this.lazyIndex('podsByNode').get(node));
+    return this.lazyIndex('podsByNode').get(node) as Pod[];
   }
 
   /** Pods whose controller owner has this uid (ReplicaSet, Job, DaemonSet, StatefulSet...). */
   podsOwnedBy(ownerUid: string): Pod[] {
-    return this.resolve('pods', this.lazyIndex('podsByOwner').get(ownerUid));
+    return this.lazyIndex('podsByOwner').get(ownerUid) as Pod[];
   }
 
   /** Jobs whose controller owner (a CronJob) has this uid. */
   jobsOwnedBy(ownerUid: string): ObjectsByKind['jobs'][] {
-    return this.resolve('jobs', this.lazyIndex('jobsByOwner').get(ownerUid));
+    return this.lazyIndex('jobsByOwner').get(ownerUid) as ObjectsByKind['jobs'][];
   }
 
   /** VolumeAttachments for a PersistentVolume name. */
   attachmentsForPv(pv: string): ObjectsByKind['volumeAttachments'][] {
-    return this.resolve('volumeAttachments', this.attachmentsByPv.get(pv));
+    return this.attachmentsByPv.get(pv);
   }
 
   /** VolumeAttachments naming a node. */
   attachmentsOnNode(node: string): ObjectsByKind['volumeAttachments'][] {
-    return this.resolve('volumeAttachments', this.lazyIndex('attachmentsByNode').get(node));
+    return this.lazyIndex('attachmentsByNode').get(node) as ObjectsByKind['volumeAttachments'][];
   }
 
   /** Events whose involvedObject is this Kind/namespace/name (namespace '' for cluster-scoped objects). */
   eventsFor(kind: string, namespace: string | undefined | null, name: string): KubeEvent[] {
-    return this.resolve('events', this.eventsByObject.get(involvedKey(kind, namespace, name)));
+    return this.eventsByObject.get(involvedKey(kind, namespace, name));
   }
 
   /** ControllerRevisions owned by the object with this uid (a DaemonSet), unsorted. */
   revisionsOwnedBy(ownerUid: string): ObjectsByKind['controllerRevisions'][] {
-    return this.resolve('controllerRevisions', this.lazyIndex('revisionsByOwner').get(ownerUid));
+    return this.lazyIndex('revisionsByOwner').get(ownerUid) as ObjectsByKind['controllerRevisions'][];
   }
 
   /** Drivers registered on a node according to its CSINode, or undefined when the node has no CSINode. */
@@ -212,14 +216,14 @@ export class ClusterIndex {
   }
 
   /** A LAZY index, built from the store if this is its first use. */
-  private lazyIndex(name: LazyName): MultiIndex {
+  private lazyIndex(name: LazyName): MultiIndex<AnyObject> {
     let idx = this.lazy[name];
     if (!idx) {
-      idx = new MultiIndex();
+      idx = new MultiIndex<AnyObject>();
       const spec = LAZY[name];
-      for (const [key, o] of this.store[spec.kind]) {
+      for (const o of this.store[spec.kind].values()) {
         const k = spec.key(o);
-        if (k) idx.add(k, key);
+        if (k) idx.add(k, o);
       }
       this.lazy[name] = idx;
     }
@@ -232,35 +236,20 @@ export class ClusterIndex {
     if (names) for (const n of names) this.lazyIndex(n);
   }
 
-  private resolve<K extends KindKey>(kind: K, keys: string | readonly string[] | ReadonlySet<string> | undefined): ObjectsByKind[K][] {
-    const m = this.store[kind] as Map<string, ObjectsByKind[K]>;
-    if (keys === undefined) return [];
-    if (typeof keys === 'string') {
-      const o = m.get(keys);
-      return o ? [o] : [];
-    }
-    const out: ObjectsByKind[K][] = [];
-    for (const k of keys) {
-      const o = m.get(k);
-      if (o) out.push(o);
-    }
-    return out;
-  }
-
   private index(kind: KindKey, key: string, obj: ObjectsByKind[KindKey]): void {
-    this.visit(kind, key, obj, true);
+    this.visit(kind, obj, true);
     const uid = obj.metadata?.uid;
     if (uid && this.uidToKey) this.uidToKey.set(uid, key);
   }
 
   private unindex(kind: KindKey, key: string, obj: ObjectsByKind[KindKey]): void {
-    this.visit(kind, key, obj, false);
+    this.visit(kind, obj, false);
     const uid = obj.metadata?.uid;
     if (uid && this.uidToKey?.get(uid) === key) this.uidToKey.delete(uid);
   }
 
-  /** Adds (or removes) `key` under every (secondary index, index key) pair an object belongs to. */
-  private visit(kind: KindKey, key: string, obj: ObjectsByKind[KindKey], add: boolean): void {
+  /** Adds (or removes) `obj` under every (secondary index, index key) pair it belongs to. */
+  private visit(kind: KindKey, obj: AnyObject, add: boolean): void {
     switch (kind) {
       case 'pods': {
         const pod = obj as Pod;
@@ -269,19 +258,19 @@ export class ClusterIndex {
           const ns = pod.metadata?.namespace;
           for (const v of volumes) {
             const claim = v?.persistentVolumeClaim?.claimName;
-            if (claim) this.apply(this.podsByClaim, nsKey(ns, claim), key, add);
+            if (claim) this.apply(this.podsByClaim, nsKey(ns, claim), pod, add);
           }
         }
         break;
       }
       case 'volumeAttachments': {
         const pv = (obj as ObjectsByKind['volumeAttachments']).spec?.source?.persistentVolumeName;
-        if (pv) this.apply(this.attachmentsByPv, pv, key, add);
+        if (pv) this.apply(this.attachmentsByPv, pv, obj as ObjectsByKind['volumeAttachments'], add);
         break;
       }
       case 'events': {
         const io = (obj as KubeEvent).involvedObject;
-        if (io?.name) this.apply(this.eventsByObject, involvedKey(io.kind, io.namespace, io.name), key, add);
+        if (io?.name) this.apply(this.eventsByObject, involvedKey(io.kind, io.namespace, io.name), obj as KubeEvent, add);
         break;
       }
       default:
@@ -293,13 +282,13 @@ export class ClusterIndex {
       const idx = this.lazy[n];
       if (!idx) continue;
       const k = LAZY[n].key(obj);
-      if (k) this.apply(idx, k, key, add);
+      if (k) this.apply(idx, k, obj, add);
     }
   }
 
   /** add or delete, without a closure per visited object (allocated 230k times per 150k-pod build). */
-  private apply(idx: MultiIndex, k: string, key: string, add: boolean): void {
-    if (add) idx.add(k, key);
-    else idx.delete(k, key);
+  private apply<T extends object>(idx: MultiIndex<T>, k: string, obj: T, add: boolean): void {
+    if (add) idx.add(k, obj);
+    else idx.delete(k, obj);
   }
 }

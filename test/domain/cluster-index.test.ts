@@ -45,4 +45,36 @@ describe('ClusterIndex', () => {
     expect(idx.eventsFor('Pod', 'ns', 'a').map((e) => e.reason)).toEqual(['FailedMount']);
     expect(idx.podsOnNode('')).toEqual([]);
   });
+
+  it('keeps one entry per object whatever the number of pods per claim, and returns the current object', () => {
+    const idx = new ClusterIndex();
+    // 40 pods on one claim (past the array-to-Set switch), each mounting the claim through two volumes.
+    for (let i = 0; i < 40; i++) {
+      const p = pod(`p${i}`, 'n1', 'big');
+      p.spec!.volumes!.push({ name: 'again', persistentVolumeClaim: { claimName: 'big' } });
+      idx.upsert('pods', p);
+    }
+    expect(idx.podsUsingClaim('ns', 'big')).toHaveLength(40);
+    // Replacing an object returns the new one, moved last (as a relisted object is); no duplicate.
+    idx.upsert('pods', pod('p3', 'n9', 'big'));
+    const names = idx.podsUsingClaim('ns', 'big').map((p) => p.metadata?.name);
+    expect(names).toHaveLength(40);
+    expect(names.at(-1)).toBe('p3');
+    expect(idx.podsUsingClaim('ns', 'big').at(-1)?.spec?.nodeName).toBe('n9');
+    for (let i = 0; i < 40; i++) idx.remove('pods', pod(`p${i}`, 'n1', 'big'));
+    expect(idx.podsUsingClaim('ns', 'big')).toEqual([]);
+    expect(idx.podsOnNode('n1')).toEqual([]);
+    // A query result is a copy: changing it changes nothing in the index.
+    idx.upsert('pods', pod('q', 'n1', 'c'));
+    idx.podsUsingClaim('ns', 'c').pop();
+    expect(idx.podsUsingClaim('ns', 'c')).toHaveLength(1);
+  });
+
+  it('counts an object listed twice in a snapshot once (the later copy wins)', () => {
+    const s = emptySnapshot();
+    s.pods.push(pod('a', 'n1', 'c1'), pod('a', 'n2', 'c1'));
+    const idx = ClusterIndex.fromSnapshot(s);
+    expect(idx.podsUsingClaim('ns', 'c1').map((p) => p.spec?.nodeName)).toEqual(['n2']);
+    expect(idx.podsOnNode('n1')).toEqual([]);
+  });
 });
