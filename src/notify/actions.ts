@@ -81,7 +81,9 @@ export function createIncidentActions(deps: StageDeps, lockWaitMs = 5000): Incid
         await postResolution(deps, { ...r, resolvedAt: at, resolvedBy: by }, r.threadTs, facts, { ...visibleState(r, now), resolvedAt: at, resolvedBy: by });
       }
       await deps.store.patch(key, { resolutionPosted: true });
-      await deps.store.close(key, deps.closedTtlMs);
+      // Still firing: the record stays open (silenced) until the cluster clears it, so that a recurrence after
+      // that gets a new thread (the job closes it then). Already cleared: nothing more will happen to it.
+      if (!r.firing) await deps.store.close(key, deps.closedTtlMs);
       return r.resolvedAt === undefined ? { status: 'done', message: `Resolved by ${mention(user)}.` } : already;
     }),
   };

@@ -25,19 +25,21 @@ export type Decision =
   | { action: 'post' }
   | { action: 'update' }
   | { action: 'repeat' }
-  | { action: 'resolve' };
+  | { action: 'resolve' }
+  | { action: 'close' };
 
 /**
  * Decides the next step for a record. `hash` is the hash of the root that would be sent now.
- * - resolution posted: none; cleared before anything was posted: discard; cleared after a post: resolve (even
- *   when muted: resolution is always posted);
+ * - resolution posted: none while the incident still fires (a person resolved it: it stays closed), close once it
+ *   cleared; cleared before anything was posted: discard; cleared after a post: resolve (even when muted:
+ *   resolution is always posted);
  * - firing, no thread yet: wait for createdAt + groupWait, then post;
  * - muted: wait until the mute ends;
  * - content changed: update, no sooner than lastNotifiedAt + groupInterval;
  * - unchanged: repeat at lastNotifiedAt + repeatInterval.
  */
 export function needsUpdate(record: IncidentRecord, hash: string, now: number, timers: Timers = DEFAULT_TIMERS): Decision {
-  if (record.resolutionPosted) return { action: 'none' };
+  if (record.resolutionPosted) return record.firing ? { action: 'none' } : { action: 'close' };
   const posted = record.threadTs !== undefined || record.rootPostStartedAt !== undefined;
   if (!record.firing) return posted ? { action: 'resolve' } : { action: 'discard' };
   if (!record.incident) return { action: 'none' };

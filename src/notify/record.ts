@@ -28,8 +28,9 @@ export interface RecordContext {
  * Records one evaluation. New incident: a record, and a job after group_wait. Changed (by root hash) or firing
  * again: the new content, and a job now. Every reported incident's members are merged into its history (written
  * only when it changed). Open but no longer reported: cleared with the facts observed for its whole history, and
- * a job now. An incident resolved automatically that comes back starts a new thread; one a person resolved stays
- * closed.
+ * a job now. An incident resolved automatically that comes back starts a new thread. One a person resolved stays
+ * closed while the cluster keeps reporting it; once it cleared (the job then closes the record), a recurrence
+ * starts a new thread as well.
  */
 export async function recordEvaluation(ctx: RecordContext, incidents: readonly Incident[], now: number): Promise<JobRequest[]> {
   const { store } = ctx;
@@ -40,7 +41,7 @@ export async function recordEvaluation(ctx: RecordContext, incidents: readonly I
     seen.add(incident.key);
     const hash = rootHash(incident);
     let r = await store.get(incident.key);
-    if (r?.resolutionPosted && r.resolvedBy !== undefined) continue;
+    if (r?.resolutionPosted && r.resolvedBy !== undefined && r.firing) continue;
     if (r?.resolutionPosted) {
       await store.delete(incident.key);
       r = undefined;

@@ -99,6 +99,8 @@ export async function processIncident(deps: StageDeps, key: string): Promise<Sta
       if (d.action === 'wait') return { kind: 'wait', until: d.until, actions };
       actions.push(d.action);
       await act(deps, record, d, now);
+      // Ends the record's life (its last write closes or deletes it): nothing follows in this run.
+      if (d.action === 'resolve' || d.action === 'close' || d.action === 'discard') return { kind: 'done', actions };
     }
     return { kind: 'done', actions };
   });
@@ -108,6 +110,7 @@ export async function processIncident(deps: StageDeps, key: string): Promise<Sta
 async function act(deps: StageDeps, r: IncidentRecord, d: Decision, now: number): Promise<void> {
   const { store, slack } = deps;
   if (d.action === 'discard') return store.delete(r.key);
+  if (d.action === 'close') return store.close(r.key, deps.closedTtlMs);
   if (d.action === 'resolve') return resolveAutomatically(deps, r, now);
   const incident = r.incident!;
   if (d.action === 'post') {

@@ -27,7 +27,8 @@ describe('needsUpdate', () => {
     ['cleared after posting: resolve, even when muted', { ...posted, muteUntil: T + H, firing: false }, 'h1', T + M, { action: 'resolve' }],
     ['cleared before anything was posted: discard', { firing: false }, 'h1', T + M, { action: 'discard' }],
     ['cleared while a post may have happened: resolve', { firing: false, rootPostStartedAt: T }, 'h1', T + M, { action: 'resolve' }],
-    ['resolution already posted: nothing', { ...posted, firing: false, resolutionPosted: true }, 'h2', T + 9 * H, { action: 'none' }],
+    ['resolved by a person, still firing: nothing (stays closed)', { ...posted, resolutionPosted: true, resolvedBy: 'U1' }, 'h2', T + 9 * H, { action: 'none' }],
+    ['resolution posted and cleared: close the record', { ...posted, firing: false, resolutionPosted: true }, 'h2', T + 9 * H, { action: 'close' }],
   ])('%s', (_name, over, hash, now, want) => {
     expect(needsUpdate(rec(over), hash, now, DEFAULT_TIMERS)).toEqual(want);
   });

@@ -14,6 +14,7 @@ import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
 const S = 1000;
 const M = 60 * S;
+const H = 60 * M;
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -90,7 +91,7 @@ describe('notify stages', () => {
     expect(await deps.store.listOpen()).toEqual([]);
   });
 
-  it('manual Resolve closes the thread once; the same incident firing on stays closed', async () => {
+  it('manual Resolve closes the thread once; it stays closed while it fires, and a recurrence after it cleared opens a new thread', async () => {
     await submit();
     clock.advance(30 * S);
     await processIncident(deps, KEY);
@@ -98,8 +99,32 @@ describe('notify stages', () => {
     expect((await actions.resolve(KEY, 'U1', clock.now())).status).toBe('done');
     expect((await actions.resolve(KEY, 'U1', clock.now())).status).toBe('already');
     expect(slack.replies(slack.roots()[0]!.ts).filter((m) => m.text.startsWith('Resolved'))).toHaveLength(1);
+    // Firing on, even with new members: silence, and nothing in /rwx status.
     expect(await submit([rolloutIncident([{ node: 'node-50', pod: 'x' }])])).toEqual([]);
     expect(slack.roots()).toHaveLength(1);
+    // The cluster stops reporting it: the record is closed, with nothing more said in the thread.
+    const before = slack.messages.length;
+    expect(await submit([])).toEqual([{ key: KEY, delayMs: 0 }]);
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['close'] });
+    expect(await deps.store.listOpen()).toEqual([]);
+    expect(slack.messages).toHaveLength(before);
+    // It comes back later: a new incident, a new thread.
+    clock.advance(H);
+    expect(await submit()).toEqual([{ key: KEY, delayMs: 30 * S }]);
+    clock.advance(30 * S);
+    await processIncident(deps, KEY);
+    expect(slack.roots()).toHaveLength(2);
+  });
+
+  it('manual Resolve of an incident the cluster already cleared closes the record at once', async () => {
+    await submit();
+    clock.advance(30 * S);
+    await processIncident(deps, KEY);
+    await submit([]); // cleared; its job has not run yet
+    expect((await createIncidentActions(deps).resolve(KEY, 'U1', clock.now())).status).toBe('done');
+    expect(await deps.store.listOpen()).toEqual([]);
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['close'] });
+    expect(slack.replies(slack.roots()[0]!.ts).filter((m) => m.text.startsWith('Resolved'))).toHaveLength(1);
   });
 
   it('an incident that comes back after an automatic resolution opens a new thread', async () => {
