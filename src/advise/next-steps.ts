@@ -66,12 +66,21 @@ export function nextSteps(index: ClusterIndex, inc: Incident): string[] {
         ...cronSteps(inc),
       ];
     }
-    case 'NOT_STORAGE':
+    case 'NOT_STORAGE': {
+      if (inc.node) {
+        return [
+          `Not storage: read the FailedCreatePodSandBox messages (kubectl describe pod) and check the CNI plugin pods and container runtime on ${node}.`,
+          `kubectl get pods -A -o wide --field-selector spec.nodeName=${node}`,
+          ...cronSteps(inc),
+        ];
+      }
+      const nodes = inc.nodes.filter((n) => n.stuckPods.length > 0).map((n) => n.node);
       return [
-        `Not storage: read the FailedCreatePodSandBox messages (kubectl describe pod) and check the CNI plugin pods and container runtime on ${node}.`,
-        `kubectl get pods -A -o wide --field-selector spec.nodeName=${node}`,
+        `Not storage: read the FailedCreatePodSandBox messages (kubectl describe pod) and check the CNI plugin pods and container runtime on ${nameList(nodes, MAX_NAMES, ', ')}.`,
+        'Several nodes at once: if the CNI DaemonSet is rolling out, the nodes break in rollout order; check its rollout (kubectl get ds -A) before touching nodes. Draining does not help a sandbox failure.',
         ...cronSteps(inc),
       ];
+    }
     default:
       if (inc.key.startsWith('cronjob/')) {
         const c = inc.cronJobs[0];

@@ -8,6 +8,7 @@ import type { Draft } from './group.js';
 import { driverOf } from './group.js';
 import { memberKey } from './members.js';
 import { controllerOf } from '../domain/refs.js';
+import { nameList } from '../advise/next-steps.js';
 
 /** Title, summary and explanations of a draft. */
 export interface IncidentText {
@@ -136,12 +137,19 @@ export function incidentText(index: ClusterIndex, d: Draft, nodes: readonly Inci
         ],
       };
     }
-    case 'NOT_STORAGE':
+    case 'NOT_STORAGE': {
+      const where = d.node ?? plural(nodeCount, 'node');
+      const names = [...new Set(d.pods.map((f) => f.node).filter((n): n is string => !!n))].sort();
       return {
-        title: `${d.node ?? 'unscheduled'}: pods cannot get a sandbox (network, not storage)`,
-        summary: `NOT_STORAGE: ${plural(pods, 'pod')} on ${d.node ?? '?'} stuck in ContainerCreating with FailedCreatePodSandBox${age}: CNI or container runtime, not a volume`,
-        explanations: [`FailedCreatePodSandBox comes after volumes are mounted: look at the CNI plugin and runtime on ${d.node ?? 'the node'}.`, ...cronLines(d, nodes)],
+        title: `${where}: pods cannot get a sandbox (network, not storage)`,
+        summary: `NOT_STORAGE: ${plural(pods, 'pod')} on ${d.node ?? `${where} (${nameList(names, 10, ', ')})`} stuck in ContainerCreating with FailedCreatePodSandBox${age}: CNI or container runtime, not a volume`,
+        explanations: [
+          `FailedCreatePodSandBox comes after volumes are mounted: look at the CNI plugin and runtime on ${d.node ?? 'these nodes'}.`,
+          ...(d.node ? [] : ['Several nodes at once: check whether the CNI DaemonSet is rolling out (kubectl get ds -n kube-system); do not drain for a sandbox failure.']),
+          ...cronLines(d, nodes),
+        ],
       };
+    }
     default: {
       if (d.key.startsWith('cronjob/')) {
         const c = d.cronJobs[0];

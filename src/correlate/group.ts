@@ -2,7 +2,9 @@
 // group, and which CronJob joins which group. Pure; see correlate.ts for the whole pipeline.
 //
 // Rules, in order:
-// 1. Pods stuck for a network cause (FailedCreatePodSandBox) group per node as NOT_STORAGE; never with storage.
+// 1. Pods stuck for a network cause (FailedCreatePodSandBox) form one NOT_STORAGE incident `not-storage` for the
+//    whole cluster (a CNI rollout breaks nodes one after another: one thread that lists them, not one per node);
+//    never with storage.
 // 2. Pods stuck with no storage or network evidence group as UNEXPLAINED under `unexplained/cause-unknown`, except
 //    that a pod stuck in ContainerCreating whose claim uses a driver found to follow a rollout, on a node whose
 //    plugin runs the bad revision, joins that rollout incident (the kubelet's FailedMount may be missing: events
@@ -61,7 +63,7 @@ export function groupFindings(index: ClusterIndex, findings: readonly Finding[],
   const unknown: StuckPodFinding[] = [];
   for (const f of findings) {
     if (f.kind === 'cronjob-missed') cronJobs.push(f);
-    else if (f.cause === 'network') draft(`not-storage/${f.node ?? 'unscheduled'}`, { verdict: 'NOT_STORAGE', ...(f.node ? { node: f.node } : {}) }).pods.push(f);
+    else if (f.cause === 'network') draft('not-storage', { verdict: 'NOT_STORAGE' }).pods.push(f);
     else if (f.cause === 'unknown') unknown.push(f);
     else if (f.kind === 'stuck-terminating') nodeCandidates.push(f);
     else push(creatingByDriver, driverOf(f) ?? 'unresolved', f);
@@ -117,6 +119,12 @@ export function groupFindings(index: ClusterIndex, findings: readonly Finding[],
     if (nodes.size === 1 && only && (workloads.size >= 2 || (ds && revisionProvenElsewhere(index, ds, driver, only)))) nodeFault.add(only);
   }
   for (const f of nodeCandidates) draft(`node/${f.node ?? 'unscheduled'}`, { verdict: 'FOLLOWS_NODE', ...(f.node ? { node: f.node } : {}) }).pods.push(f);
+  const sandbox = drafts.get('not-storage');
+  if (sandbox) {
+    const nodes = new Set(sandbox.pods.map((f) => f.node));
+    const only = [...nodes][0];
+    if (nodes.size === 1 && only) sandbox.node = only;
+  }
   for (const [driver, fs] of remaining) {
     for (const f of fs) {
       if (f.node && nodeFault.has(f.node)) draft(`node/${f.node}`, { verdict: 'FOLLOWS_NODE', node: f.node }).pods.push(f);

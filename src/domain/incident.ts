@@ -87,7 +87,7 @@ export interface AffectedWorkload extends WorkloadRef {
 
 /** A correlated group of findings. `key` is stable: the incident store and Slack thread hang off it. */
 export interface Incident {
-  /** e.g. "rollout/kube-system/ebs-csi-node@2", "node/node-19", "unexplained/ebs.csi.aws.com", "not-storage/node-7". */
+  /** e.g. "rollout/kube-system/ebs-csi-node@2", "node/node-19", "unexplained/ebs.csi.aws.com", "not-storage". */
   key: string;
   verdict: Verdict;
   /** Names the driver and revision, or the node. */

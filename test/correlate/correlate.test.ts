@@ -88,10 +88,13 @@ describe('verdicts', () => {
       [['node/n-01', 'FOLLOWS_NODE', ['a']]]],
     // sandbox failures: not storage, never in a storage incident
     ['cni', { pods: [{ name: 'a', node: 'n-04', reason: 'FailedCreatePodSandBox' }, { name: 'b', node: 'n-04', reason: 'FailedCreatePodSandBox' }] },
-      [['not-storage/n-04', 'NOT_STORAGE', ['a', 'b']]]],
+      [['not-storage', 'NOT_STORAGE', ['a', 'b']]]],
+    // a CNI fault spreading over nodes: one incident for all of them, not one per node
+    ['cni on three nodes', { pods: ['n-01', 'n-02', 'n-04'].map((node, i) => ({ name: `s${i}`, node, reason: 'FailedCreatePodSandBox' })) },
+      [['not-storage', 'NOT_STORAGE', ['s0', 's1', 's2']]]],
     // cni and rollout side by side stay apart
     ['cni beside rollout', { onRevision2: ['n-01'], pods: [{ name: 'a', node: 'n-01' }, { name: 'b', node: 'n-01', reason: 'FailedCreatePodSandBox' }] },
-      [['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT', ['a']], ['not-storage/n-01', 'NOT_STORAGE', ['b']]]],
+      [['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT', ['a']], ['not-storage', 'NOT_STORAGE', ['b']]]],
     // no events at all: cause unknown
     ['unknown', { pods: [{ name: 'a', node: 'n-04', reason: 'none' }] }, [['unexplained/cause-unknown', 'UNEXPLAINED', ['a']]]],
     // rollout complete on every node, stuck on two of them since after the rollout started
@@ -113,6 +116,18 @@ describe('verdicts', () => {
     index.upsert('controllerRevisions', { ...r1, revision: 3 });
     const [inc] = scan(index);
     expect([inc?.key, inc?.rollout?.previousRevision]).toEqual(['rollout/kube-system/ebs-csi-node@2', 3]);
+  });
+
+  it('names every node of a sandbox incident, and the node alone when there is one', () => {
+    const sandbox = (nodes: string[]) => scan(miniCluster({ pods: nodes.map((node, i) => ({ name: `s${i}`, node, reason: 'FailedCreatePodSandBox' })) }))[0]!;
+    const many = sandbox(['n-04', 'n-01', 'n-02']);
+    expect([many.node, many.title]).toEqual([undefined, '3 nodes: pods cannot get a sandbox (network, not storage)']);
+    expect(many.summary).toContain('3 pods on 3 nodes (n-01, n-02, n-04)');
+    expect(many.nextSteps[0]).toContain('container runtime on n-01, n-02, n-04.');
+    expect(many.nextSteps.join('\n')).not.toContain('NODE');
+    const one = sandbox(['n-04', 'n-04']);
+    expect([one.node, one.title]).toEqual(['n-04', 'n-04: pods cannot get a sandbox (network, not storage)']);
+    expect(one.nextSteps[1]).toBe('kubectl get pods -A -o wide --field-selector spec.nodeName=n-04');
   });
 
   it('a CronJob with no stuck pod forms its own honestly labelled incident', () => {
