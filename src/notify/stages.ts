@@ -1,7 +1,8 @@
 // The notify stages for one incident key: decide (pure needsUpdate) -> post / update Slack -> record, each record
 // write only after Slack succeeded. Runs under the per-incident lock, so two workers (or a worker and a button)
 // never post for the same incident at once; with the record written after each Slack call, a retry resumes where
-// the last attempt stopped, and a root whose post was started but not recorded is looked up before posting again.
+// the last attempt stopped, and a root or thread reply whose post was started but not recorded is looked up (by
+// its message metadata) before posting again, so a crash between Slack and the record never posts it twice.
 import type { Clock } from '../domain/clock.js';
 import { isRwxError } from '../errors.js';
 import type { Incident } from '../domain/incident.js';
@@ -12,7 +13,7 @@ import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
 import { type ResolutionFacts, defaultFacts, renderResolution } from '../render/slack-resolution.js';
 import { renderResolvedRoot } from '../render/slack-resolved.js';
 import { membersOf, renderChangeReply, renderEvidenceReply, renderRepeatReply } from '../render/slack-thread.js';
-import { type SlackApi, incidentMetadata } from '../slack/api.js';
+import { type SlackApi, incidentMetadata, replyMetadata } from '../slack/api.js';
 import { type Decision, type Timers, needsUpdate } from './decide.js';
 import { historyOrLast } from './history.js';
 
@@ -57,14 +58,15 @@ export function rootMessage(r: IncidentRecord, incident: Incident, state: Incide
 }
 
 /**
- * Posts the resolution reply (once: recorded as resolutionReplied), then edits the root to its resolved summary.
- * A retry after a failed edit skips the reply. The caller closes the record.
+ * Posts the resolution reply (once: recorded as resolutionReplied, and looked up before a post after a crash),
+ * then edits the root to its resolved summary. A retry after a failed edit skips the reply. The caller closes
+ * the record.
  */
 export async function postResolution(deps: StageDeps, r: IncidentRecord, ts: string, facts: ResolutionFacts, state: IncidentState): Promise<void> {
   const incident = r.incident!;
   if (!r.resolutionReplied) {
-    await deps.slack.postMessage({ channel: r.channel, threadTs: ts, ...renderResolution(incident, historyOf(r), facts) });
-    await deps.store.patch(r.key, { resolutionReplied: true });
+    await postReplyOnce(deps, r, ts, 'resolution', renderResolution(incident, historyOf(r), facts));
+    await deps.store.patch(r.key, { resolutionReplied: true, replyStarted: undefined });
   }
   try {
     await deps.slack.update({ channel: r.channel, ts, ...rootMessage(r, incident, state) });
@@ -116,8 +118,8 @@ async function act(deps: StageDeps, r: IncidentRecord, d: Decision, now: number)
   if (d.action === 'post') {
     const ts = r.threadTs ?? (await postRoot(deps, r, incident, now));
     if (!r.evidencePosted) {
-      await slack.postMessage({ channel: r.channel, threadTs: ts, ...renderEvidenceReply(incident) });
-      await store.patch(r.key, { evidencePosted: true });
+      await postReplyOnce(deps, r, ts, 'evidence', renderEvidenceReply(incident));
+      await store.patch(r.key, { evidencePosted: true, replyStarted: undefined });
     }
     return;
   }
@@ -127,14 +129,35 @@ async function act(deps: StageDeps, r: IncidentRecord, d: Decision, now: number)
   } catch (e) {
     if (!isRwxError(e, 'NOT_FOUND')) throw e;
     // Someone deleted the root: forget it, so the next round posts a fresh thread for the still-open incident.
-    await store.patch(r.key, { threadTs: undefined, rootPostStartedAt: undefined, evidencePosted: undefined, lastSentHash: undefined });
+    await store.patch(r.key, {
+      threadTs: undefined, rootPostStartedAt: undefined, evidencePosted: undefined, lastSentHash: undefined, replyStarted: undefined,
+    });
     return;
   }
-  const reply = d.action === 'repeat'
+  const hash = rootHash(incident, state);
+  const kind = d.action === 'repeat' ? 'repeat' : 'change';
+  const reply = kind === 'repeat'
     ? renderRepeatReply(incident, r.createdAt, now)
     : r.members ? renderChangeReply(incident, r.members) : undefined;
-  if (reply) await slack.postMessage({ channel: r.channel, threadTs: r.threadTs!, ...reply });
-  await store.patch(r.key, { lastSentHash: rootHash(incident, state), members: membersOf(incident), lastNotifiedAt: now, updatedAt: now });
+  if (reply) await postReplyOnce(deps, r, r.threadTs!, updateReplyId(r, kind, hash), reply);
+  await store.patch(r.key, { lastSentHash: hash, members: membersOf(incident), lastNotifiedAt: now, updatedAt: now, replyStarted: undefined });
+}
+
+// The id of the reply of an update or repeat step: the kind, the notification it follows (lastNotifiedAt, which
+// only this step's own record write moves on) and, for a change, the root it goes with. A retry of the step
+// computes the same id; any later step, or a retry after the incident changed again (new content), a new one.
+function updateReplyId(r: IncidentRecord, kind: 'change' | 'repeat', hash: string): string {
+  const after = r.lastNotifiedAt ?? r.createdAt;
+  return kind === 'repeat' ? `repeat:${after}` : `change:${after}:${hash.slice(0, 16)}`;
+}
+
+// Posts reply `id` in thread `ts` unless an interrupted attempt already did: replyStarted is written before the
+// post, and an attempt that finds it set to this id looks the reply up by its metadata first. The caller's
+// record write for the reply removes replyStarted.
+async function postReplyOnce(deps: StageDeps, r: IncidentRecord, ts: string, id: string, message: SlackMessage): Promise<void> {
+  if (r.replyStarted === id && (await deps.slack.findThreadReply(r.channel, ts, r.key, id))) return;
+  if (r.replyStarted !== id) await deps.store.patch(r.key, { replyStarted: id });
+  await deps.slack.postMessage({ channel: r.channel, threadTs: ts, ...message, metadata: replyMetadata(r.key, id) });
 }
 
 // Posts the root, or adopts the one an interrupted attempt already posted (found by its metadata).

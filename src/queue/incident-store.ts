@@ -39,6 +39,12 @@ export interface IncidentRecord {
   resolvedBy?: string;
   /** Set once the resolution reply is in the thread, so a retry of the root edit does not post it again. */
   resolutionReplied?: boolean;
+  /**
+   * The id of the thread reply whose post was started and not yet recorded (set just before chat.postMessage,
+   * removed by the write that records the reply): when a retry is about to post the same id, the reply may
+   * already be in Slack, so it is looked up by its metadata first.
+   */
+  replyStarted?: string;
   resolutionPosted?: boolean;
 }
 

@@ -80,6 +80,7 @@ export class ServeMetrics {
       update: (a) => count('chat.update', api.update(a)),
       postEphemeral: (a) => count('chat.postEphemeral', api.postEphemeral(a)),
       findRootByIncidentKey: (c, k, s) => count('conversations.history', api.findRootByIncidentKey(c, k, s)),
+      findThreadReply: (c, t, k, r) => count('conversations.replies', api.findThreadReply(c, t, k, r)),
       uploadFile: (a) => count('files.upload', api.uploadFile(a)),
     };
   }

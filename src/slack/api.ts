@@ -2,7 +2,7 @@
 // (web-api.ts); pure tests use MemorySlack (memory-slack.ts); the demo prints to a terminal (terminal-slack.ts).
 import type { Block } from '../render/slack-blocks.js';
 
-/** The metadata event type that marks an incident's root message. */
+/** The metadata event type that marks an incident's root message and the bot's replies in its thread. */
 export const INCIDENT_EVENT_TYPE = 'rwx_incident';
 
 /** Message metadata as chat.postMessage takes it. */
@@ -64,6 +64,11 @@ export interface SlackApi {
    * recent history, newest first; `sinceMs` bounds the search. Undefined when there is none.
    */
   findRootByIncidentKey(channel: string, key: string, sinceMs?: number): Promise<string | undefined>;
+  /**
+   * Finds the ts of the reply `replyId` of incident `key` (metadata rwx_incident {key, reply}) in the thread of
+   * `threadTs`; the newest when there are several. Undefined when there is none, or no such thread.
+   */
+  findThreadReply(channel: string, threadTs: string, key: string, replyId: string): Promise<string | undefined>;
   /** Uploads a file (getUploadURLExternal, upload, completeUploadExternal); resolves with the file id. */
   uploadFile(args: UploadArgs): Promise<{ fileId: string }>;
 }
@@ -73,9 +78,25 @@ export function incidentMetadata(key: string): MessageMetadata {
   return { event_type: INCIDENT_EVENT_TYPE, event_payload: { key } };
 }
 
-/** Whether a message's metadata marks it as the root of incident `key`. */
+/** The metadata that marks the reply `replyId` in the thread of incident `key` (ids are stable across retries). */
+export function replyMetadata(key: string, replyId: string): MessageMetadata {
+  return { event_type: INCIDENT_EVENT_TYPE, event_payload: { key, reply: replyId } };
+}
+
+/** Whether a message's metadata marks it as the root of incident `key` (a reply of that incident is not). */
 export function isIncidentRoot(metadata: unknown, key: string): boolean {
-  if (typeof metadata !== 'object' || metadata === null) return false;
-  const m = metadata as { event_type?: unknown; event_payload?: { key?: unknown } | null };
-  return m.event_type === INCIDENT_EVENT_TYPE && m.event_payload?.key === key;
+  const p = incidentPayload(metadata, key);
+  return p !== undefined && p.reply === undefined;
+}
+
+/** Whether a message's metadata marks it as the reply `replyId` of incident `key`. */
+export function isIncidentReply(metadata: unknown, key: string, replyId: string): boolean {
+  return incidentPayload(metadata, key)?.reply === replyId;
+}
+
+// The event payload when the metadata is ours and names incident `key`.
+function incidentPayload(metadata: unknown, key: string): { key?: unknown; reply?: unknown } | undefined {
+  if (typeof metadata !== 'object' || metadata === null) return undefined;
+  const m = metadata as { event_type?: unknown; event_payload?: { key?: unknown; reply?: unknown } | null };
+  return m.event_type === INCIDENT_EVENT_TYPE && m.event_payload?.key === key ? m.event_payload : undefined;
 }

@@ -23,6 +23,7 @@ export function instrumentSlack(inner: SlackApi, observe: (method: keyof SlackAp
     update: wrap('update', (a) => inner.update(a)),
     postEphemeral: wrap('postEphemeral', (a) => inner.postEphemeral(a)),
     findRootByIncidentKey: wrap('findRootByIncidentKey', (c: string, k: string, s?: number) => inner.findRootByIncidentKey(c, k, s)),
+    findThreadReply: wrap('findThreadReply', (c: string, t: string, k: string, r: string) => inner.findThreadReply(c, t, k, r)),
     uploadFile: wrap('uploadFile', (a) => inner.uploadFile(a)),
   };
 }

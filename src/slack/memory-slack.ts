@@ -2,7 +2,7 @@
 import { RwxError } from '../errors.js';
 import {
   type EphemeralArgs, type MessageMetadata, type PostMessageArgs, type SlackApi, type UpdateArgs, type UploadArgs,
-  isIncidentRoot,
+  isIncidentReply, isIncidentRoot,
 } from './api.js';
 import type { Block } from '../render/slack-blocks.js';
 
@@ -73,6 +73,12 @@ export class MemorySlack implements SlackApi {
   async findRootByIncidentKey(channel: string, key: string): Promise<string | undefined> {
     this.enter('findRootByIncidentKey', { channel, key });
     return [...this.messages].reverse().find((m) => m.channel === channel && m.threadTs === undefined && isIncidentRoot(m.metadata, key))?.ts;
+  }
+
+  async findThreadReply(channel: string, threadTs: string, key: string, replyId: string): Promise<string | undefined> {
+    this.enter('findThreadReply', { channel, threadTs, key, replyId });
+    return [...this.messages].reverse()
+      .find((m) => m.channel === channel && m.threadTs === threadTs && isIncidentReply(m.metadata, key, replyId))?.ts;
   }
 
   async uploadFile(args: UploadArgs): Promise<{ fileId: string }> {

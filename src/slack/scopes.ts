@@ -25,6 +25,10 @@ export const SLACK_METHOD_SCOPES: Readonly<Record<string, MethodScopes>> = Objec
     token: 'bot', scopes: ['channels:history', 'groups:history'],
     note: 'finds an incident root by its metadata after a restart; groups:history for private channels',
   },
+  'conversations.replies': {
+    token: 'bot', scopes: ['channels:history', 'groups:history'],
+    note: 'finds a thread reply by its metadata after a restart, so it is not posted twice; groups:history for private channels',
+  },
   'conversations.open': { token: 'bot', scopes: ['im:write'], note: 'DM for a full triage report asked for privately' },
   'files.getUploadURLExternal': { token: 'bot', scopes: ['files:write'], note: 'full triage report as a file' },
   'files.completeUploadExternal': { token: 'bot', scopes: ['files:write'] },

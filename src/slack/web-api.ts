@@ -3,9 +3,9 @@
 // carry the Slack error code and method only.
 // Through Bolt's re-export: @slack/web-api is Bolt's dependency, not ours, so the versions always match.
 import { webApi } from '@slack/bolt';
-import { RwxError } from '../errors.js';
+import { RwxError, isRwxError } from '../errors.js';
 import type { EphemeralArgs, PostMessageArgs, SlackApi, UpdateArgs, UploadArgs } from './api.js';
-import { isIncidentRoot } from './api.js';
+import { isIncidentReply, isIncidentRoot } from './api.js';
 
 /** Options of the WebClient adapter. */
 export interface WebSlackOptions {
@@ -14,6 +14,12 @@ export interface WebSlackOptions {
   slackApiUrl?: string;
   /** How many history pages findRootByIncidentKey reads at most (200 messages each). Default 5. */
   historyPages?: number;
+  /**
+   * How many pages of a thread findThreadReply reads at most (200 replies each), oldest first as Slack serves
+   * them; a reply beyond them is not found (and so posted again). Default 5: an incident thread gets a reply per
+   * change at most every group_interval, far fewer than 1000.
+   */
+  threadPages?: number;
   /** Extra WebClient options (tests: a short timeout). */
   clientOptions?: Omit<webApi.WebClientOptions, 'slackApiUrl' | 'retryConfig' | 'rejectRateLimitedCalls'>;
 }
@@ -32,8 +38,9 @@ export function mapSlackError(method: string, e: unknown): RwxError {
       });
     case 'slack_webapi_platform_error': {
       const code = err.data?.error ?? 'unknown_error';
-      // The message we edit is gone (someone deleted the root): NOT_FOUND lets the notifier post a fresh one.
-      if (code === 'message_not_found') return new RwxError('NOT_FOUND', `${method}: ${code}`, { cause: e, retryable: false });
+      // The message we edit or the thread we read is gone (someone deleted the root): NOT_FOUND lets the notifier
+      // post a fresh one.
+      if (code === 'message_not_found' || code === 'thread_not_found') return new RwxError('NOT_FOUND', `${method}: ${code}`, { cause: e, retryable: false });
       return new RwxError('SLACK_API', `${method}: ${code}`, { cause: e, retryable: RETRYABLE_PLATFORM.has(code) });
     }
     case 'slack_webapi_http_error': {
@@ -56,6 +63,7 @@ export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
     rejectRateLimitedCalls: true,
   });
   const pages = opts.historyPages ?? 5;
+  const threadPages = opts.threadPages ?? 5;
   const call = async <T>(method: string, args: Record<string, unknown>): Promise<T> => {
     try {
       return (await client.apiCall(method, args)) as T;
@@ -91,6 +99,24 @@ export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
         if (!cursor) return undefined;
       }
       return undefined;
+    },
+    async findThreadReply(channel: string, threadTs: string, key: string, replyId: string) {
+      let cursor: string | undefined;
+      let found: string | undefined;
+      for (let page = 0; page < threadPages; page++) {
+        let res: { messages?: { ts?: string; metadata?: unknown }[]; response_metadata?: { next_cursor?: string } };
+        try {
+          res = await call('conversations.replies', { channel, ts: threadTs, include_all_metadata: true, limit: 200, cursor });
+        } catch (e) {
+          if (isRwxError(e, 'NOT_FOUND')) return undefined; // no thread, so no reply in it
+          throw e;
+        }
+        // Pages run oldest to newest: the last match read is the newest.
+        for (const m of res.messages ?? []) if (m.ts && m.ts !== threadTs && isIncidentReply(m.metadata, key, replyId)) found = m.ts;
+        cursor = res.response_metadata?.next_cursor || undefined;
+        if (!cursor) break;
+      }
+      return found;
     },
     async uploadFile(a: UploadArgs) {
       const bytes = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : Buffer.from(a.content);

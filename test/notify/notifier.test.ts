@@ -127,4 +127,18 @@ describe('createNotifier', () => {
     expect(fake.callsOf('conversations.history').length).toBeGreaterThanOrEqual(1);
     expect((await n.store.get(KEY))?.threadTs).toBe(fake.roots()[0]!.ts);
   });
+
+  it('a crash after Slack posted the evidence reply (500 after handling) never makes a second one', async () => {
+    fake.pass('chat.postMessage'); // the root
+    fake.failAfterHandling('chat.postMessage', 1); // the evidence reply
+    const n = notifier();
+    await n.submit([rolloutIncident()], Date.now());
+    await expect.poll(async () => (await n.store.get(KEY))?.evidencePosted, { timeout: 10_000, interval: 20 }).toBe(true);
+    await settled(n);
+    expect(fake.roots()).toHaveLength(1);
+    const replies = fake.replies(fake.roots()[0]!.ts);
+    expect(replies.map((m) => m.metadata)).toEqual([{ event_type: 'rwx_incident', event_payload: { key: KEY, reply: 'evidence' } }]);
+    expect(fake.callsOf('conversations.replies')).toHaveLength(1);
+    expect((await n.store.get(KEY))?.replyStarted).toBeUndefined();
+  });
 });

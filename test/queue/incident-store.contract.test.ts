@@ -64,6 +64,16 @@ describe.each(impls)('IncidentStore contract: %s', (name, make, cleanup) => {
     expect(await s.store.get('gone')).toBeUndefined();
   });
 
+  it('a reply marker is written, then removed with the write that records the reply', async () => {
+    await s.store.create(base('k1'));
+    await s.store.patch('k1', { replyStarted: 'change:1700000000000:abc' });
+    expect((await s.store.get('k1'))?.replyStarted).toBe('change:1700000000000:abc');
+    await s.store.patch('k1', { lastSentHash: 'h2', replyStarted: undefined });
+    const r = await s.store.get('k1');
+    expect(r?.replyStarted).toBeUndefined();
+    expect(r?.lastSentHash).toBe('h2');
+  });
+
   it('keeps the first ack under double clicks', async () => {
     await s.store.create(base('k1'));
     expect(await s.store.setAckIfAbsent('k1', { user: 'U1', at: 1 })).toBe(true);

@@ -11,6 +11,7 @@ describe('instrumentSlack', () => {
     const { ts } = await slack.postMessage({ channel: 'C', text: 'x' });
     inner.failNext('update', new RwxError('SLACK_RATE_LIMITED', 'slow down', { retryAfterSeconds: 2 }));
     await expect(slack.update({ channel: 'C', ts, text: 'y' })).rejects.toMatchObject({ code: 'SLACK_RATE_LIMITED' });
-    expect(seen).toEqual(['postMessage:ok', 'update:SLACK_RATE_LIMITED']);
+    expect(await slack.findThreadReply('C', ts, 'k', 'evidence')).toBeUndefined();
+    expect(seen).toEqual(['postMessage:ok', 'update:SLACK_RATE_LIMITED', 'findThreadReply:ok']);
   });
 });

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { renderIncidentRoot } from '../../src/render/slack-incident.js';
 import { renderEvidenceReply } from '../../src/render/slack-thread.js';
-import { incidentMetadata } from '../../src/slack/api.js';
+import { incidentMetadata, replyMetadata } from '../../src/slack/api.js';
 import { TerminalSlack } from '../../src/slack/terminal-slack.js';
 import { rolloutIncident } from '../render/incident-fixtures.js';
 
@@ -14,7 +14,7 @@ describe('TerminalSlack', () => {
     const slack = new TerminalSlack({ out, color: false });
     const inc = rolloutIncident();
     const { ts } = await slack.postMessage({ channel: 'C1', ...renderIncidentRoot(inc), metadata: incidentMetadata(inc.key) });
-    await slack.postMessage({ channel: 'C1', threadTs: ts, ...renderEvidenceReply(inc) });
+    const reply = await slack.postMessage({ channel: 'C1', threadTs: ts, ...renderEvidenceReply(inc), metadata: replyMetadata(inc.key, 'evidence') });
     await slack.update({ channel: 'C1', ts, ...renderIncidentRoot(inc, { ack: { user: 'U1', at: 0 } }) });
     expect(printed).toContain(`new root message ${ts} in C1`);
     expect(printed).toContain('Do not drain.');
@@ -25,5 +25,6 @@ describe('TerminalSlack', () => {
     expect(printed).toContain('[ Acknowledged ] [ Mute 1h ] [ Mute 4h ] [ Resolve ]');
     expect(printed).not.toContain('\u001b[');
     expect(await slack.findRootByIncidentKey('C1', inc.key)).toBe(ts);
+    expect(await slack.findThreadReply('C1', ts, inc.key, 'evidence')).toBe(reply.ts);
   });
 });

@@ -1,7 +1,7 @@
 // The WebClient adapter against the fake Slack over real HTTP: arguments as Slack receives them, and errors mapped
 // to RwxError codes with the right retryability.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { incidentMetadata } from '../../src/slack/api.js';
+import { incidentMetadata, replyMetadata } from '../../src/slack/api.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 
@@ -36,6 +36,41 @@ describe('createWebSlackApi', () => {
     for (let i = 0; i < 250; i++) fake.messages.push({ channel: 'C1', ts: `${9_000_000_000 + i}.000001`, text: 'noise', edits: 0 });
     expect(await slack.findRootByIncidentKey('C1', 'k')).toBe(ts);
     expect(fake.callsOf('conversations.history')).toHaveLength(2);
+  });
+
+  it('finds a thread reply by incident key and reply id, and nothing in a thread without it', async () => {
+    const slack = api();
+    const { ts } = await slack.postMessage({ channel: 'C1', text: 'root', metadata: incidentMetadata('k') });
+    const { ts: other } = await slack.postMessage({ channel: 'C1', text: 'another root', metadata: incidentMetadata('k2') });
+    await slack.postMessage({ channel: 'C1', threadTs: ts, text: 'no metadata' });
+    const { ts: evidence } = await slack.postMessage({ channel: 'C1', threadTs: ts, text: 'evidence', metadata: replyMetadata('k', 'evidence') });
+    await slack.postMessage({ channel: 'C1', threadTs: ts, text: 'other incident', metadata: replyMetadata('k2', 'change:1') });
+    await slack.postMessage({ channel: 'C1', threadTs: other, text: 'same id, other thread', metadata: replyMetadata('k', 'change:1') });
+    expect(fake.callsOf('chat.postMessage')[3]?.args.metadata).toEqual({ event_type: 'rwx_incident', event_payload: { key: 'k', reply: 'evidence' } });
+    expect(await slack.findThreadReply('C1', ts, 'k', 'evidence')).toBe(evidence);
+    expect(fake.callsOf('conversations.replies')[0]?.args).toMatchObject({ channel: 'C1', ts, include_all_metadata: 'true' });
+    // Another id, another incident's reply with that id, the same id in another thread: none is this reply.
+    expect(await slack.findThreadReply('C1', ts, 'k', 'change:1')).toBeUndefined();
+    expect(await slack.findThreadReply('C1', ts, 'k2', 'evidence')).toBeUndefined();
+    // The root itself never counts as a reply, and a reply never as a root.
+    expect(await slack.findThreadReply('C1', other, 'k2', 'change:1')).toBeUndefined();
+    expect(await slack.findRootByIncidentKey('C1', 'k')).toBe(ts);
+    // A thread whose root is gone has no reply in it.
+    expect(await slack.findThreadReply('C1', '1.000001', 'k', 'evidence')).toBeUndefined();
+  });
+
+  it('pages through a long thread and returns the newest match', async () => {
+    const slack = createWebSlackApi({ token: TOKEN, slackApiUrl: fake.apiUrl, threadPages: 3 });
+    const { ts } = await slack.postMessage({ channel: 'C1', text: 'root', metadata: incidentMetadata('k') });
+    await slack.postMessage({ channel: 'C1', threadTs: ts, text: 'first copy', metadata: replyMetadata('k', 'r') });
+    for (let i = 0; i < 250; i++) fake.messages.push({ channel: 'C1', ts: `${9_000_000_000 + i}.000001`, thread_ts: ts, text: 'noise', edits: 0 });
+    const { ts: newest } = await slack.postMessage({ channel: 'C1', threadTs: ts, text: 'second copy', metadata: replyMetadata('k', 'r') });
+    expect(await slack.findThreadReply('C1', ts, 'k', 'r')).toBe(newest);
+    expect(fake.callsOf('conversations.replies')).toHaveLength(2);
+    // The bound holds: one page read, no match beyond it.
+    const short = createWebSlackApi({ token: TOKEN, slackApiUrl: fake.apiUrl, threadPages: 1 });
+    expect(await short.findThreadReply('C1', ts, 'k', 'r')).toBe(fake.replies(ts)[0]!.ts);
+    expect(fake.callsOf('conversations.replies')).toHaveLength(3);
   });
 
   it('uploads a file in three steps', async () => {

@@ -1,7 +1,7 @@
 // A fake Slack Web API over real HTTP (node:http, random port). Production code reaches it through the real
 // WebClient / Bolt with slackApiUrl = fake.apiUrl. It records every call (method, args, token), keeps posted
-// messages with their metadata, opens DMs (conversations.open), and injects faults: 429 + Retry-After, 500s,
-// platform errors like invalid_auth.
+// messages with their metadata (served back by conversations.history and conversations.replies), opens DMs
+// (conversations.open), and injects faults: 429 + Retry-After, 500s, platform errors like invalid_auth.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -24,7 +24,9 @@ export interface FakeMessage {
   edits: number;
 }
 
-type Fault = { kind: 'ratelimit'; retryAfter: number } | { kind: 'http'; status: number } | { kind: 'platform'; error: string } | { kind: 'after'; status: number };
+type Fault =
+  | { kind: 'ratelimit'; retryAfter: number } | { kind: 'http'; status: number } | { kind: 'platform'; error: string }
+  | { kind: 'after'; status: number } | { kind: 'pass' };
 
 /** The fake server. Create with startFakeSlack(). */
 export class FakeSlack {
@@ -79,6 +81,11 @@ export class FakeSlack {
   /** The next `times` calls of `method` ARE handled, then answered with HTTP 500: a crash after the side effect. */
   failAfterHandling(method: string, times = 1, status = 500): void {
     this.push(method, { kind: 'after', status }, times);
+  }
+
+  /** The next `times` calls of `method` succeed: faults queued after this hit the calls that follow them. */
+  pass(method: string, times = 1): void {
+    this.push(method, { kind: 'pass' }, times);
   }
 
   /** Forgets calls, messages, responses, uploads, DMs and pending faults (between tests sharing one server). */
@@ -181,6 +188,24 @@ export class FakeSlack {
         const start = Number(str('cursor') ?? '0') || 0;
         const page = list.slice(start, start + limit).map((m) => ({
           type: 'message', ts: m.ts, text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}), ...(withMeta && m.metadata ? { metadata: m.metadata } : {}),
+        }));
+        const more = start + limit < list.length;
+        return { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } };
+      }
+      case 'conversations.replies': {
+        // The parent first, then its replies, oldest first (as Slack serves them); thread_not_found when the
+        // parent is not there.
+        const channel = str('channel');
+        const ts = str('ts');
+        const parent = this.messages.find((m) => m.channel === channel && m.ts === ts && m.thread_ts === undefined);
+        if (!parent) return { ok: false, error: 'thread_not_found' };
+        const withMeta = a.include_all_metadata === true || a.include_all_metadata === 'true';
+        const list = [parent, ...this.messages.filter((m) => m.channel === channel && m.thread_ts === ts)];
+        const limit = Number(a.limit ?? 1000) || 1000;
+        const start = Number(str('cursor') ?? '0') || 0;
+        const page = list.slice(start, start + limit).map((m) => ({
+          type: 'message', ts: m.ts, thread_ts: ts, text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}),
+          ...(withMeta && m.metadata ? { metadata: m.metadata } : {}),
         }));
         const more = start + limit < list.length;
         return { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } };
