@@ -10,7 +10,7 @@ import { nextSteps } from '../advise/next-steps.js';
 import { incidentText } from './explain.js';
 import { driverOf, groupFindings, type Draft } from './group.js';
 import { nodeRows, workloadRows } from './members.js';
-import { dsRef, findPluginDaemonSets, type DriverDaemonSets } from './plugin-finder.js';
+import { describePluginMatch, dsRef, matchPluginDaemonSets, type DriverDaemonSets, type PluginMatch } from './plugin-finder.js';
 import { describePlugin, pluginOnNode } from './plugin-revision.js';
 
 /** Options of one correlation pass. */
@@ -40,7 +40,15 @@ function pluginLookup(index: ClusterIndex, d: Draft, plugins: Map<string, Daemon
   };
 }
 
-function toIncident(index: ClusterIndex, d: Draft, plugins: Map<string, DaemonSet>, now: number): Incident {
+/** Says how a driver's node plugin was found when it was a guess (elimination or name), so a reader can check it. */
+function guessedPluginLine(d: Draft, matches: ReadonlyMap<string, PluginMatch>): string[] {
+  const m = d.driver && d.daemonSet ? matches.get(d.driver) : undefined;
+  if (!m || m.daemonSet !== d.daemonSet || (m.method !== 'elimination' && m.method !== 'name-token')) return [];
+  const line = describePluginMatch(d.driver!, m);
+  return [`${line.charAt(0).toUpperCase()}${line.slice(1)}.`];
+}
+
+function toIncident(index: ClusterIndex, d: Draft, plugins: Map<string, DaemonSet>, matches: ReadonlyMap<string, PluginMatch>, now: number): Incident {
   const nodes = nodeRows(index, d.pods, pluginLookup(index, d, plugins, now));
   const text = incidentText(index, d, nodes);
   const inc: Incident = {
@@ -54,7 +62,7 @@ function toIncident(index: ClusterIndex, d: Draft, plugins: Map<string, DaemonSe
     workloads: workloadRows(d.pods, d.cronJobs),
     drain: [],
     nextSteps: [],
-    explanations: text.explanations,
+    explanations: [...text.explanations, ...guessedPluginLine(d, matches)],
   };
   if (d.driver) inc.driver = d.driver;
   if (d.daemonSet) inc.daemonSet = dsRef(d.daemonSet);
@@ -70,9 +78,10 @@ function toIncident(index: ClusterIndex, d: Draft, plugins: Map<string, DaemonSe
 /** Correlates findings into incidents (FOLLOWS_ROLLOUT first), each with drain advice for its nodes with stuck pods. */
 export function correlate(index: ClusterIndex, findings: readonly Finding[], opts: CorrelateOptions): Incident[] {
   const overrides = opts.driverDaemonSets ?? {};
-  const plugins = findPluginDaemonSets(index, overrides);
-  const incidents = groupFindings(index, findings, overrides)
-    .map((d) => toIncident(index, d, plugins, opts.now))
+  const matches = matchPluginDaemonSets(index, overrides);
+  const plugins = new Map([...matches].map(([driver, m]) => [driver, m.daemonSet]));
+  const incidents = groupFindings(index, findings, plugins)
+    .map((d) => toIncident(index, d, plugins, matches, opts.now))
     .sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || a.key.localeCompare(b.key));
   for (const inc of incidents) {
     for (const n of inc.nodes) {

@@ -24,7 +24,6 @@ import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/finding
 import type { Verdict } from '../domain/incident.js';
 import type { DaemonSet } from '../domain/objects.js';
 import { memberKey } from './members.js';
-import { findPluginDaemonSets, type DriverDaemonSets } from './plugin-finder.js';
 import { analyzeRollout, revisionProvenElsewhere, type RolloutAnalysis } from './rollout.js';
 
 /** An incident before its text and tables are written. */
@@ -49,8 +48,11 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   if (l) l.push(v); else m.set(k, [v]);
 }
 
-/** Groups findings into drafts (see the file comment). Linear in findings plus the plugin pods examined. */
-export function groupFindings(index: ClusterIndex, findings: readonly Finding[], overrides: DriverDaemonSets = {}): Draft[] {
+/**
+ * Groups findings into drafts (see the file comment), given each driver's node plugin DaemonSet (plugin-finder.ts).
+ * Linear in findings plus the plugin pods examined.
+ */
+export function groupFindings(index: ClusterIndex, findings: readonly Finding[], plugins: ReadonlyMap<string, DaemonSet>): Draft[] {
   const drafts = new Map<string, Draft>();
   const draft = (key: string, init: Omit<Draft, 'key' | 'pods' | 'cronJobs'>): Draft => {
     let d = drafts.get(key);
@@ -77,7 +79,6 @@ export function groupFindings(index: ClusterIndex, findings: readonly Finding[],
       stuckDriversByNode.set(f.node, s);
     }
   }
-  const plugins = findPluginDaemonSets(index, overrides);
   const remaining = new Map<string, StuckPodFinding[]>();
   const joined = new Set<StuckPodFinding>();
   for (const [driver, group] of creatingByDriver) {

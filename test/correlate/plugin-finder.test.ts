@@ -36,7 +36,8 @@ describe('driversOfTemplate over real node plugin manifests', () => {
     // Windows path with backslashes
     ['kubernetes-csi__csi-driver-smb__deploy__csi-smb-node-windows.yaml', 'csi-smb-node-win', ['smb.csi.k8s.io']],
     ['kubernetes-csi__csi-driver-smb__deploy__csi-smb-node.yaml', 'csi-smb-node', ['smb.csi.k8s.io']],
-    // csi-driver-nfs registers under "csi-nfsplugin", not its driver name nfs.csi.k8s.io: needs the override
+    // csi-driver-nfs registers under "csi-nfsplugin", not its driver name nfs.csi.k8s.io: paired by the fallback
+    // (plugin-finder-fallback.test.ts) or the override
     ['kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node', ['csi-nfsplugin']],
   ])('%s', (file, name, drivers) => {
     expect(driversOfTemplate(daemonSet(file, name).spec?.template)).toEqual(drivers);
@@ -83,6 +84,7 @@ describe('findPluginDaemonSets', () => {
   it('finds drivers by registration path', () => {
     const m = findPluginDaemonSets(index);
     expect(m.get('ebs.csi.aws.com')?.metadata?.name).toBe('ebs-csi-node');
+    // no driver is known here (no CSIDriver, PV, StorageClass or CSINode), so the fallback pairs nothing
     expect(m.get('nfs.csi.k8s.io')).toBeUndefined();
   });
 
@@ -143,7 +145,7 @@ describe('driver-name fallback (registration directory does not name the driver)
     expect(found).toEqual({
       'ebs-csi-node': ['ebs.csi.aws.com'],
       'efs-csi-node': ['efs.csi.aws.com'],
-      // the stored deploy/csi-nfs-node.yaml predates --drivername on the node plugin: still needs the override
+      // the stored deploy/csi-nfs-node.yaml predates --drivername on the node plugin: the fallback or the override
       'csi-nfs-node': ['csi-nfsplugin'],
       'csi-smb-node': ['smb.csi.k8s.io'],
       'csi-smb-node-win': ['smb.csi.k8s.io'],
