@@ -77,7 +77,7 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
   { env: 'RWX_ALLOWED_USERGROUPS', key: 'allowedUsergroups', form: 'comma list of user group IDs (S0123ABCD)', secret: false,
     doc: 'When set, /rwx answers only members of one of these user groups (in an allowed channel). Empty: anyone.' },
   { env: 'RWX_DRIVER_DAEMONSETS', key: 'driverDaemonSets', form: 'driver=namespace/name,... (YAML: a map)', secret: false,
-    doc: 'Node plugin DaemonSet per CSI driver, when it cannot be found from --kubelet-registration-path.' },
+    doc: 'Node plugin DaemonSet per CSI driver, when neither its node-driver-registrar nor elimination finds it (see [below](#driver---daemonset-overrides)). Wins over discovery.' },
   { env: 'RWX_CLUSTER_NAME', key: 'clusterName', form: 'text', secret: false,
     doc: 'Cluster name shown in messages; several clusters can share one channel.' },
   { env: 'KUBECONFIG', key: 'kubeconfig', form: 'file path', secret: false,

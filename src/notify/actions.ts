@@ -80,10 +80,10 @@ export function createIncidentActions(deps: StageDeps, lockWaitMs = 5000): Incid
         const facts = { ...(deps.observe?.(history, now) ?? defaultFacts(history)), manual: { user: by, at } };
         await postResolution(deps, { ...r, resolvedAt: at, resolvedBy: by }, r.threadTs, facts, { ...visibleState(r, now), resolvedAt: at, resolvedBy: by });
       }
+      // The record stays open: while the cluster still reports the incident it is silenced (a recurrence after
+      // it cleared gets a new thread), and the CronJobs the reply awaits are followed up. The caller runs the
+      // incident's job next, which closes it when nothing is left to wait for.
       await deps.store.patch(key, { resolutionPosted: true });
-      // Still firing: the record stays open (silenced) until the cluster clears it, so that a recurrence after
-      // that gets a new thread (the job closes it then). Already cleared: nothing more will happen to it.
-      if (!r.firing) await deps.store.close(key, deps.closedTtlMs);
       return r.resolvedAt === undefined ? { status: 'done', message: `Resolved by ${mention(user)}.` } : already;
     }),
   };

@@ -26,12 +26,14 @@ export type Decision =
   | { action: 'update' }
   | { action: 'repeat' }
   | { action: 'resolve' }
+  | { action: 'follow-up' }
   | { action: 'close' };
 
 /**
  * Decides the next step for a record. `hash` is the hash of the root that would be sent now.
- * - resolution posted: none while the incident still fires (a person resolved it: it stays closed), close once it
- *   cleared; cleared before anything was posted: discard; cleared after a post: resolve (even when muted:
+ * - resolution posted: none while the incident still fires (a person resolved it: it stays closed); once it
+ *   cleared, follow-up when an awaited CronJob is done or the wait is over, wait while CronJobs are awaited,
+ *   else close; cleared before anything was posted: discard; cleared after a post: resolve (even when muted:
  *   resolution is always posted);
  * - firing, no thread yet: wait for createdAt + groupWait, then post;
  * - muted: wait until the mute ends;
@@ -39,7 +41,14 @@ export type Decision =
  * - unchanged: repeat at lastNotifiedAt + repeatInterval.
  */
 export function needsUpdate(record: IncidentRecord, hash: string, now: number, timers: Timers = DEFAULT_TIMERS): Decision {
-  if (record.resolutionPosted) return record.firing ? { action: 'none' } : { action: 'close' };
+  if (record.resolutionPosted) {
+    if (record.firing) return { action: 'none' };
+    const awaiting = record.awaitingCronJobs ?? [];
+    if (awaiting.length === 0) return { action: 'close' };
+    if ((record.cronJobsDone ?? []).some((c) => awaiting.includes(c.cronJob))) return { action: 'follow-up' };
+    const until = record.awaitingUntil ?? 0;
+    return now < until ? { action: 'wait', until } : { action: 'follow-up' };
+  }
   const posted = record.threadTs !== undefined || record.rootPostStartedAt !== undefined;
   if (!record.firing) return posted ? { action: 'resolve' } : { action: 'discard' };
   if (!record.incident) return { action: 'none' };

@@ -155,8 +155,15 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     for (const j of jobs) await enqueue(j.key, j.delayMs);
   };
 
+  const actions = createIncidentActions(deps);
   return {
-    ...createIncidentActions(deps),
+    ...actions,
+    // After a Resolve click the incident's job decides what is left: close, or follow up its CronJobs.
+    resolve: async (key, user, now) => {
+      const res = await actions.resolve(key, user, now);
+      if (res.status !== 'unknown') await enqueue(key);
+      return res;
+    },
     store,
     submit,
     process: (key) => processIncident(deps, key),

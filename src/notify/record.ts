@@ -1,10 +1,12 @@
 // The submit stage: records what one evaluation saw, and says which incident keys need a job (and after how
-// long). It writes only the evaluator's fields (incident, history, firing, cleared, resolution facts), never Slack's.
+// long). It writes only the evaluator's fields (incident, history, firing, cleared, resolution facts, CronJobs seen
+// done after a resolution), never Slack's.
 import type { Incident } from '../domain/incident.js';
 import type { IncidentHistory } from '../queue/incident-history.js';
 import type { IncidentStore } from '../queue/incident-store.js';
 import { rootHash } from '../render/slack-incident.js';
 import type { ResolutionFacts } from '../render/slack-resolution.js';
+import { newlyDone } from './follow-up.js';
 import { historyOrLast, mergeHistory } from './history.js';
 
 /** A job to enqueue: run the stages for `key` after `delayMs`. */
@@ -66,7 +68,17 @@ export async function recordEvaluation(ctx: RecordContext, incidents: readonly I
   for (const key of await store.listOpen()) {
     if (seen.has(key)) continue;
     const r = await store.get(key);
-    if (!r?.firing) continue;
+    if (!r) continue;
+    if (r.resolutionPosted && !r.firing) {
+      // Resolved, waiting for CronJobs to run (follow-up.ts): say which are done now, once.
+      const done = r.awaitingCronJobs ? newlyDone(r, ctx.observe?.(historyOrLast(r.history, r.incident, r.createdAt), now)) : undefined;
+      if (done) {
+        await store.patch(key, { cronJobsDone: done });
+        jobs.push({ key, delayMs: 0 });
+      }
+      continue;
+    }
+    if (!r.firing) continue;
     const facts = ctx.resolutions?.get(key) ?? ctx.observe?.(historyOrLast(r.history, r.incident, r.createdAt), now);
     await store.patch(key, { firing: false, clearedAt: now, resolution: facts, updatedAt: now });
     jobs.push({ key, delayMs: 0 });

@@ -13,9 +13,11 @@ import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
 import { type ResolutionFacts, defaultFacts, renderResolution } from '../render/slack-resolution.js';
 import { renderResolvedRoot } from '../render/slack-resolved.js';
 import { membersOf, renderChangeReply, renderEvidenceReply, renderRepeatReply } from '../render/slack-thread.js';
-import { type SlackApi, incidentMetadata, replyMetadata } from '../slack/api.js';
+import { type SlackApi, incidentMetadata } from '../slack/api.js';
 import { type Decision, type Timers, needsUpdate } from './decide.js';
 import { historyOrLast } from './history.js';
+import { postReplyOnce } from './replies.js';
+import { awaitingFrom, followUp } from './follow-up.js';
 
 /** What the stages need. */
 export interface StageDeps {
@@ -59,14 +61,15 @@ export function rootMessage(r: IncidentRecord, incident: Incident, state: Incide
 
 /**
  * Posts the resolution reply (once: recorded as resolutionReplied, and looked up before a post after a crash),
- * then edits the root to its resolved summary. A retry after a failed edit skips the reply. The caller closes
- * the record.
+ * then edits the root to its resolved summary. A retry after a failed edit skips the reply. The next decision
+ * closes the record, or keeps it open for the CronJobs the reply says have not run yet.
  */
 export async function postResolution(deps: StageDeps, r: IncidentRecord, ts: string, facts: ResolutionFacts, state: IncidentState): Promise<void> {
   const incident = r.incident!;
   if (!r.resolutionReplied) {
     await postReplyOnce(deps, r, ts, 'resolution', renderResolution(incident, historyOf(r), facts));
-    await deps.store.patch(r.key, { resolutionReplied: true, replyStarted: undefined });
+    // Recorded with the reply: the CronJobs it says have not run yet are followed up in the thread (follow-up.ts).
+    await deps.store.patch(r.key, { resolutionReplied: true, replyStarted: undefined, ...awaitingFrom(facts, deps.clock.now()) });
   }
   try {
     await deps.slack.update({ channel: r.channel, ts, ...rootMessage(r, incident, state) });
@@ -102,7 +105,7 @@ export async function processIncident(deps: StageDeps, key: string): Promise<Sta
       actions.push(d.action);
       await act(deps, record, d, now);
       // Ends the record's life (its last write closes or deletes it): nothing follows in this run.
-      if (d.action === 'resolve' || d.action === 'close' || d.action === 'discard') return { kind: 'done', actions };
+      if (d.action === 'close' || d.action === 'discard') return { kind: 'done', actions };
     }
     return { kind: 'done', actions };
   });
@@ -114,6 +117,7 @@ async function act(deps: StageDeps, r: IncidentRecord, d: Decision, now: number)
   if (d.action === 'discard') return store.delete(r.key);
   if (d.action === 'close') return store.close(r.key, deps.closedTtlMs);
   if (d.action === 'resolve') return resolveAutomatically(deps, r, now);
+  if (d.action === 'follow-up') return followUp(deps, r, now);
   const incident = r.incident!;
   if (d.action === 'post') {
     const ts = r.threadTs ?? (await postRoot(deps, r, incident, now));
@@ -151,14 +155,6 @@ function updateReplyId(r: IncidentRecord, kind: 'change' | 'repeat', hash: strin
   return kind === 'repeat' ? `repeat:${after}` : `change:${after}:${hash.slice(0, 16)}`;
 }
 
-// Posts reply `id` in thread `ts` unless an interrupted attempt already did: replyStarted is written before the
-// post, and an attempt that finds it set to this id looks the reply up by its metadata first. The caller's
-// record write for the reply removes replyStarted.
-async function postReplyOnce(deps: StageDeps, r: IncidentRecord, ts: string, id: string, message: SlackMessage): Promise<void> {
-  if (r.replyStarted === id && (await deps.slack.findThreadReply(r.channel, ts, r.key, id))) return;
-  if (r.replyStarted !== id) await deps.store.patch(r.key, { replyStarted: id });
-  await deps.slack.postMessage({ channel: r.channel, threadTs: ts, ...message, metadata: replyMetadata(r.key, id) });
-}
 
 // Posts the root, or adopts the one an interrupted attempt already posted (found by its metadata).
 async function postRoot(deps: StageDeps, r: IncidentRecord, incident: Incident, now: number): Promise<string> {
@@ -193,5 +189,5 @@ async function resolveAutomatically(deps: StageDeps, r: IncidentRecord, now: num
   if (ts !== r.threadTs) await store.patch(r.key, { threadTs: ts });
   await postResolution(deps, r, ts, facts, state);
   await store.patch(r.key, { threadTs: ts, resolvedAt, resolutionPosted: true, updatedAt: now });
-  await store.close(r.key, deps.closedTtlMs);
+  // The next round closes the record, or waits for the CronJobs the resolution reply said have not run yet.
 }

@@ -46,6 +46,21 @@ export interface IncidentRecord {
    */
   replyStarted?: string;
   resolutionPosted?: boolean;
+  /**
+   * CronJobs ("namespace/name") the resolution said had not completed a run since they joined: the record stays
+   * open and the thread gets a follow-up when each completes (or is deleted), or when awaitingUntil passes.
+   */
+  awaitingCronJobs?: string[];
+  awaitingUntil?: number;
+  /** Written by the evaluator: those of awaitingCronJobs seen completed (or deleted) since, not yet replied. */
+  cronJobsDone?: CronJobDone[];
+}
+
+/** A CronJob the evaluator saw complete a run (`at`: its status.lastSuccessfulTime) or disappear. */
+export interface CronJobDone {
+  cronJob: string;
+  at?: string;
+  gone?: boolean;
 }
 
 /** Fields a patch may set; `undefined` removes the field. */

@@ -163,7 +163,7 @@ describe('thread replies across a crash', () => {
     await expect(processIncident(deps, KEY)).rejects.toMatchObject({ code: 'SLACK_API' });
     expect((await store.get(KEY))?.replyStarted).toBe('resolution');
     crashOn = () => false;
-    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['resolve'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['resolve', 'close'] });
     expect(resolvedTexts(first)).toHaveLength(1);
     expect(JSON.stringify(slack.roots()[0]?.blocks)).toContain('Resolved');
     expect(await store.listOpen()).toEqual([]);

@@ -19,6 +19,7 @@ import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
 const S = 1000;
 const M = 60 * S;
+const H = 60 * M;
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -80,7 +81,7 @@ describe('resolution of an incident whose members came and went', () => {
     index.upsert('cronJobs', cronJob('2026-11-30T10:05:00Z'));
     clock.advance(10 * M);
     await submit([]);
-    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['resolve'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['resolve', 'close'] });
 
     const root = slack.roots()[0]!;
     const reply = text(slack.replies(root.ts).at(-1));
@@ -134,5 +135,88 @@ describe('resolution of an incident whose members came and went', () => {
     expect(slack.replies(slack.roots()[0]!.ts).filter((m) => m.text.startsWith('Resolved'))).toHaveLength(1);
     expect(text(slack.roots()[0])).toContain('Resolved');
     expect(await deps.store.listOpen()).toEqual([]);
+  });
+});
+
+describe('follow-up of the CronJobs a resolution said had not run', () => {
+  const followUps = (): string[] => slack.replies(slack.roots()[0]!.ts).filter((m) => m.text.startsWith('Follow-up')).map((m) => text(m));
+
+  /** Opens the incident and resolves it while the backup has still not run since it was first seen. */
+  async function resolveBeforeTheBackupRan(): Promise<void> {
+    await openAndShrink();
+    index.upsert('cronJobs', cronJob('2026-11-28T02:04:00Z'));
+    await submit([]);
+    expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', actions: ['resolve'] });
+  }
+
+  it('replies once when the backup completes a run, then closes the record', async () => {
+    await resolveBeforeTheBackupRan();
+    expect(await deps.store.listOpen()).toEqual([KEY]);
+    // Evaluations while nothing changed write nothing and start no job.
+    clock.advance(M);
+    expect(await recordEvaluation({ store: deps.store, channel: 'C1', groupWait: 0, observe: observeResolution(index) }, [], clock.now())).toEqual([]);
+    // The backup runs.
+    clock.advance(2 * H);
+    index.upsert('cronJobs', cronJob('2026-11-30T12:10:00Z'));
+    expect(await recordEvaluation({ store: deps.store, channel: 'C1', groupWait: 0, observe: observeResolution(index) }, [], clock.now())).toEqual([{ key: KEY, delayMs: 0 }]);
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['follow-up', 'close'] });
+    expect(followUps()).toHaveLength(1);
+    expect(followUps()[0]).toMatch(/CronJob `data\/nightly-backup` has completed a run since the resolution \(2026-11-30 12:10 UTC\)/);
+    expect(await deps.store.listOpen()).toEqual([]);
+    // A stale job or evaluation afterwards says nothing more.
+    await submit([]);
+    await processIncident(deps, KEY);
+    expect(followUps()).toHaveLength(1);
+  });
+
+  it('says so when the backup has still not run when the wait is over, then stops following it', async () => {
+    await resolveBeforeTheBackupRan();
+    clock.advance(26 * H);
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['follow-up', 'close'] });
+    expect(followUps()).toHaveLength(1);
+    expect(followUps()[0]).toMatch(/1 CronJob without a completed run by .*CronJob `data\/nightly-backup` has still \*not\* completed a run since the resolution/);
+    expect(await deps.store.listOpen()).toEqual([]);
+  });
+
+  it('a CronJob deleted while awaited is reported as gone', async () => {
+    await resolveBeforeTheBackupRan();
+    index.remove('cronJobs', cronJob('2026-11-28T02:04:00Z'));
+    await submit([]);
+    await processIncident(deps, KEY);
+    expect(followUps()[0]).toContain('no longer exists');
+  });
+
+  it('a crash after Slack accepted the follow-up never makes a second copy', async () => {
+    await resolveBeforeTheBackupRan();
+    index.upsert('cronJobs', cronJob('2026-11-30T12:10:00Z'));
+    await submit([]);
+    const post = slack.postMessage.bind(slack);
+    let crash = true;
+    slack.postMessage = async (a) => {
+      const res = await post(a);
+      if (crash && a.text.startsWith('Follow-up')) throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
+      return res;
+    };
+    await expect(processIncident(deps, KEY)).rejects.toMatchObject({ code: 'SLACK_API' });
+    crash = false;
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['follow-up', 'close'] });
+    expect(followUps()).toHaveLength(1);
+  });
+
+  it('after a manual Resolve while the fault still fires: silent until it clears, then the same follow-up', async () => {
+    await openAndShrink();
+    index.upsert('cronJobs', cronJob('2026-11-28T02:04:00Z'));
+    const actions = createIncidentActions({ ...deps, observe: observeResolution(index) });
+    expect((await actions.resolve(KEY, 'U1ALICE', clock.now())).status).toBe('done');
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: [] });
+    await submit([lastVersion()]);
+    index.upsert('cronJobs', cronJob('2026-11-30T12:10:00Z'));
+    await submit([lastVersion()]);
+    expect(followUps()).toHaveLength(0);
+    await submit([]); // cleared
+    await processIncident(deps, KEY);
+    await submit([]); // the evaluator now sees the completed run
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['follow-up', 'close'] });
+    expect(followUps()).toHaveLength(1);
   });
 });

@@ -1,0 +1,55 @@
+// After the resolution: follows the CronJobs that had not completed a run yet (seed verification step 5), so the
+// thread says when the missed backup finally ran, or that it still has not when the bot stops waiting.
+import type { CronJobDone, IncidentRecord, RecordPatch } from '../queue/incident-store.js';
+import type { ResolutionFacts } from '../render/slack-resolution.js';
+import { renderCronJobFollowUp } from '../render/slack-follow-up.js';
+import { postReplyOnce } from './replies.js';
+import type { StageDeps } from './stages.js';
+
+/** How long the thread waits for a CronJob's next completed run after the resolution: a daily run plus slack. */
+export const CRONJOB_FOLLOW_UP_MS = 26 * 60 * 60_000;
+
+/** The record fields that start following the CronJobs a resolution reported as not having completed a run. */
+export function awaitingFrom(facts: ResolutionFacts, now: number, waitMs = CRONJOB_FOLLOW_UP_MS): RecordPatch {
+  const awaiting = facts.cronJobs.filter((c) => c.completedSince === false && !c.gone).map((c) => c.cronJob);
+  return awaiting.length > 0 ? { awaitingCronJobs: awaiting, awaitingUntil: now + waitMs } : {};
+}
+
+/**
+ * For the evaluator: which awaited CronJobs `facts` (observed now) show done, when that differs from what the
+ * record already holds; undefined when there is nothing new to say.
+ */
+export function newlyDone(r: IncidentRecord, facts: ResolutionFacts | undefined): CronJobDone[] | undefined {
+  const awaiting = r.awaitingCronJobs ?? [];
+  if (awaiting.length === 0 || !facts) return undefined;
+  const done: CronJobDone[] = [];
+  for (const c of facts.cronJobs) {
+    if (!awaiting.includes(c.cronJob)) continue;
+    if (c.gone) done.push({ cronJob: c.cronJob, gone: true });
+    else if (c.completedSince) done.push({ cronJob: c.cronJob, ...(c.at ? { at: c.at } : {}) });
+  }
+  const same = JSON.stringify(done) === JSON.stringify(r.cronJobsDone ?? []);
+  return done.length > 0 && !same ? done : undefined;
+}
+
+/**
+ * Posts one follow-up: the awaited CronJobs seen done (each reply once, by its id), or when none is and the wait
+ * is over, those still waiting; then stops awaiting them. Only CronJobs still awaited count, so a stale write of
+ * cronJobsDone never repeats a reply.
+ */
+export async function followUp(deps: StageDeps, r: IncidentRecord, now: number): Promise<void> {
+  const awaiting = r.awaitingCronJobs ?? [];
+  const done = (r.cronJobsDone ?? []).filter((c) => awaiting.includes(c.cronJob));
+  const left = done.length > 0 ? awaiting.filter((a) => !done.some((d) => d.cronJob === a)) : [];
+  if (r.threadTs) {
+    const id = done.length > 0 ? `follow-up:${done.map((c) => `${c.cronJob}@${c.at ?? 'gone'}`).join(',')}` : `follow-up:expired@${r.awaitingUntil ?? 0}`;
+    await postReplyOnce(deps, r, r.threadTs, id, renderCronJobFollowUp(done, awaiting, r.resolvedAt, r.awaitingUntil));
+  }
+  await deps.store.patch(r.key, {
+    awaitingCronJobs: left.length > 0 ? left : undefined,
+    awaitingUntil: left.length > 0 ? r.awaitingUntil : undefined,
+    cronJobsDone: undefined,
+    replyStarted: undefined,
+    updatedAt: now,
+  });
+}

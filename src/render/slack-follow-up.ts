@@ -1,0 +1,25 @@
+// The follow-up reply after a resolution: the CronJobs that had not completed a run when the incident resolved
+// (seed verification step 5) and have since completed one, been deleted, or still have not when the bot stops
+// waiting. The caller says which; we only render it.
+import type { CronJobDone } from '../queue/incident-store.js';
+import { escapeSlack } from './escape.js';
+import { type SlackMessage, formatTime, listSection, plural } from './slack-blocks.js';
+
+/** Reply for CronJobs seen done since the resolution, or (when `done` is empty) for those still waiting at `until`. */
+export function renderCronJobFollowUp(done: readonly CronJobDone[], stillWaiting: readonly string[], resolvedAt: number | undefined, until: number | undefined): SlackMessage {
+  if (done.length > 0) {
+    const lines = done.map((c) => {
+      const label = `CronJob \`${escapeSlack(c.cronJob)}\``;
+      return c.gone
+        ? `• ${label} no longer exists: check what its missed runs cost`
+        : `• ${label} has completed a run since the resolution${c.at ? ` (${formatTime(c.at)})` : ''}: check the artefact is the right size`;
+    });
+    const names = done.map((c) => c.cronJob).join(', ');
+    return { text: escapeSlack(`Follow-up: ${names}`), blocks: [listSection(':white_check_mark: *Follow-up*', lines)] };
+  }
+  const since = resolvedAt !== undefined ? ` since the resolution (${formatTime(resolvedAt)})` : '';
+  const lines = stillWaiting.map((c) => `• CronJob \`${escapeSlack(c)}\` has still *not* completed a run${since}: a second finding. `
+    + `Read its latest Job and pod (kubectl get jobs -n ${escapeSlack(c.split('/')[0] ?? '')}); check it is not suspended.`);
+  const head = `:warning: *Follow-up*: ${plural(stillWaiting.length, 'CronJob')} without a completed run by ${formatTime(until)}; the bot stops following ${stillWaiting.length === 1 ? 'it' : 'them'} here.`;
+  return { text: escapeSlack(`Follow-up: ${stillWaiting.join(', ')} still without a completed run`), blocks: [listSection(head, lines)] };
+}
