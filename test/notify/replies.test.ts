@@ -13,11 +13,8 @@ import { MemoryIncidentStore } from '../../src/queue/memory-store.js';
 import type { SlackApi } from '../../src/slack/api.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
+import { H, KEY, M, S, stageDeps } from './harness.js';
 
-const KEY = 'rollout/kube-system/ebs-csi-node@2';
-const S = 1000;
-const M = 60 * S;
-const H = 60 * M;
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -66,7 +63,7 @@ beforeEach(() => {
       return store.patch(key, fields);
     },
   });
-  deps = { store: failing, slack: crashing, timers: DEFAULT_TIMERS, clock, lockTtlMs: 30 * S, closedTtlMs: 86_400_000 };
+  deps = stageDeps(clock, crashing, failing);
 });
 
 describe('thread replies across a crash', () => {

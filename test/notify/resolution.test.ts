@@ -11,15 +11,11 @@ import { createIncidentActions } from '../../src/notify/actions.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
 import { type StageDeps, processIncident } from '../../src/notify/stages.js';
-import { MemoryIncidentStore } from '../../src/queue/memory-store.js';
 import { observeResolution } from '../../src/serve/stages.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
+import { H, KEY, M, S, stageDeps } from './harness.js';
 
-const KEY = 'rollout/kube-system/ebs-csi-node@2';
-const S = 1000;
-const M = 60 * S;
-const H = 60 * M;
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -56,7 +52,7 @@ async function submit(incidents: Incident[]): Promise<void> {
 beforeEach(() => {
   clock = new ManualClock(FIXTURE_NOW);
   slack = new MemorySlack();
-  deps = { store: new MemoryIncidentStore(clock), slack, timers: DEFAULT_TIMERS, clock, lockTtlMs: 30 * S, closedTtlMs: 86_400_000 };
+  deps = stageDeps(clock, slack);
   index = ClusterIndex.fromSnapshot(emptySnapshot());
 });
 
