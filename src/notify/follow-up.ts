@@ -6,13 +6,28 @@ import { renderCronJobFollowUp } from '../render/slack-follow-up.js';
 import { postReplyOnce } from './replies.js';
 import type { StageDeps } from './stages.js';
 
-/** How long the thread waits for a CronJob's next completed run after the resolution: a daily run plus slack. */
-export const CRONJOB_FOLLOW_UP_MS = 26 * 60 * 60_000;
+const H = 60 * 60_000;
+/** How long a run may take after its scheduled time before the follow-up says it has not completed. */
+export const RUN_ALLOWANCE_MS = 2 * H;
+/** The wait when no next run is known (suspended, unreadable schedule): a daily run plus slack. */
+export const DEFAULT_FOLLOW_UP_MS = 26 * H;
+/** Bounds of the wait: an hourly job still gets an hour, a monthly one is not followed for weeks. */
+const MIN_WAIT_MS = H;
+const MAX_WAIT_MS = 8 * 24 * H;
 
-/** The record fields that start following the CronJobs a resolution reported as not having completed a run. */
-export function awaitingFrom(facts: ResolutionFacts, now: number, waitMs = CRONJOB_FOLLOW_UP_MS): RecordPatch {
-  const awaiting = facts.cronJobs.filter((c) => c.completedSince === false && !c.gone).map((c) => c.cronJob);
-  return awaiting.length > 0 ? { awaitingCronJobs: awaiting, awaitingUntil: now + waitMs } : {};
+/**
+ * The record fields that start following the CronJobs a resolution reported as not having completed a run: until
+ * the latest of their next scheduled runs plus RUN_ALLOWANCE_MS (DEFAULT_FOLLOW_UP_MS for one with no known next
+ * run), kept between one hour and eight days from `now`.
+ */
+export function awaitingFrom(facts: ResolutionFacts, now: number): RecordPatch {
+  const awaited = facts.cronJobs.filter((c) => c.completedSince === false && !c.gone);
+  if (awaited.length === 0) return {};
+  const due = Math.max(...awaited.map((c) => {
+    const next = c.nextRunAt ? Date.parse(c.nextRunAt) : NaN;
+    return Number.isFinite(next) ? next + RUN_ALLOWANCE_MS : now + DEFAULT_FOLLOW_UP_MS;
+  }));
+  return { awaitingCronJobs: awaited.map((c) => c.cronJob), awaitingUntil: Math.min(now + MAX_WAIT_MS, Math.max(now + MIN_WAIT_MS, due)) };
 }
 
 /**

@@ -22,10 +22,10 @@ export interface ResolutionFacts {
   /**
    * Per CronJob that missed runs ("namespace/name"): whether a run completed after it joined the incident
    * (status.lastSuccessfulTime moved on), and when; `running` when not yet but a run is in progress; `gone` when it
-   * no longer exists; completedSince undefined
-   * when it was not checked.
+   * no longer exists; completedSince undefined when it was not checked; `nextRunAt` (when it has not completed
+   * one) its next scheduled run, by which the thread follows it up.
    */
-  cronJobs: { cronJob: string; completedSince?: boolean; at?: string; gone?: boolean; running?: boolean }[];
+  cronJobs: { cronJob: string; completedSince?: boolean; at?: string; gone?: boolean; running?: boolean; nextRunAt?: string }[];
   /** Set when someone pressed Resolve rather than every member recovering. */
   manual?: { user: string; at: number };
 }
@@ -65,9 +65,10 @@ export function renderResolution(incident: Incident, history: IncidentHistory, f
     if (c.gone) return `• ${label} no longer exists: check what its missed runs cost`;
     if (c.completedSince === undefined) return `• ${label}: not checked; see whether it has completed a run since`;
     if (c.completedSince) return `• ${label} has completed a run since${c.at ? ` (${formatTime(c.at)})` : ''}: check the artefact is the right size`;
+    const next = c.nextRunAt ? ` (next scheduled run ${formatTime(c.nextRunAt)}; this thread will say when one completes)` : '';
     return c.running
-      ? `• ${label} has *not* completed a run since; one is running now: check it completes and its artefact is the right size, and what the missed runs cost`
-      : `• ${label} has *not* completed a run since: its missed runs are a second finding, check what they cost`;
+      ? `• ${label} has *not* completed a run since; one is running now: check it completes and its artefact is the right size, and what the missed runs cost${next}`
+      : `• ${label} has *not* completed a run since: its missed runs are a second finding, check what they cost${next}`;
   });
   if (crons.length > 0) blocks.push(listSection('*CronJobs*', crons));
   const before = beforeClosing(incident, history, facts);

@@ -4,7 +4,9 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { NsName } from '../domain/findings.js';
 import type { IncidentHistory } from '../queue/incident-history.js';
+import type { CronJob } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
+import { parseSchedule } from '../detect/cron-schedule.js';
 import { correlate } from '../correlate/correlate.js';
 import { detectContext } from '../detect/config.js';
 import { detectCronJob, detectPod } from '../detect/registry.js';
@@ -36,10 +38,10 @@ export function realStages(cfg: StageConfig): Stages {
  * - a pod first stuck Terminating: gone or replaced means it finished terminating; still there, not yet;
  * - a CronJob has completed a run since when its status.lastSuccessfulTime is later than the one it had when it
  *   joined the incident (cluster time on both sides, so the notifier's clock does not matter); when it has not,
- *   whether a run is in progress (status.active).
+ *   whether a run is in progress (status.active), and its next scheduled run after `now`.
  */
 export function observeResolution(index: ClusterIndex): (history: IncidentHistory, now: number) => ResolutionFacts {
-  return (history) => {
+  return (history, now) => {
     const facts: Required<Pick<ResolutionFacts, 'recovered' | 'deleted' | 'terminated' | 'notRunning'>> = { recovered: [], deleted: [], terminated: [], notRunning: [] };
     for (const p of history.pods) {
       const pod = index.get('pods', p.pod);
@@ -55,11 +57,22 @@ export function observeResolution(index: ClusterIndex): (history: IncidentHistor
       const cj = index.get('cronJobs', c.cronJob);
       if (!cj) return { cronJob: c.cronJob, completedSince: false, gone: true };
       const at = cj.status?.lastSuccessfulTime ?? undefined;
-      const now = timeMs(at);
-      const since = now !== undefined && now > (timeMs(c.lastSuccessfulTime) ?? -Infinity);
+      const last = timeMs(at);
+      const since = last !== undefined && last > (timeMs(c.lastSuccessfulTime) ?? -Infinity);
       const running = !since && (cj.status?.active ?? []).length > 0;
-      return { cronJob: c.cronJob, completedSince: since, ...(since && at ? { at } : {}), ...(running ? { running } : {}) };
+      const next = since ? undefined : nextRun(cj, now);
+      return { cronJob: c.cronJob, completedSince: since, ...(since && at ? { at } : {}), ...(running ? { running } : {}), ...(next ? { nextRunAt: next } : {}) };
     });
     return { ...facts, cronJobs };
   };
+}
+
+/** A CronJob's next scheduled run after `now` (ISO), or undefined when suspended or its schedule is invalid. */
+function nextRun(cj: CronJob, now: number): string | undefined {
+  if (cj.spec?.suspend || !cj.spec?.schedule) return undefined;
+  try {
+    return new Date(parseSchedule(cj.spec.schedule, cj.spec.timeZone ?? undefined, now).next().getTime()).toISOString();
+  } catch {
+    return undefined; // the missed-run detector reports an invalid schedule; here it only means "no date to give"
+  }
 }

@@ -142,7 +142,10 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     await openAndShrink();
     index.upsert('cronJobs', cronJob('2026-11-28T02:04:00Z'));
     await submit([]);
-    expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', actions: ['resolve'] });
+    // Followed until its next scheduled run (02:00 daily) plus two hours for the run itself.
+    const until = Date.parse('2026-12-01T04:00:00Z');
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'wait', until, actions: ['resolve'] });
+    expect(text(slack.replies(slack.roots()[0]!.ts).at(-1))).toContain('next scheduled run 2026-12-01 02:00 UTC; this thread will say when one completes');
   }
 
   it('replies once when the backup completes a run, then closes the record', async () => {
@@ -167,7 +170,9 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
 
   it('says so when the backup has still not run when the wait is over, then stops following it', async () => {
     await resolveBeforeTheBackupRan();
-    clock.advance(26 * H);
+    clock.set(Date.parse('2026-12-01T03:59:00Z'));
+    expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', actions: [] });
+    clock.advance(M);
     expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['follow-up', 'close'] });
     expect(followUps()).toHaveLength(1);
     expect(followUps()[0]).toMatch(/1 CronJob without a completed run by .*CronJob `data\/nightly-backup` has still \*not\* completed a run since the resolution/);
