@@ -1,4 +1,5 @@
-// `/rwx status`: the open incidents, each with its verdict and a link to its Slack thread.
+// `/rwx status`: the open incidents, each with its verdict and a link to its Slack thread, then the resolved ones
+// whose thread still waits for a missed CronJob to complete a run.
 import { formatAge as age } from '../domain/duration.js';
 import type { Verdict } from '../domain/incident.js';
 import { untrusted } from './escape.js';
@@ -20,6 +21,8 @@ export interface OpenIncident {
   acknowledgedBy?: string;
   /** Muted until (epoch ms). */
   mutedUntil?: number;
+  /** Set when the incident is resolved and its thread waits for these CronJobs ("namespace/name") until `until`. */
+  followingUp?: { cronJobs: string[]; until?: number };
 }
 
 const VERDICT: Record<Verdict, string> = {
@@ -40,15 +43,20 @@ export function threadLink(i: Pick<OpenIncident, 'channel' | 'threadTs' | 'perma
 
 /** Renders the open incidents, newest first, within Slack's block limit. */
 export function renderStatus(incidents: readonly OpenIncident[], now: number, pub: boolean): CommandReply {
+  const open = incidents.filter((i) => !i.followingUp).length;
   if (incidents.length === 0) {
     const text = ':large_green_circle: No open storage incidents.';
     return { response: respond(text, [section(text)], pub) };
   }
-  const sorted = [...incidents].sort((a, b) => (b.openedAt ?? 0) - (a.openedAt ?? 0) || a.key.localeCompare(b.key));
+  // Open ones first (newest first), then those only followed up.
+  const sorted = [...incidents].sort((a, b) => Number(!!a.followingUp) - Number(!!b.followingUp)
+    || (b.openedAt ?? 0) - (a.openedAt ?? 0) || a.key.localeCompare(b.key));
   const room = MAX_BLOCKS - 2;
   const shown = sorted.slice(0, room);
   const lines = shown.map((i) => line(i, now));
-  const head = `*${incidents.length} open incident${incidents.length === 1 ? '' : 's'}*`;
+  const following = incidents.length - open;
+  const head = (open === 0 ? ':large_green_circle: No open storage incidents' : `*${open} open incident${open === 1 ? '' : 's'}*`)
+    + (following > 0 ? `; ${following} resolved, waiting for a CronJob to complete a run` : '');
   const blocks: Block[] = [section(head), ...lines.map((l) => section(l))];
   if (sorted.length > shown.length) blocks.push(context(`…and ${sorted.length - shown.length} more`));
   return { response: respond([head, ...lines].join('\n'), blocks, pub) };
@@ -57,7 +65,13 @@ export function renderStatus(incidents: readonly OpenIncident[], now: number, pu
 function line(i: OpenIncident, now: number): string {
   const link = threadLink(i);
   const title = untrusted(i.title, 150);
-  const parts = [link ? `<${link}|${title}>` : `${title} (not posted yet)`, `_${VERDICT[i.verdict]}_`];
+  const parts = [link ? `<${link}|${title}>` : `${title} (not posted yet)`];
+  if (i.followingUp) {
+    const names = i.followingUp.cronJobs.map((c) => untrusted(c, 120)).join(', ');
+    const left = i.followingUp.until !== undefined && i.followingUp.until > now ? ` (${age(i.followingUp.until - now)} more)` : '';
+    return `• ${[...parts, '_resolved_', `waiting for CronJob ${names} to complete a run${left}`].join(' · ')}`;
+  }
+  parts.push(`_${VERDICT[i.verdict]}_`);
   if (i.openedAt !== undefined) parts.push(`open ${age(now - i.openedAt)}`);
   if (i.acknowledgedBy && /^[UW][A-Z0-9]{2,}$/.test(i.acknowledgedBy)) parts.push(`ack'd by <@${i.acknowledgedBy}>`);
   if (i.mutedUntil !== undefined && i.mutedUntil > now) parts.push(`muted ${age(i.mutedUntil - now)} more`);

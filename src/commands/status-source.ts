@@ -2,14 +2,20 @@
 import type { IncidentStore } from '../queue/incident-store.js';
 import type { OpenIncident } from './render-status.js';
 
-/** Lists open, unresolved incidents from the store as /rwx status shows them. Missing records are skipped. */
+/**
+ * Lists the store's open records as /rwx status shows them: unresolved incidents, and resolved ones whose thread
+ * waits for a CronJob (notify/follow-up.ts). Missing records, and resolved ones silenced while still firing, are
+ * skipped.
+ */
 export function openIncidentsFromStore(store: Pick<IncidentStore, 'listOpen' | 'get'>): () => Promise<OpenIncident[]> {
   return async () => {
     const keys = await store.listOpen();
     const records = await Promise.all(keys.map((k) => store.get(k)));
     const out: OpenIncident[] = [];
     for (const r of records) {
-      if (!r || r.resolvedAt !== undefined) continue;
+      if (!r) continue;
+      const awaiting = r.resolvedAt !== undefined && !r.firing ? r.awaitingCronJobs ?? [] : [];
+      if (r.resolvedAt !== undefined && awaiting.length === 0) continue;
       const o: OpenIncident = {
         key: r.key,
         title: r.incident?.title ?? r.key,
@@ -20,6 +26,7 @@ export function openIncidentsFromStore(store: Pick<IncidentStore, 'listOpen' | '
       if (r.threadTs) o.threadTs = r.threadTs;
       if (r.ack) o.acknowledgedBy = r.ack.user;
       if (r.muteUntil !== undefined) o.mutedUntil = r.muteUntil;
+      if (awaiting.length > 0) o.followingUp = { cronJobs: awaiting, ...(r.awaitingUntil !== undefined ? { until: r.awaitingUntil } : {}) };
       out.push(o);
     }
     return out;

@@ -118,6 +118,19 @@ describe('status', () => {
     assertSafe(r);
   });
 
+  it('lists resolved incidents still waiting for a CronJob after the open ones', () => {
+    const followed = { key: 'f', title: 'ebs <b>', verdict: 'FOLLOWS_ROLLOUT' as const, channel: 'C0INC', threadTs: '3.3', openedAt: now - 7_200_000,
+      followingUp: { cronJobs: ['data/nightly-backup'], until: now + 5 * 3_600_000 } };
+    expect(renderStatus([followed, { key: 'c', title: 'open one', verdict: 'UNEXPLAINED', openedAt: now - 60_000 }], now, false).response.text.split('\n')).toEqual([
+      '*1 open incident*; 1 resolved, waiting for a CronJob to complete a run',
+      '• open one (not posted yet) · _unexplained_ · open 60s',
+      '• <https://slack.com/archives/C0INC/p33|ebs &lt;b&gt;> · _resolved_ · waiting for CronJob data/nightly-backup to complete a run (5h more)',
+    ]);
+    const r = renderStatus([followed], now, false).response;
+    expect(r.text.split('\n')[0]).toBe(':large_green_circle: No open storage incidents; 1 resolved, waiting for a CronJob to complete a run');
+    assertSafe(r);
+  });
+
   it('says so when nothing is open', () => {
     expect(renderStatus([], now, false).response.text).toContain('No open storage incidents');
   });

@@ -82,17 +82,23 @@ describe('report uploads', () => {
 });
 
 describe('openIncidentsFromStore', () => {
-  it('lists open, unresolved records with verdict, thread and ack', async () => {
+  it('lists open, unresolved records with verdict, thread and ack, and resolved ones waiting for a CronJob', async () => {
     const clock = new ManualClock(NOW);
     const store = new MemoryIncidentStore(clock);
     const base = { channel: 'C0INC', createdAt: NOW - 600_000, updatedAt: NOW, firing: true };
     await store.create({ ...base, key: 'rollout/kube-system/ebs-csi-node@2', incident: rolloutIncident(), threadTs: '1764493200.000100', ack: { user: 'U0BOB', at: NOW } });
     await store.create({ ...base, key: 'node/node-7', resolvedAt: NOW - 1000 });
     await store.create({ ...base, key: 'unexplained/x' });
+    // Resolved and cleared, its thread waiting for the backup: listed as followed up. Resolved by hand while it
+    // still fires: silenced, not listed.
+    await store.create({ ...base, key: 'followed/a', firing: false, resolvedAt: NOW - 1000, awaitingCronJobs: ['data/nightly-backup'], awaitingUntil: NOW + 3_600_000 });
+    await store.create({ ...base, key: 'silenced/b', resolvedAt: NOW - 1000, resolvedBy: 'U0BOB', awaitingCronJobs: ['data/nightly-backup'] });
     await store.create({ ...base, key: 'closed/y' });
     await store.close('closed/y', 60_000);
     const open = await openIncidentsFromStore(store)();
-    expect(open.map((o) => o.key).sort()).toEqual(['rollout/kube-system/ebs-csi-node@2', 'unexplained/x']);
+    expect(open.map((o) => o.key).sort()).toEqual(['followed/a', 'rollout/kube-system/ebs-csi-node@2', 'unexplained/x']);
+    expect(open.find((o) => o.key === 'followed/a')?.followingUp).toEqual({ cronJobs: ['data/nightly-backup'], until: NOW + 3_600_000 });
+    expect(open.find((o) => o.key === 'unexplained/x')?.followingUp).toBeUndefined();
     expect(open.find((o) => o.key.startsWith('rollout'))).toMatchObject({ title: 'ebs-csi-node revision 2 (ebs.csi.aws.com)', verdict: 'FOLLOWS_ROLLOUT', threadTs: '1764493200.000100', acknowledgedBy: 'U0BOB' });
     expect(open.find((o) => o.key === 'unexplained/x')).toMatchObject({ title: 'unexplained/x', verdict: 'UNEXPLAINED' });
   });
