@@ -144,8 +144,7 @@ export function incidentText(index: ClusterIndex, d: Draft, nodes: readonly Inci
         title: `${where}: pods cannot get a sandbox (network, not storage)`,
         summary: `NOT_STORAGE: ${plural(pods, 'pod')} on ${d.node ?? `${where} (${nameList(names, 10, ', ')})`} stuck in ContainerCreating with FailedCreatePodSandBox${age}: CNI or container runtime, not a volume`,
         explanations: [
-          `FailedCreatePodSandBox comes after volumes are mounted: look at the CNI plugin and runtime on ${d.node ?? 'these nodes'}.`,
-          ...(d.node ? [] : ['Several nodes at once: check whether the CNI DaemonSet is rolling out (kubectl get ds -n kube-system); do not drain for a sandbox failure.']),
+          `FailedCreatePodSandBox comes after volumes are mounted: the pods got their volumes, then the CNI plugin or the container runtime on ${d.node ?? 'these nodes'} failed.`,
           ...cronLines(d, nodes),
         ],
       };
