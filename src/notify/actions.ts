@@ -6,7 +6,8 @@ import { mention, formatTime } from '../render/slack-blocks.js';
 import { rootHash } from '../render/slack-incident.js';
 import { defaultFacts } from '../render/slack-resolution.js';
 import { RwxError } from '../errors.js';
-import { type StageDeps, historyOf, postResolution, rootMessage, visibleState, withIncidentLock } from './stages.js';
+import { historyOf } from './history.js';
+import { type StageDeps, postResolution, rootMessage, visibleState, withIncidentLock } from './stages.js';
 
 /** Outcome of a button: done, already in that state, or no such open incident. `message` is Slack mrkdwn. */
 export interface ActionResult {

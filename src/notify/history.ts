@@ -5,6 +5,7 @@ import { timeMs } from '../domain/refs.js';
 import {
   type HistoryCronJob, type HistoryPod, type IncidentHistory, MAX_HISTORY_MEMBERS, MAX_HISTORY_NODES,
 } from '../queue/incident-history.js';
+import type { IncidentRecord } from '../queue/incident-store.js';
 
 /** How far the cluster-time end of the incident must move before it is written again (one write a minute). */
 const LAST_STUCK_STEP_MS = 60_000;
@@ -133,4 +134,9 @@ export function mergeHistory(prev: IncidentHistory | undefined, incident: Incide
 export function historyOrLast(history: IncidentHistory | undefined, incident: Incident | undefined, at: number): IncidentHistory {
   if (history) return history;
   return incident ? mergeHistory(undefined, incident, at).history : emptyHistory();
+}
+
+/** A record's history (historyOrLast of its history, last incident and creation time). */
+export function historyOf(r: Pick<IncidentRecord, 'history' | 'incident' | 'createdAt'>): IncidentHistory {
+  return historyOrLast(r.history, r.incident, r.createdAt);
 }

@@ -6,10 +6,9 @@ import type { Redis } from 'ioredis';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { toRwxError } from '../errors.js';
 import type { Incident } from '../domain/incident.js';
-import type { IncidentHistory } from '../queue/incident-history.js';
 import type { IncidentStore } from '../queue/incident-store.js';
 import { RedisIncidentStore } from '../queue/redis-store.js';
-import type { ResolutionFacts } from '../render/slack-resolution.js';
+import type { ObserveResolution, ResolutionFacts } from '../render/slack-resolution.js';
 import type { SlackApi } from '../slack/api.js';
 import { DEFAULT_TIMERS, type Timers } from './decide.js';
 import { type IncidentActions, createIncidentActions } from './actions.js';
@@ -51,7 +50,7 @@ export interface NotifierOptions {
    * What the cluster says, when an incident clears or is resolved by hand, about every member it ever had (the
    * record's history): pods recovered / deleted, CronJobs completed since. See observeResolution in serve/stages.
    */
-  observeResolution?: (history: IncidentHistory, now: number) => ResolutionFacts | undefined;
+  observeResolution?: ObserveResolution;
   logger?: NotifierLogger;
 }
 

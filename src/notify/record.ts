@@ -2,12 +2,11 @@
 // long). It writes only the evaluator's fields (incident, history, firing, cleared, resolution facts, CronJobs seen
 // done after a resolution), never Slack's.
 import type { Incident } from '../domain/incident.js';
-import type { IncidentHistory } from '../queue/incident-history.js';
 import type { IncidentStore } from '../queue/incident-store.js';
 import { rootHash } from '../render/slack-incident.js';
-import type { ResolutionFacts } from '../render/slack-resolution.js';
+import type { ObserveResolution, ResolutionFacts } from '../render/slack-resolution.js';
 import { newlyDone } from './follow-up.js';
-import { historyOrLast, mergeHistory } from './history.js';
+import { historyOf, historyOrLast, mergeHistory } from './history.js';
 
 /** A job to enqueue: run the stages for `key` after `delayMs`. */
 export interface JobRequest {
@@ -23,7 +22,7 @@ export interface RecordContext {
   /** By incident key: what the caller observed when it cleared. Wins over `observe`. */
   resolutions?: ReadonlyMap<string, ResolutionFacts>;
   /** What the cluster says now about every member the incident ever had (its history). */
-  observe?: (history: IncidentHistory, now: number) => ResolutionFacts | undefined;
+  observe?: ObserveResolution;
 }
 
 /**
@@ -71,7 +70,7 @@ export async function recordEvaluation(ctx: RecordContext, incidents: readonly I
     if (!r) continue;
     if (r.resolutionPosted && !r.firing) {
       // Resolved, waiting for CronJobs to run (follow-up.ts): say which are done now, once.
-      const done = r.awaitingCronJobs ? newlyDone(r, ctx.observe?.(historyOrLast(r.history, r.incident, r.createdAt), now)) : undefined;
+      const done = r.awaitingCronJobs ? newlyDone(r, ctx.observe?.(historyOf(r), now, true)) : undefined;
       if (done) {
         await store.patch(key, { cronJobsDone: done });
         jobs.push({ key, delayMs: 0 });
@@ -79,7 +78,7 @@ export async function recordEvaluation(ctx: RecordContext, incidents: readonly I
       continue;
     }
     if (!r.firing) continue;
-    const facts = ctx.resolutions?.get(key) ?? ctx.observe?.(historyOrLast(r.history, r.incident, r.createdAt), now);
+    const facts = ctx.resolutions?.get(key) ?? ctx.observe?.(historyOf(r), now);
     await store.patch(key, { firing: false, clearedAt: now, resolution: facts, updatedAt: now });
     jobs.push({ key, delayMs: 0 });
   }

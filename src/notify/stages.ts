@@ -6,16 +6,15 @@
 import type { Clock } from '../domain/clock.js';
 import { isRwxError } from '../errors.js';
 import type { Incident } from '../domain/incident.js';
-import type { IncidentHistory } from '../queue/incident-history.js';
 import type { IncidentRecord, IncidentStore } from '../queue/incident-store.js';
 import type { IncidentState, SlackMessage } from '../render/slack-blocks.js';
 import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
-import { type ResolutionFacts, defaultFacts, renderResolution } from '../render/slack-resolution.js';
+import { type ObserveResolution, type ResolutionFacts, defaultFacts, renderResolution } from '../render/slack-resolution.js';
 import { renderResolvedRoot } from '../render/slack-resolved.js';
 import { membersOf, renderChangeReply, renderEvidenceReply, renderRepeatReply } from '../render/slack-thread.js';
 import { type SlackApi, incidentMetadata } from '../slack/api.js';
 import { type Decision, type Timers, needsUpdate } from './decide.js';
-import { historyOrLast } from './history.js';
+import { historyOf } from './history.js';
 import { postReplyOnce } from './replies.js';
 import { awaitingFrom, followUp } from './follow-up.js';
 
@@ -30,7 +29,7 @@ export interface StageDeps {
   /** How long a resolved record is kept (ms). */
   closedTtlMs: number;
   /** What the cluster says now about an incident's members (a manual Resolve asks; automatic ones are recorded). */
-  observe?: (history: IncidentHistory, now: number) => ResolutionFacts | undefined;
+  observe?: ObserveResolution;
 }
 
 /** Result of one run: done (with the actions taken), wait until a time, or the lock was busy. */
@@ -47,11 +46,6 @@ export function visibleState(r: IncidentRecord, now: number): IncidentState {
     ...(r.resolvedAt !== undefined ? { resolvedAt: r.resolvedAt } : {}),
     ...(r.resolvedBy !== undefined ? { resolvedBy: r.resolvedBy } : {}),
   };
-}
-
-/** The record's history (or one made from its last incident, for records older than histories). */
-export function historyOf(r: IncidentRecord): IncidentHistory {
-  return historyOrLast(r.history, r.incident, r.createdAt);
 }
 
 /** The root as it should read in `state`: the live incident, or once resolved the whole incident's summary. */
@@ -154,7 +148,6 @@ function updateReplyId(r: IncidentRecord, kind: 'change' | 'repeat', hash: strin
   const after = r.lastNotifiedAt ?? r.createdAt;
   return kind === 'repeat' ? `repeat:${after}` : `change:${after}:${hash.slice(0, 16)}`;
 }
-
 
 // Posts the root, or adopts the one an interrupted attempt already posted (found by its metadata).
 async function postRoot(deps: StageDeps, r: IncidentRecord, incident: Incident, now: number): Promise<string> {

@@ -30,6 +30,13 @@ export interface ResolutionFacts {
   manual?: { user: string; at: number };
 }
 
+/**
+ * What the cluster says now about an incident's members (its history). With `completionOnly` only whether its
+ * CronJobs completed a run or went (no pods, no next scheduled run): the cheap question the notifier asks of a
+ * resolved incident on every evaluation while it waits for a CronJob.
+ */
+export type ObserveResolution = (history: IncidentHistory, now: number, completionOnly?: boolean) => ResolutionFacts | undefined;
+
 /** Facts when the caller observed nothing: every pod and CronJob unchecked. */
 export function defaultFacts(history: IncidentHistory): ResolutionFacts {
   return { recovered: [], deleted: [], unchecked: history.pods.map((p) => p.pod), cronJobs: history.cronJobs.map((c) => ({ cronJob: c.cronJob })) };

@@ -58,7 +58,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const late: { index?: ClusterIndex } = {};
     const notifier = createNotifier({
       redis, prefix, slack: metrics.countSlack(slack), channel: 'C0DEMO', logger: o.log, timers: DEMO_TIMERS,
-      observeResolution: (last, now) => (late.index ? observeResolution(late.index)(last, now) : undefined),
+      observeResolution: (last, now, completionOnly) => (late.index ? observeResolution(late.index)(last, now, completionOnly) : undefined),
       backoffMs: 200,
     });
     const conn = await connect({ kubeconfig: s.kubeconfigPath, env: {} });

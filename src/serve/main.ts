@@ -47,7 +47,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const notifier = createNotifier({
     redis, prefix: config.redis.prefix, slack, channel: config.slack.channel, logger: log,
     timers: { groupWait: config.timers.groupWaitMs, groupInterval: config.timers.groupIntervalMs, repeatInterval: config.timers.repeatIntervalMs },
-    observeResolution: (last, now) => (late.running ? observeResolution(late.running.watcher.index)(last, now) : undefined),
+    observeResolution: (last, now, completionOnly) => (late.running ? observeResolution(late.running.watcher.index)(last, now, completionOnly) : undefined),
     ...(o.parts?.clock ? { clock: o.parts.clock } : {}),
     ...o.notifier,
   });

@@ -6,7 +6,10 @@ import { emptySnapshot } from '../../src/domain/snapshot.js';
 import { awaitingFrom, newlyDone } from '../../src/notify/follow-up.js';
 import type { IncidentHistory } from '../../src/queue/incident-history.js';
 import type { IncidentRecord } from '../../src/queue/incident-store.js';
-import type { ResolutionFacts } from '../../src/render/slack-resolution.js';
+import type { ObserveResolution, ResolutionFacts } from '../../src/render/slack-resolution.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { recordEvaluation } from '../../src/notify/record.js';
+import { MemoryIncidentStore } from '../../src/queue/memory-store.js';
 import { observeResolution } from '../../src/serve/stages.js';
 import { H } from './harness.js';
 
@@ -61,5 +64,30 @@ describe('observeResolution: the next scheduled run of a CronJob that has not co
     const [c] = observeResolution(index)(history, NOW).cronJobs;
     expect(c?.completedSince).toBe(false);
     expect(c?.nextRunAt).toBe(next);
+  });
+
+  it('asked only about completion (every evaluation while waiting): no next run, no pods', () => {
+    const index = ClusterIndex.fromSnapshot(emptySnapshot());
+    index.upsert('cronJobs', cj({ schedule: '0 2 * * *' }));
+    const withPod: IncidentHistory = { ...history, pods: [{ pod: 'data/backup-1', kind: 'stuck-creating', workload: { kind: 'Job', namespace: 'data', name: 'backup' }, since: '2026-11-30T08:00:00Z' }] };
+    const facts = observeResolution(index)(withPod, NOW, true);
+    expect(facts.cronJobs).toEqual([{ cronJob: 'data/backup', completedSince: false }]);
+    expect([...facts.recovered, ...facts.deleted, ...(facts.notRunning ?? []), ...(facts.terminated ?? [])]).toEqual([]);
+    expect(observeResolution(index)(withPod, NOW).deleted).toEqual(['data/backup-1']);
+  });
+});
+
+describe('the evaluator while a resolved incident waits for a CronJob', () => {
+  it('asks the cluster only about completion, and writes nothing while nothing is done', async () => {
+    const store = new MemoryIncidentStore(new ManualClock(NOW));
+    await store.create({ key: 'k', channel: 'C', createdAt: NOW, updatedAt: NOW, firing: false, resolutionPosted: true, awaitingCronJobs: ['data/backup'] });
+    const asked: (boolean | undefined)[] = [];
+    const observe: ObserveResolution = (_h, _now, completionOnly) => {
+      asked.push(completionOnly);
+      return facts({ cronJob: 'data/backup', completedSince: false });
+    };
+    expect(await recordEvaluation({ store, channel: 'C', groupWait: 0, observe }, [], NOW)).toEqual([]);
+    expect(asked).toEqual([true]);
+    expect((await store.get('k'))?.cronJobsDone).toBeUndefined();
   });
 });
