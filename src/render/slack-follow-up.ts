@@ -4,16 +4,12 @@
 import type { CronJobDone } from '../queue/incident-store.js';
 import { escapeSlack } from './escape.js';
 import { type SlackMessage, formatTime, listSection, plural } from './slack-blocks.js';
+import { cronJobDoneLine } from './slack-resolution.js';
 
 /** Reply for CronJobs seen done since the resolution, or (when `done` is empty) for those still waiting at `until`. */
 export function renderCronJobFollowUp(done: readonly CronJobDone[], stillWaiting: readonly string[], resolvedAt: number | undefined, until: number | undefined): SlackMessage {
   if (done.length > 0) {
-    const lines = done.map((c) => {
-      const label = `CronJob \`${escapeSlack(c.cronJob)}\``;
-      return c.gone
-        ? `• ${label} no longer exists: check what its missed runs cost`
-        : `• ${label} has completed a run since the resolution${c.at ? ` (${formatTime(c.at)})` : ''}: check the artefact is the right size`;
-    });
+    const lines = done.map((c) => cronJobDoneLine(`CronJob \`${escapeSlack(c.cronJob)}\``, c, 'since the resolution'));
     const names = done.map((c) => c.cronJob).join(', ');
     return { text: escapeSlack(`Follow-up: ${names}`), blocks: [listSection(':white_check_mark: *Follow-up*', lines)] };
   }

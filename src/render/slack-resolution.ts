@@ -37,6 +37,16 @@ export interface ResolutionFacts {
  */
 export type ObserveResolution = (history: IncidentHistory, now: number, completionOnly?: boolean) => ResolutionFacts | undefined;
 
+/**
+ * The line for a CronJob that has completed a run (`at`, its lastSuccessfulTime) or no longer exists; `since`
+ * says since when ("since", "since the resolution"). Shared by the resolution reply and its follow-up.
+ */
+export function cronJobDoneLine(label: string, c: { at?: string; gone?: boolean }, since: string): string {
+  return c.gone
+    ? `• ${label} no longer exists: check what its missed runs cost`
+    : `• ${label} has completed a run ${since}${c.at ? ` (${formatTime(c.at)})` : ''}: check the artefact is the right size`;
+}
+
 /** Facts when the caller observed nothing: every pod and CronJob unchecked. */
 export function defaultFacts(history: IncidentHistory): ResolutionFacts {
   return { recovered: [], deleted: [], unchecked: history.pods.map((p) => p.pod), cronJobs: history.cronJobs.map((c) => ({ cronJob: c.cronJob })) };
@@ -69,9 +79,8 @@ export function renderResolution(incident: Incident, history: IncidentHistory, f
   const crons = facts.cronJobs.map((c) => {
     const h = firstSeen.get(c.cronJob);
     const label = `CronJob \`${escapeSlack(c.cronJob)}\`${h ? ` (${plural(h.missedRuns, 'scheduled run')} missed, seen from ${formatTime(h.firstSeen)})` : ''}`;
-    if (c.gone) return `• ${label} no longer exists: check what its missed runs cost`;
-    if (c.completedSince === undefined) return `• ${label}: not checked; see whether it has completed a run since`;
-    if (c.completedSince) return `• ${label} has completed a run since${c.at ? ` (${formatTime(c.at)})` : ''}: check the artefact is the right size`;
+    if (c.completedSince === undefined && !c.gone) return `• ${label}: not checked; see whether it has completed a run since`;
+    if (c.gone || c.completedSince) return cronJobDoneLine(label, c, 'since');
     const next = c.nextRunAt ? ` (next scheduled run ${formatTime(c.nextRunAt)}; this thread will say when one completes)` : '';
     return c.running
       ? `• ${label} has *not* completed a run since; one is running now: check it completes and its artefact is the right size, and what the missed runs cost${next}`
