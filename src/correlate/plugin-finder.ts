@@ -82,7 +82,11 @@ export interface DeclaredDriver {
 
 /** The driver names a node plugin pod template declares, registration directory first; [] without a registrar. */
 export function declaredDrivers(template: PodTemplate | undefined): DeclaredDriver[] {
-  const reg = registrationPath(template);
+  return declaredAt(template, registrationPath(template));
+}
+
+/** declaredDrivers for a template whose registration path `reg` the caller already read. */
+function declaredAt(template: PodTemplate | undefined, reg: string | undefined): DeclaredDriver[] {
   if (!reg) return []; // no registrar: not a node plugin
   const names = new Map<string, DeclaredDriver['method']>();
   const fromPath = driverFromRegistrationPath(reg);
@@ -127,9 +131,9 @@ export function matchPluginDaemonSets(index: ClusterIndex, overrides: DriverDaem
   const open: { ds: DaemonSet; names: string[]; registrationDir?: string }[] = [];
   for (const ds of all) {
     const t = ds.spec?.template;
-    const declared = declaredDrivers(t);
-    for (const d of declared) if (!out.has(d.name)) out.set(d.name, { daemonSet: ds, method: d.method });
     const reg = registrationPath(t);
+    const declared = declaredAt(t, reg);
+    for (const d of declared) if (!out.has(d.name)) out.set(d.name, { daemonSet: ds, method: d.method });
     if (!reg || overriddenSets.has(ds) || declared.some((d) => d.name.includes('.'))) continue;
     const dir = driverFromRegistrationPath(reg);
     open.push({ ds, names: declared.map((d) => d.name), ...(dir ? { registrationDir: dir } : {}) });
