@@ -70,31 +70,49 @@ function pages(s: Snapshot): { kind: string; text: string }[] {
   const out: { kind: string; text: string }[] = [];
   for (const k of KIND_KEYS) {
     const items = s[k] as unknown[];
-    for (let i = 0; i < items.length; i += 500) out.push({ kind: k, text: JSON.stringify({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '1' }, items: items.slice(i, i + 500) }) });
+    for (let i = 0; i < items.length; i += 500)
+      out.push({
+        kind: k,
+        text: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'List',
+          metadata: { resourceVersion: '1' },
+          items: items.slice(i, i + 500),
+        }),
+      });
   }
   return out;
 }
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
-  const flag = (name: string): number | undefined => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : undefined);
+  const flag = (name: string): number | undefined =>
+    args.includes(name) ? Number(args[args.indexOf(name) + 1]) : undefined;
   const maxPods = flag('--max-pods') ?? Infinity;
   const rounds = Math.max(1, flag('--rounds') ?? ROUNDS);
   const check = args.includes('--check');
   const rows: { pods: number; classify: number; ratio: number; mb: number }[] = [];
   let failed = false;
-  console.log(`triage bench: ${WALL ? 'wall' : 'process CPU'} time; per size 1 warm-up + ${rounds} rounds (+2 up to 30k pods) of [GC, JSON.parse of the List pages, GC, classify = ClusterIndex.fromSnapshot + triage]`);
-  console.log('ratio = median over rounds of classify/parse (same round); per-doubling from median classify times, normalised to 2x for the 2.5x step; norm = same with JSON.parse as yardstick (info)');
-  console.log('pods     nodes  claims  objects   JSON MB  parse ms  project ms  classify ms  ratio  per-doubling   norm  attention');
+  console.log(
+    `triage bench: ${WALL ? 'wall' : 'process CPU'} time; per size 1 warm-up + ${rounds} rounds (+2 up to 30k pods) of [GC, JSON.parse of the List pages, GC, classify = ClusterIndex.fromSnapshot + triage]`,
+  );
+  console.log(
+    'ratio = median over rounds of classify/parse (same round); per-doubling from median classify times, normalised to 2x for the 2.5x step; norm = same with JSON.parse as yardstick (info)',
+  );
+  console.log(
+    'pods     nodes  claims  objects   JSON MB  parse ms  project ms  classify ms  ratio  per-doubling   norm  attention',
+  );
   for (const size of BENCH_SIZES.filter((s) => s.pods <= maxPods)) {
     const text = pages(generateCluster(size, NOW));
     const mb = text.reduce((n, p) => n + p.text.length, 0) / 1e6;
-    const parse = (): { kind: string; list: { items: unknown[] } }[] => text.map((p) => ({ kind: p.kind, list: JSON.parse(p.text) as { items: unknown[] } }));
+    const parse = (): { kind: string; list: { items: unknown[] } }[] =>
+      text.map((p) => ({ kind: p.kind, list: JSON.parse(p.text) as { items: unknown[] } }));
     // Project from a fresh parse, then let the raw objects go, as the CLI does: only projected objects stay.
     let raw: ReturnType<typeof parse> | undefined = parse();
     const projectOnce = (): Snapshot => {
       const s = emptySnapshot();
-      for (const p of raw ?? []) for (const o of p.list.items) (s[p.kind as keyof Snapshot] as unknown[]).push(project(p.kind as never, o));
+      for (const p of raw ?? [])
+        for (const o of p.list.items) (s[p.kind as keyof Snapshot] as unknown[]).push(project(p.kind as never, o));
       return s;
     };
     const projected = await timed(projectOnce);
@@ -121,20 +139,34 @@ async function main(): Promise<number> {
     const cls = median(classifyMs);
     const prev = rows[rows.length - 1];
     const perDoubling = prev ? (cls / prev.classify) ** (1 / Math.log2(size.pods / prev.pods)) : undefined;
-    const normDoubling = prev ? ((ratio / prev.ratio) * (mb / prev.mb)) ** (1 / Math.log2(size.pods / prev.pods)) : undefined;
+    const normDoubling = prev
+      ? ((ratio / prev.ratio) * (mb / prev.mb)) ** (1 / Math.log2(size.pods / prev.pods))
+      : undefined;
     rows.push({ pods: size.pods, classify: cls, ratio, mb });
     const ok = ratio <= RATIO_TARGET && (perDoubling === undefined || perDoubling <= DOUBLING_TARGET);
     if (!ok) failed = true;
-    console.log([
-      String(size.pods).padEnd(8), String(size.nodes).padEnd(6), String(size.claims).padEnd(7), String(objects).padEnd(9),
-      mb.toFixed(1).padStart(7), median(parseMs).toFixed(0).padStart(9), projected.ms.toFixed(0).padStart(11), cls.toFixed(0).padStart(12),
-      ratio.toFixed(3).padStart(6), (perDoubling === undefined ? '-' : `${perDoubling.toFixed(2)}x`).padStart(13),
-      (normDoubling === undefined ? '-' : `${normDoubling.toFixed(2)}x`).padStart(6),
-      String(report.summary.claimsNeedingAttention).padStart(10), ok ? '' : ' MISSED TARGET',
-    ].join(' '));
+    console.log(
+      [
+        String(size.pods).padEnd(8),
+        String(size.nodes).padEnd(6),
+        String(size.claims).padEnd(7),
+        String(objects).padEnd(9),
+        mb.toFixed(1).padStart(7),
+        median(parseMs).toFixed(0).padStart(9),
+        projected.ms.toFixed(0).padStart(11),
+        cls.toFixed(0).padStart(12),
+        ratio.toFixed(3).padStart(6),
+        (perDoubling === undefined ? '-' : `${perDoubling.toFixed(2)}x`).padStart(13),
+        (normDoubling === undefined ? '-' : `${normDoubling.toFixed(2)}x`).padStart(6),
+        String(report.summary.claimsNeedingAttention).padStart(10),
+        ok ? '' : ' MISSED TARGET',
+      ].join(' '),
+    );
   }
   console.log('parse / classify ms: median of the rounds; project ms: one run (not part of classify)');
-  console.log(`targets: classify <= ${RATIO_TARGET}x JSON.parse at every size, <= ${DOUBLING_TARGET}x time per doubling`);
+  console.log(
+    `targets: classify <= ${RATIO_TARGET}x JSON.parse at every size, <= ${DOUBLING_TARGET}x time per doubling`,
+  );
   return check && failed ? 1 : 0;
 }
 

@@ -47,7 +47,10 @@ function writePages(snap: Snapshot, dir: string): void {
   for (const k of KIND_KEYS) {
     const items = snap[k] as unknown[];
     for (let i = 0, p = 0; i < items.length || p === 0; i += 500, p++) {
-      writeFileSync(join(dir, `${k}-${p}.json`), JSON.stringify({ metadata: { resourceVersion: '1' }, items: items.slice(i, i + 500) }));
+      writeFileSync(
+        join(dir, `${k}-${p}.json`),
+        JSON.stringify({ metadata: { resourceVersion: '1' }, items: items.slice(i, i + 500) }),
+      );
     }
   }
 }
@@ -101,8 +104,15 @@ async function runSize(pods: number, dir: string): Promise<void> {
   const clock = { now: () => NOW };
   const watcher = new ClusterWatcher({ source, project: serveProjector(project), clock, kinds: WATCHED_KINDS });
   let submits = 0;
-  const pipeline = new Pipeline(watcher.index, watcher.queue, realStages({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
-    { submit: async () => void submits++ }, clock, undefined, () => watcher.synced());
+  const pipeline = new Pipeline(
+    watcher.index,
+    watcher.queue,
+    realStages({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
+    { submit: async () => void submits++ },
+    clock,
+    undefined,
+    () => watcher.synced(),
+  );
   const t0 = performance.now();
   watcher.start();
   while (!watcher.synced()) await new Promise((r) => setImmediate(r));
@@ -141,7 +151,19 @@ async function runSize(pods: number, dir: string): Promise<void> {
     const cpu = process.cpuUsage(c1);
     epsCpu = Math.max(epsCpu, n / ((cpu.user + cpu.system) / 1e6));
   }
-  console.log(JSON.stringify({ pods, rssMb: mb(rss), heapMb: mb(heap), syncMs: Math.round(syncMs), eps: Math.round(eps), epsCpu: Math.round(epsCpu), findings: pipeline.currentFindings().length, incidents: pipeline.current().length, submits }));
+  console.log(
+    JSON.stringify({
+      pods,
+      rssMb: mb(rss),
+      heapMb: mb(heap),
+      syncMs: Math.round(syncMs),
+      eps: Math.round(eps),
+      epsCpu: Math.round(epsCpu),
+      findings: pipeline.currentFindings().length,
+      incidents: pipeline.current().length,
+      submits,
+    }),
+  );
   watcher.stop();
 }
 
@@ -157,7 +179,13 @@ async function latency(): Promise<number> {
     }
   }
   const stuckAfterMs = 3_000;
-  const notifier = createNotifier({ redis, prefix, slack: new RecordingSlack(), channel: 'C0BENCH', timers: { groupWait: GROUP_WAIT_MS } });
+  const notifier = createNotifier({
+    redis,
+    prefix,
+    slack: new RecordingSlack(),
+    channel: 'C0BENCH',
+    timers: { groupWait: GROUP_WAIT_MS },
+  });
   // The synthetic cluster minus its own stuck pods, so the first root posted is for the pod below.
   const snap = generateCluster(BENCH_SIZES[0]!, Date.now());
   snap.pods = snap.pods.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp);
@@ -166,14 +194,34 @@ async function latency(): Promise<number> {
   const scheduled = Date.now();
   const crossesAt = scheduled + stuckAfterMs;
   const pod: Pod = {
-    kind: 'Pod', metadata: { name: 'bench-stuck', namespace: 'team-1', uid: 'bench-uid' },
+    kind: 'Pod',
+    metadata: { name: 'bench-stuck', namespace: 'team-1', uid: 'bench-uid' },
     spec: { nodeName: 'node-00001', volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data-1' } }] },
-    status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: new Date(scheduled).toISOString() }], containerStatuses: [{ name: 'app', state: { waiting: { reason: 'ContainerCreating' } } }] },
+    status: {
+      phase: 'Pending',
+      conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: new Date(scheduled).toISOString() }],
+      containerStatuses: [{ name: 'app', state: { waiting: { reason: 'ContainerCreating' } } }],
+    },
   };
   source.snap!.pods.push(pod);
-  source.snap!.events.push({ kind: 'Event', metadata: { name: 'bench-stuck.1', namespace: 'team-1' }, involvedObject: { kind: 'Pod', namespace: 'team-1', name: 'bench-stuck' }, reason: 'FailedMount', type: 'Warning', message: 'MountVolume.SetUp failed for volume "data" : rpc error: code = DeadlineExceeded', count: 1, lastTimestamp: new Date(scheduled).toISOString() } as KubeObject);
+  source.snap!.events.push({
+    kind: 'Event',
+    metadata: { name: 'bench-stuck.1', namespace: 'team-1' },
+    involvedObject: { kind: 'Pod', namespace: 'team-1', name: 'bench-stuck' },
+    reason: 'FailedMount',
+    type: 'Warning',
+    message: 'MountVolume.SetUp failed for volume "data" : rpc error: code = DeadlineExceeded',
+    count: 1,
+    lastTimestamp: new Date(scheduled).toISOString(),
+  } as KubeObject);
   const running = await startServe({
-    source, notifier, project, log: pino({ level: 'silent' }), metrics: new ServeMetrics(), clock: systemClock, watchIdleMs: 300_000,
+    source,
+    notifier,
+    project,
+    log: pino({ level: 'silent' }),
+    metrics: new ServeMetrics(),
+    clock: systemClock,
+    watchIdleMs: 300_000,
     stages: realStages({ stuckAfterMs, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
   });
   const deadline = Date.now() + 30_000;
@@ -198,17 +246,31 @@ async function main(): Promise<number> {
   }
   const self = fileURLToPath(import.meta.url);
   let failed = false;
-  console.log(`serve watch path: ${EVENTS} pod MODIFIED events in ${ROUNDS} rounds after a warm-up; events/s = best round (wall), events/CPU-s = best round (process CPU)`);
+  console.log(
+    `serve watch path: ${EVENTS} pod MODIFIED events in ${ROUNDS} rounds after a warm-up; events/s = best round (wall), events/CPU-s = best round (process CPU)`,
+  );
   console.log('serve watch path: pods  RSS MB  heap MB  initial sync ms  events/s  events/CPU-s  findings  incidents');
   for (const pods of [15_000, 150_000]) {
     const size = BENCH_SIZES.find((s) => s.pods === pods)!;
     const dir = mkdtempSync(join(tmpdir(), 'rwx-bench-'));
     writePages(generateCluster(size, NOW), dir);
     gc();
-    const r = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', self, '--size', String(pods), '--pages', dir], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      ['--expose-gc', '--max-old-space-size=4096', self, '--size', String(pods), '--pages', dir],
+      { encoding: 'utf8' },
+    );
     rmSync(dir, { recursive: true, force: true });
     const line = r.stdout.trim().split('\n').pop() ?? '';
-    let row: { rssMb: number; heapMb: number; syncMs: number; eps: number; epsCpu: number; findings: number; incidents: number };
+    let row: {
+      rssMb: number;
+      heapMb: number;
+      syncMs: number;
+      eps: number;
+      epsCpu: number;
+      findings: number;
+      incidents: number;
+    };
     try {
       row = JSON.parse(line);
     } catch {
@@ -220,7 +282,9 @@ async function main(): Promise<number> {
     // figure measures the other tenants too (load average printed below).
     const ok = row.eps >= TARGET_EPS && (pods < 150_000 || row.rssMb <= TARGET_RSS_MB);
     if (!ok) failed = true;
-    console.log(`                  ${String(pods).padEnd(7)} ${String(row.rssMb).padStart(6)} ${String(row.heapMb).padStart(8)} ${String(row.syncMs).padStart(16)} ${String(row.eps).padStart(9)} ${String(row.epsCpu).padStart(13)} ${String(row.findings).padStart(10)} ${String(row.incidents).padStart(10)}${ok ? '' : '  MISSED TARGET'}`);
+    console.log(
+      `                  ${String(pods).padEnd(7)} ${String(row.rssMb).padStart(6)} ${String(row.heapMb).padStart(8)} ${String(row.syncMs).padStart(16)} ${String(row.eps).padStart(9)} ${String(row.epsCpu).padStart(13)} ${String(row.findings).padStart(10)} ${String(row.incidents).padStart(10)}${ok ? '' : '  MISSED TARGET'}`,
+    );
   }
   const l = spawnSync(process.execPath, [self, '--latency'], { encoding: 'utf8' });
   let lat = Infinity;
@@ -231,9 +295,17 @@ async function main(): Promise<number> {
   }
   const latOk = lat <= GROUP_WAIT_MS + 2_000;
   if (!latOk) failed = true;
-  console.log(`stuckAfter crossed -> chat.postMessage: ${lat === Infinity ? 'no post' : `${lat} ms`} (group_wait ${GROUP_WAIT_MS} ms, target <= ${GROUP_WAIT_MS + 2000} ms)${latOk ? '' : '  MISSED TARGET'}`);
-  console.log(`load average during the run: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} CPUs`);
-  console.log(`targets: >= ${TARGET_EPS} events/s, <= ${TARGET_RSS_MB} MB RSS at 150k pods, post within group_wait + 2s`);
+  console.log(
+    `stuckAfter crossed -> chat.postMessage: ${lat === Infinity ? 'no post' : `${lat} ms`} (group_wait ${GROUP_WAIT_MS} ms, target <= ${GROUP_WAIT_MS + 2000} ms)${latOk ? '' : '  MISSED TARGET'}`,
+  );
+  console.log(
+    `load average during the run: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} on ${cpus().length} CPUs`,
+  );
+  console.log(
+    `targets: >= ${TARGET_EPS} events/s, <= ${TARGET_RSS_MB} MB RSS at 150k pods, post within group_wait + 2s`,
+  );
   return args.includes('--check') && failed ? 1 : 0;
 }
 

@@ -3,16 +3,16 @@
 
 /** Every error code the bot raises. */
 export type ErrorCode =
-  | 'USAGE'              // bad CLI flag, malformed command text
-  | 'CONFIG'             // invalid configuration value
-  | 'INPUT'              // unreadable or malformed snapshot / manifest file
-  | 'OBJECT'             // a Kubernetes object missing a field the bot needs
-  | 'NOT_FOUND'          // a named object (node, daemonset...) does not exist
-  | 'KUBE_UNREACHABLE'   // API server did not answer
-  | 'KUBE_UNAUTHORIZED'  // 401: expired or invalid credentials
-  | 'KUBE_FORBIDDEN'     // 403 on a request the command cannot do without
-  | 'KUBE_GONE'          // 410: resourceVersion too old, relist
-  | 'KUBE_API'           // any other unexpected API status
+  | 'USAGE' // bad CLI flag, malformed command text
+  | 'CONFIG' // invalid configuration value
+  | 'INPUT' // unreadable or malformed snapshot / manifest file
+  | 'OBJECT' // a Kubernetes object missing a field the bot needs
+  | 'NOT_FOUND' // a named object (node, daemonset...) does not exist
+  | 'KUBE_UNREACHABLE' // API server did not answer
+  | 'KUBE_UNAUTHORIZED' // 401: expired or invalid credentials
+  | 'KUBE_FORBIDDEN' // 403 on a request the command cannot do without
+  | 'KUBE_GONE' // 410: resourceVersion too old, relist
+  | 'KUBE_API' // any other unexpected API status
   | 'REDIS_UNREACHABLE'
   | 'SLACK_RATE_LIMITED'
   | 'SLACK_API'
@@ -20,7 +20,12 @@ export type ErrorCode =
   | 'INTERNAL';
 
 const RETRYABLE: ReadonlySet<ErrorCode> = new Set([
-  'KUBE_UNREACHABLE', 'KUBE_GONE', 'KUBE_API', 'REDIS_UNREACHABLE', 'SLACK_RATE_LIMITED', 'TIMEOUT',
+  'KUBE_UNREACHABLE',
+  'KUBE_GONE',
+  'KUBE_API',
+  'REDIS_UNREACHABLE',
+  'SLACK_RATE_LIMITED',
+  'TIMEOUT',
 ]);
 
 /** An error with a stable code, a one-line message and retryability. */
@@ -30,7 +35,11 @@ export class RwxError extends Error {
   /** For SLACK_RATE_LIMITED: seconds the server asked us to wait. */
   readonly retryAfterSeconds?: number;
 
-  constructor(code: ErrorCode, message: string, opts: { cause?: unknown; retryable?: boolean; retryAfterSeconds?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { cause?: unknown; retryable?: boolean; retryAfterSeconds?: number } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'RwxError';
     this.code = code;

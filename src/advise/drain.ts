@@ -35,7 +35,12 @@ function counts2x2(inc: Incident): string {
  * VolumeAttachments on the node that look stale: a detach error, a deletion pending for longer than
  * `staleAfterMs`, or attached for longer than that with no pod on the node using the volume's claim.
  */
-export function staleAttachments(index: ClusterIndex, node: string, now: number, staleAfterMs: number): VolumeAttachment[] {
+export function staleAttachments(
+  index: ClusterIndex,
+  node: string,
+  now: number,
+  staleAfterMs: number,
+): VolumeAttachment[] {
   const claimsInUse = new Set<string>();
   for (const p of index.podsOnNode(node)) {
     if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
@@ -101,9 +106,10 @@ function blockFor(index: ClusterIndex, incidents: readonly Incident[], node: str
     const why = onlyRecovering
       ? `the stuck pods on ${node} are recovering after its plugin pod was replaced (they got stuck under the plugin pod that was there before, of ${dsName}); evicting them only restarts their mounts`
       : stuckHere
-      ? `the stuck mounts on ${node} follow ${dsName} revision ${ev.newRevision}, not the node`
-      : replacing ? `${node}'s plugin pod is being replaced: the ${dsName} rollout to revision ${ev.newRevision} reaches it next`
-        : `${node} runs ${dsName} revision ${ev.newRevision}, which does not mount new volumes`;
+        ? `the stuck mounts on ${node} follow ${dsName} revision ${ev.newRevision}, not the node`
+        : replacing
+          ? `${node}'s plugin pod is being replaced: the ${dsName} rollout to revision ${ev.newRevision} reaches it next`
+          : `${node} runs ${dsName} revision ${ev.newRevision}, which does not mount new volumes`;
     return {
       node,
       decision: 'BLOCK',
@@ -127,26 +133,53 @@ function blockFor(index: ClusterIndex, incidents: readonly Incident[], node: str
  * cached per `incidents` array (the correlator asks for every affected node): do not mutate the array's incidents'
  * nodes or pods between calls with the same array.
  */
-export function adviseDrain(index: ClusterIndex, incidents: readonly Incident[], node: string, now: number, opts: DrainOptions = {}): DrainAdvice {
+export function adviseDrain(
+  index: ClusterIndex,
+  incidents: readonly Incident[],
+  node: string,
+  now: number,
+  opts: DrainOptions = {},
+): DrainAdvice {
   const nodeKnown = index.get('nodes', node) !== undefined || index.podsOnNode(node).length > 0;
   if (!nodeKnown) throw new RwxError('NOT_FOUND', `node "${node}" not found in the cluster`);
   const blocked = blockFor(index, incidents, node);
   const terminating = byNode(incidents).terminating.get(node) ?? [];
   const stale = staleAttachments(index, node, now, opts.staleAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs);
   const cautionSteps = [
-    ...(terminating.length > 0 ? [`Do not force-delete the pods stuck Terminating (${terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`).join(', ')}): force-deleting leaves orphaned stage references on the node (strand 3) and the volume needs a filesystem check.`,
-      `Find what holds the mount on ${node} ("device or resource busy") and release it; the pods then finish terminating.`] : []),
-    ...(stale.length > 0 ? [`Stale VolumeAttachments on ${node}: ${stale.map((v) => v.metadata?.name ?? '?').join(', ')}; do not remove them by hand while a pod may still use the volume.`] : []),
-    ...(terminating.length + stale.length > 0 ? [`If you drain anyway, bound it: kubectl drain ${node} --ignore-daemonsets --timeout=5m, and stop when it hangs.`] : []),
+    ...(terminating.length > 0
+      ? [
+          `Do not force-delete the pods stuck Terminating (${terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`).join(', ')}): force-deleting leaves orphaned stage references on the node (strand 3) and the volume needs a filesystem check.`,
+          `Find what holds the mount on ${node} ("device or resource busy") and release it; the pods then finish terminating.`,
+        ]
+      : []),
+    ...(stale.length > 0
+      ? [
+          `Stale VolumeAttachments on ${node}: ${stale.map((v) => v.metadata?.name ?? '?').join(', ')}; do not remove them by hand while a pod may still use the volume.`,
+        ]
+      : []),
+    ...(terminating.length + stale.length > 0
+      ? [
+          `If you drain anyway, bound it: kubectl drain ${node} --ignore-daemonsets --timeout=5m, and stop when it hangs.`,
+        ]
+      : []),
   ];
   if (blocked) return { ...blocked, steps: [...blocked.steps, ...cautionSteps] };
   if (cautionSteps.length > 0) {
     const rwx = terminating.filter((f) => f.storage.some((s) => s.accessModes?.includes('ReadWriteMany'))).length;
     const parts = [
-      ...(terminating.length > 0 ? [`${terminating.length} pod${terminating.length === 1 ? '' : 's'} stuck Terminating${rwx > 0 ? ` (${rwx} on RWX volumes)` : ''}`] : []),
+      ...(terminating.length > 0
+        ? [
+            `${terminating.length} pod${terminating.length === 1 ? '' : 's'} stuck Terminating${rwx > 0 ? ` (${rwx} on RWX volumes)` : ''}`,
+          ]
+        : []),
       ...(stale.length > 0 ? [`${stale.length} stale VolumeAttachment${stale.length === 1 ? '' : 's'}`] : []),
     ];
-    return { node, decision: 'CAUTION', reason: `${parts.join(' and ')} on ${node}: the drain will hang on them.`, steps: cautionSteps };
+    return {
+      node,
+      decision: 'CAUTION',
+      reason: `${parts.join(' and ')} on ${node}: the drain will hang on them.`,
+      steps: cautionSteps,
+    };
   }
   return okAdvice(incidents, node);
 }
@@ -159,12 +192,24 @@ function okAdvice(incidents: readonly Incident[], node: string): DrainAdvice {
       node,
       decision: 'OK',
       reason: `${node} has no stuck mounts and its plugin is not on ${ev.daemonSet.name} revision ${ev.newRevision}.`,
-      steps: [`Cordon the ${ev.nodesOnNewRevision.length} nodes on revision ${ev.newRevision} first, so pods evicted from ${node} cannot land where mounts fail: kubectl cordon ${nameList(ev.nodesOnNewRevision)}`],
+      steps: [
+        `Cordon the ${ev.nodesOnNewRevision.length} nodes on revision ${ev.newRevision} first, so pods evicted from ${node} cannot land where mounts fail: kubectl cordon ${nameList(ev.nodesOnNewRevision)}`,
+      ],
     };
   }
   const own = incidents.find((i) => i.verdict === 'FOLLOWS_NODE' && i.node === node);
   if (own) {
-    return { node, decision: 'OK', reason: `The stuck mounts follow ${node} itself: draining moves its pods to nodes where mounts work.`, steps: ['Investigate the node after the drain: kubelet and node plugin logs, mount table.'] };
+    return {
+      node,
+      decision: 'OK',
+      reason: `The stuck mounts follow ${node} itself: draining moves its pods to nodes where mounts work.`,
+      steps: ['Investigate the node after the drain: kubelet and node plugin logs, mount table.'],
+    };
   }
-  return { node, decision: 'OK', reason: `No stuck mounts, stuck terminations or stale attachments on ${node}, and no plugin rollout is implicated.`, steps: [] };
+  return {
+    node,
+    decision: 'OK',
+    reason: `No stuck mounts, stuck terminations or stale attachments on ${node}, and no plugin rollout is implicated.`,
+    steps: [],
+  };
 }

@@ -14,15 +14,21 @@ export function nameList(names: readonly string[], max = MAX_NAMES, sep = ' '): 
 
 /** The StorageClass of the first stuck claim, for the post-fix mount gate; a placeholder when unknown. */
 function storageClassOf(index: ClusterIndex, inc: Incident): string {
-  for (const f of inc.pods) for (const s of f.storage) {
-    const sc = s.claim ? index.get('pvcs', nsKey(s.claim.namespace, s.claim.name))?.spec?.storageClassName : undefined;
-    if (sc) return sc;
-  }
+  for (const f of inc.pods)
+    for (const s of f.storage) {
+      const sc = s.claim
+        ? index.get('pvcs', nsKey(s.claim.namespace, s.claim.name))?.spec?.storageClassName
+        : undefined;
+      if (sc) return sc;
+    }
   return '<storage-class>';
 }
 
 function cronSteps(inc: Incident): string[] {
-  return inc.cronJobs.map((c) => `Verify CronJob ${c.cronJob.namespace}/${c.cronJob.name} completes a pod on its next scheduled run and its output is the right size (${c.missedRuns} run${c.missedRuns === 1 ? '' : 's'} missed).`);
+  return inc.cronJobs.map(
+    (c) =>
+      `Verify CronJob ${c.cronJob.namespace}/${c.cronJob.name} completes a pod on its next scheduled run and its output is the right size (${c.missedRuns} run${c.missedRuns === 1 ? '' : 's'} missed).`,
+  );
 }
 
 function rolloutSteps(index: ClusterIndex, inc: Incident): string[] {
@@ -61,7 +67,11 @@ export function nextSteps(index: ClusterIndex, inc: Incident): string[] {
       return [
         `Confirm the fault follows ${node}: mount a fresh claim on ${node} and on one other node: rwx gate --storage-class ${storageClassOf(index, inc)} --nodes ${node}`,
         `Read the kubelet and node plugin logs on ${node} (kubectl get pods -A -o wide --field-selector spec.nodeName=${node}).`,
-        ...(terminating ? [`Do not force-delete the pods stuck Terminating on ${node}: that leaves orphaned stage references (strand 3). Find what holds the mount ("device or resource busy") and release it.`] : []),
+        ...(terminating
+          ? [
+              `Do not force-delete the pods stuck Terminating on ${node}: that leaves orphaned stage references (strand 3). Find what holds the mount ("device or resource busy") and release it.`,
+            ]
+          : []),
         `Once confirmed, cordon ${node} so new pods mount elsewhere: kubectl cordon ${node}`,
         ...cronSteps(inc),
       ];

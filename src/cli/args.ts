@@ -9,7 +9,7 @@ export function parseFlags<O extends Options>(argv: string[], options: O, allowP
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals });
   } catch (e) {
-    const msg = e instanceof Error ? e.message.split('\n')[0] ?? '' : String(e);
+    const msg = e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e);
     throw new RwxError('USAGE', msg.replace(/^TypeError \[[A-Z_]+\]: /, ''));
   }
 }

@@ -15,21 +15,36 @@ Exit 0 when valid, 1 with every problem listed otherwise.
 
 /** Runs `rwx config SUBCOMMAND`. */
 export const run: Command = async (argv, io) => {
-  const { values, positionals } = parseFlags(argv, {
-    config: { type: 'string', short: 'c' },
-    kubeconfig: { type: 'string' },
-    context: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  }, true);
-  if (values.help) { io.stdout.write(USAGE); return 0; }
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      config: { type: 'string', short: 'c' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    true,
+  );
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
   if (positionals.length !== 1 || positionals[0] !== 'check') {
-    throw new RwxError('USAGE', positionals.length ? `unknown subcommand "${positionals.join(' ')}" (expected: check)` : 'missing subcommand (expected: check)');
+    throw new RwxError(
+      'USAGE',
+      positionals.length
+        ? `unknown subcommand "${positionals.join(' ')}" (expected: check)`
+        : 'missing subcommand (expected: check)',
+    );
   }
   try {
     const config = loadConfig({
       env: io.env,
       ...(values.config ? { file: values.config } : {}),
-      flags: { ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}), ...(values.context ? { context: values.context } : {}) },
+      flags: {
+        ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
+        ...(values.context ? { context: values.context } : {}),
+      },
     });
     const header = `# rwx effective configuration (secrets masked). Slack mode: ${config.slack.mode === 'socket' ? 'Socket Mode' : 'HTTP, /slack/events on port ' + config.port}\n`;
     io.stdout.write(header + stringify(toFileForm(maskSecrets(config))));

@@ -23,14 +23,19 @@ No Slack workspace and no cluster needed; Redis is (default REDIS_URL or redis:/
 /** Exit 0 once every incident is resolved (or on Ctrl-C with --follow), 1 on error or timeout. */
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, {
-    scenario: { type: 'string' }, speed: { type: 'string' }, redis: { type: 'string' }, follow: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    scenario: { type: 'string' },
+    speed: { type: 'string' },
+    redis: { type: 'string' },
+    follow: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     io.stdout.write(HELP);
     return 0;
   }
   const speed = values.speed === undefined ? 30 : Number(values.speed);
-  if (!Number.isFinite(speed) || speed <= 0 || speed > 1000) throw new RwxError('USAGE', `--speed must be a number between 0 and 1000 (got "${values.speed}")`);
+  if (!Number.isFinite(speed) || speed <= 0 || speed > 1000)
+    throw new RwxError('USAGE', `--speed must be a number between 0 and 1000 (got "${values.speed}")`);
   const log = createLogger(io.env.LOG_LEVEL ?? 'warn', { write: (s: string) => io.stderr.write(s) } as never);
   let onInt: () => void = () => undefined;
   const interrupted = new Promise<void>((resolve) => {

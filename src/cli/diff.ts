@@ -34,15 +34,27 @@ function findDaemonSet(index: ClusterIndex, name: string, namespace: string | un
   }
   const matches = [...index.all('daemonSets')].filter((d) => d.metadata?.name === name);
   if (matches.length === 0) throw new RwxError('NOT_FOUND', `daemonset ${name} not found in any namespace`);
-  if (matches.length > 1) throw new RwxError('USAGE', `daemonset ${name} exists in ${matches.map((d) => d.metadata?.namespace).join(', ')}: give -n NAMESPACE`);
+  if (matches.length > 1)
+    throw new RwxError(
+      'USAGE',
+      `daemonset ${name} exists in ${matches.map((d) => d.metadata?.namespace).join(', ')}: give -n NAMESPACE`,
+    );
   return matches[0]!;
 }
 
 /** Runs `rwx diff`. */
 export const run: Command = async (argv, io) => {
-  const { values, positionals } = parseFlags(argv, {
-    ...SOURCE_FLAGS, from: { type: 'string' }, to: { type: 'string' }, output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' },
-  }, true);
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      ...SOURCE_FLAGS,
+      from: { type: 'string' },
+      to: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    true,
+  );
   if (values.help) {
     io.stdout.write(HELP);
     return 0;
@@ -61,7 +73,11 @@ export const run: Command = async (argv, io) => {
   const pick = (n: number | undefined, fallback: number) => {
     if (n === undefined) return revs[fallback];
     const r = revs.find((x) => x.revision === n);
-    if (!r) throw new RwxError('NOT_FOUND', `revision ${n} of daemonset ${name} not found (have ${revs.map((x) => x.revision).join(', ') || 'none'})`);
+    if (!r)
+      throw new RwxError(
+        'NOT_FOUND',
+        `revision ${n} of daemonset ${name} not found (have ${revs.map((x) => x.revision).join(', ') || 'none'})`,
+      );
     return r;
   };
   const toRev = pick(to, 0);
@@ -69,12 +85,18 @@ export const run: Command = async (argv, io) => {
   const title = `daemonset ${ds.metadata?.namespace}/${name}`;
   if (!toRev || !fromRev) {
     const msg = `${title} has ${revs.length} revision${revs.length === 1 ? '' : 's'}: nothing to compare`;
-    io.stdout.write(format === 'json' ? `${JSON.stringify({ daemonSet: { namespace: ds.metadata?.namespace, name }, changes: [], note: msg })}\n` : `${msg}\n`);
+    io.stdout.write(
+      format === 'json'
+        ? `${JSON.stringify({ daemonSet: { namespace: ds.metadata?.namespace, name }, changes: [], note: msg })}\n`
+        : `${msg}\n`,
+    );
     return 0;
   }
   const changes = diffTemplates(fromRev.data?.spec?.template, toRev.data?.spec?.template);
   if (format === 'json') {
-    io.stdout.write(`${JSON.stringify({ daemonSet: { namespace: ds.metadata?.namespace, name }, from: fromRev.revision, to: toRev.revision, changes }, null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ daemonSet: { namespace: ds.metadata?.namespace, name }, from: fromRev.revision, to: toRev.revision, changes }, null, 2)}\n`,
+    );
   } else io.stdout.write(renderDiff(`${title} revision ${fromRev.revision} -> ${toRev.revision}`, changes));
   return 0;
 };

@@ -36,9 +36,17 @@ export const run: Command = async (argv, io) => {
   const { snapshot } = await loadSource(values, io);
   const index = ClusterIndex.fromSnapshot(snapshot);
   const { incidents } = scanIndex(index, {
-    now: s.now, driverDaemonSets: s.driverDaemonSets, ...(s.stuckAfterMs !== undefined ? { config: { stuckAfterMs: s.stuckAfterMs } } : {}),
+    now: s.now,
+    driverDaemonSets: s.driverDaemonSets,
+    ...(s.stuckAfterMs !== undefined ? { config: { stuckAfterMs: s.stuckAfterMs } } : {}),
   });
-  const advice = adviseDrain(index, incidents, node, s.now, s.stuckAfterMs !== undefined ? { staleAfterMs: s.stuckAfterMs } : {});
+  const advice = adviseDrain(
+    index,
+    incidents,
+    node,
+    s.now,
+    s.stuckAfterMs !== undefined ? { staleAfterMs: s.stuckAfterMs } : {},
+  );
   if (s.format === 'json') io.stdout.write(`${JSON.stringify(advice, null, 2)}\n`);
   else io.stdout.write(renderDrainAdvice(advice));
   return EXIT[advice.decision];

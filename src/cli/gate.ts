@@ -78,16 +78,26 @@ export async function gateCommand(argv: string[], io: CliIo, deps: GateCommandDe
   const timeoutMs = parseDuration(values.timeout ?? '5m', '--timeout');
   if (timeoutMs <= 0) throw new RwxError('USAGE', '--timeout must be positive');
   const parallel = Number(values.parallel ?? '3');
-  if (!Number.isInteger(parallel) || parallel < 1 || parallel > 32) throw new RwxError('USAGE', '--parallel must be an integer from 1 to 32');
+  if (!Number.isInteger(parallel) || parallel < 1 || parallel > 32)
+    throw new RwxError('USAGE', '--parallel must be an integer from 1 to 32');
   const accessMode = values['access-mode'] ?? 'ReadWriteOnce';
-  if (!ACCESS_MODES.includes(accessMode)) throw new RwxError('USAGE', `--access-mode must be one of ${ACCESS_MODES.join(', ')}`);
-  const nodes = values.nodes?.split(',').map((n) => n.trim()).filter(Boolean);
-  if (values.nodes !== undefined && (nodes?.length ?? 0) === 0) throw new RwxError('USAGE', '--nodes needs at least one node name');
+  if (!ACCESS_MODES.includes(accessMode))
+    throw new RwxError('USAGE', `--access-mode must be one of ${ACCESS_MODES.join(', ')}`);
+  const nodes = values.nodes
+    ?.split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  if (values.nodes !== undefined && (nodes?.length ?? 0) === 0)
+    throw new RwxError('USAGE', '--nodes needs at least one node name');
 
-  const kube = deps.kube ?? clientGateKube((await connect({ kubeconfig: values.kubeconfig, context: values.context, env: io.env })).kc);
+  const kube =
+    deps.kube ??
+    clientGateKube((await connect({ kubeconfig: values.kubeconfig, context: values.context, env: io.env })).kc);
   if (values.cleanup) {
     const c = await cleanupLeftovers(kube, namespace);
-    io.stderr.write(`cleanup in ${namespace}: deleted ${c.deleted.length} leftover object(s)${c.deleted.length ? `: ${c.deleted.join(', ')}` : ''}\n`);
+    io.stderr.write(
+      `cleanup in ${namespace}: deleted ${c.deleted.length} leftover object(s)${c.deleted.length ? `: ${c.deleted.join(', ')}` : ''}\n`,
+    );
     for (const f of c.failed) io.stderr.write(`cleanup: could not delete ${f}\n`);
     if (!storageClass) return c.failed.length > 0 ? 1 : 0;
   }
@@ -95,15 +105,27 @@ export async function gateCommand(argv: string[], io: CliIo, deps: GateCommandDe
   const ownSignal = deps.signal ? undefined : interruptSignal(io);
   const signal = deps.signal ?? ownSignal?.signal ?? new AbortController().signal;
   try {
-    const report = await runGate({
-      storageClass: storageClass ?? '', namespace, timeoutMs, parallel, accessMode, ...(nodes ? { nodes } : {}),
-      image: values.image ?? 'busybox:1.36', size: values.size ?? '1Gi',
-      runId: deps.runId ?? newRunId(), pollMs: deps.pollMs ?? 1000,
-    }, {
-      kube, clock: deps.clock ?? systemClock, signal,
-      sleep: deps.sleep ?? ((ms) => abortableSleep(ms, signal)),
-      progress: (line) => io.stderr.write(`rwx gate: ${line}\n`),
-    });
+    const report = await runGate(
+      {
+        storageClass: storageClass ?? '',
+        namespace,
+        timeoutMs,
+        parallel,
+        accessMode,
+        ...(nodes ? { nodes } : {}),
+        image: values.image ?? 'busybox:1.36',
+        size: values.size ?? '1Gi',
+        runId: deps.runId ?? newRunId(),
+        pollMs: deps.pollMs ?? 1000,
+      },
+      {
+        kube,
+        clock: deps.clock ?? systemClock,
+        signal,
+        sleep: deps.sleep ?? ((ms) => abortableSleep(ms, signal)),
+        progress: (line) => io.stderr.write(`rwx gate: ${line}\n`),
+      },
+    );
     io.stdout.write(format === 'json' ? renderGateJson(report) : renderGateTable(report));
     return gateExitCode(report);
   } finally {
@@ -124,14 +146,26 @@ function interruptSignal(io: CliIo): { signal: AbortSignal; dispose(): void } {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return { signal: ac.signal, dispose: () => { process.off('SIGINT', onSignal); process.off('SIGTERM', onSignal); } };
+  return {
+    signal: ac.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const t = setTimeout(() => { signal.removeEventListener('abort', done); resolve(); }, ms);
-    const done = () => { clearTimeout(t); resolve(); };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    }, ms);
+    const done = () => {
+      clearTimeout(t);
+      resolve();
+    };
     signal.addEventListener('abort', done, { once: true });
   });
 }

@@ -6,14 +6,20 @@ import { processIo, type CliIo, type Command } from './io.js';
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
   triage: { summary: 'classify every ReadWriteMany claim by failure strand', load: () => import('./triage.js') },
   scan: { summary: 'one pass of detectors and correlator: print incidents', load: () => import('./scan.js') },
-  'drain-check': { summary: 'is it safe to drain NODE? (exit 0 ok, 3 blocked, 4 caution)', load: () => import('./drain-check.js') },
+  'drain-check': {
+    summary: 'is it safe to drain NODE? (exit 0 ok, 3 blocked, 4 caution)',
+    load: () => import('./drain-check.js'),
+  },
   diff: { summary: 'pod template difference between two DaemonSet revisions', load: () => import('./diff.js') },
   policy: { summary: 'check CSI node plugins for mountPropagation: Bidirectional', load: () => import('./policy.js') },
   gate: { summary: 'post-upgrade gate: mount a fresh volume on every node', load: () => import('./gate.js') },
   serve: { summary: 'run the bot: watch, correlate, post to Slack', load: () => import('./serve.js') },
   demo: { summary: 'the whole pipeline on a simulated cluster with a terminal Slack', load: () => import('./demo.js') },
   sim: { summary: 'serve a Kubernetes API simulator for a scenario file', load: () => import('./sim.js') },
-  config: { summary: 'config check: print the effective configuration, secrets masked', load: () => import('./config.js') },
+  config: {
+    summary: 'config check: print the effective configuration, secrets masked',
+    load: () => import('./config.js'),
+  },
 };
 
 /** Top-level usage text. */

@@ -39,7 +39,8 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(HELP);
     return 0;
   }
-  if (positionals[0] !== 'check' || positionals.length > 1) throw new RwxError('USAGE', 'expected `rwx policy check` (the only policy subcommand)');
+  if (positionals[0] !== 'check' || positionals.length > 1)
+    throw new RwxError('USAGE', 'expected `rwx policy check` (the only policy subcommand)');
   const format = outputFormat(values.output);
   const files = values.filename ?? [];
   if (files.length === 0 && !values.cluster) throw new RwxError('USAGE', 'give -f FILE (or - for stdin) or --cluster');
@@ -52,10 +53,13 @@ export const run: Command = async (argv, io) => {
   const errors: { file: string; message: string }[] = [];
   let fileCount = 0;
   if (values.cluster) {
-    const { snapshot } = await loadSource({ kubeconfig: values.kubeconfig, context: values.context }, io, { kinds: ['daemonSets'] });
+    const { snapshot } = await loadSource({ kubeconfig: values.kubeconfig, context: values.context }, io, {
+      kinds: ['daemonSets'],
+    });
     const unreadable = snapshot.unreadable.find((u) => u.kind === 'daemonSets');
     if (unreadable) throw new RwxError('KUBE_FORBIDDEN', `cannot list DaemonSets: ${unreadable.reason}`);
-    for (const ds of snapshot.daemonSets) objects.push({ source: 'cluster', line: 0, object: { kind: 'DaemonSet', ...ds } });
+    for (const ds of snapshot.daemonSets)
+      objects.push({ source: 'cluster', line: 0, object: { kind: 'DaemonSet', ...ds } });
     fileCount = 1;
   } else {
     for (const input of expand(files)) {
@@ -64,7 +68,10 @@ export const run: Command = async (argv, io) => {
         const label = input === '-' ? '<stdin>' : input;
         objects.push(...parseManifests(input === '-' ? await readAll(io.stdin) : readText(input), label));
       } catch (e) {
-        errors.push({ file: input === '-' ? '<stdin>' : input, message: stripFile(toRwxError(e, 'INPUT').message, input) });
+        errors.push({
+          file: input === '-' ? '<stdin>' : input,
+          message: stripFile(toRwxError(e, 'INPUT').message, input),
+        });
       }
     }
   }
@@ -80,9 +87,19 @@ function expand(inputs: readonly string[]): string[] {
   const out: string[] = [];
   for (const f of inputs) {
     let isDir = false;
-    try { isDir = f !== '-' && statSync(f).isDirectory(); } catch { /* reported when read */ }
-    if (!isDir) { out.push(f); continue; }
-    for (const name of readdirSync(f).filter((n) => /\.(ya?ml|json)$/.test(n)).sort()) out.push(join(f, name));
+    try {
+      isDir = f !== '-' && statSync(f).isDirectory();
+    } catch {
+      /* reported when read */
+    }
+    if (!isDir) {
+      out.push(f);
+      continue;
+    }
+    for (const name of readdirSync(f)
+      .filter((n) => /\.(ya?ml|json)$/.test(n))
+      .sort())
+      out.push(join(f, name));
   }
   return out;
 }

@@ -36,7 +36,12 @@ export interface EvalSettings {
 }
 
 /** Validates EVAL_FLAGS values; throws RwxError('USAGE') naming the bad flag. */
-export function evalSettings(values: { 'stuck-after'?: string; plugin?: string[]; now?: string; output?: string }): EvalSettings {
+export function evalSettings(values: {
+  'stuck-after'?: string;
+  plugin?: string[];
+  now?: string;
+  output?: string;
+}): EvalSettings {
   const out: EvalSettings = { now: Date.now(), driverDaemonSets: {}, format: outputFormat(values.output) };
   if (values.now !== undefined) {
     const t = Date.parse(values.now);
@@ -76,10 +81,14 @@ export const run: Command = async (argv, io) => {
   const { snapshot } = await loadSource(values, io);
   const index = ClusterIndex.fromSnapshot(snapshot);
   const { incidents } = scanIndex(index, {
-    now: s.now, driverDaemonSets: s.driverDaemonSets, ...(s.stuckAfterMs !== undefined ? { config: { stuckAfterMs: s.stuckAfterMs } } : {}),
+    now: s.now,
+    driverDaemonSets: s.driverDaemonSets,
+    ...(s.stuckAfterMs !== undefined ? { config: { stuckAfterMs: s.stuckAfterMs } } : {}),
   });
-  if (s.format === 'json') io.stdout.write(`${JSON.stringify({ evaluatedAt: new Date(s.now).toISOString(), incidents }, null, 2)}\n`);
+  if (s.format === 'json')
+    io.stdout.write(`${JSON.stringify({ evaluatedAt: new Date(s.now).toISOString(), incidents }, null, 2)}\n`);
   else io.stdout.write(renderIncidents(incidents));
-  for (const u of snapshot.unreadable) io.stderr.write(`rwx scan: warning: ${u.kind} unreadable (${u.reason}); findings that need it may be missing\n`);
+  for (const u of snapshot.unreadable)
+    io.stderr.write(`rwx scan: warning: ${u.kind} unreadable (${u.reason}); findings that need it may be missing\n`);
   return incidents.length > 0 ? 2 : 0;
 };

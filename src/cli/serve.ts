@@ -22,7 +22,10 @@ Serves /healthz, /readyz and /metrics on PORT (default 3000).
 /** Runs until SIGTERM or SIGINT; exit 0 after a clean stop, 1 when start-up fails. */
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, {
-    config: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    config: { type: 'string' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     io.stdout.write(HELP);
@@ -31,7 +34,10 @@ export const run: Command = async (argv, io) => {
   const config = loadConfig({
     env: io.env,
     ...(values.config ? { file: values.config } : {}),
-    flags: { ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}), ...(values.context ? { context: values.context } : {}) },
+    flags: {
+      ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
+      ...(values.context ? { context: values.context } : {}),
+    },
   });
   const log = createLogger(config.logLevel);
   const running = await runServe(config, log, { env: io.env });

@@ -25,9 +25,16 @@ function positiveNumber(v: string | undefined, flag: string, integer: boolean): 
 
 /** Runs the simulator until a signal arrives (or `stopSignal` resolves, for in-process tests). */
 export async function runSim(argv: string[], io: Parameters<Command>[1], stopSignal?: Promise<void>): Promise<number> {
-  const { values, positionals } = parseFlags(argv, {
-    port: { type: 'string' }, speed: { type: 'string' }, tls: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-  }, true);
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      port: { type: 'string' },
+      speed: { type: 'string' },
+      tls: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    true,
+  );
   if (values.help) {
     io.stdout.write(HELP);
     return 0;
@@ -40,10 +47,11 @@ export async function runSim(argv: string[], io: Parameters<Command>[1], stopSig
   const sim = await startSimulator({ scenario: positionals[0] ?? '', port, speed, tls: values.tls === true });
   io.stdout.write(`${sim.kubeconfigPath}\n`);
   io.stderr.write(`rwx sim: serving ${sim.url} (kubectl --kubeconfig ${sim.kubeconfigPath} get pods -A)\n`);
-  await (stopSignal ?? new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  }));
+  await (stopSignal ??
+    new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    }));
   await sim.stop();
   return 0;
 }

@@ -57,7 +57,11 @@ export const NAMESPACE_FILTERED_KINDS: ReadonlySet<KindKey> = new Set(['pods', '
  * NAMESPACE_FILTERED_KINDS outside it are dropped (live: not listed). Throws RwxError USAGE for conflicting
  * flags, INPUT for a bad file, KUBE_* / CONFIG for live failures; a 403 on one kind only marks it unreadable.
  */
-export async function loadSource(flags: SourceFlags, io: CliIo, opts: { kinds?: readonly KindKey[] } = {}): Promise<Source> {
+export async function loadSource(
+  flags: SourceFlags,
+  io: CliIo,
+  opts: { kinds?: readonly KindKey[] } = {},
+): Promise<Source> {
   const namespace = flags.namespace === undefined || flags.namespace === '' ? undefined : flags.namespace;
   if (flags.snapshot !== undefined) {
     if (flags.kubeconfig !== undefined || flags.context !== undefined) {
@@ -77,6 +81,8 @@ export async function loadSource(flags: SourceFlags, io: CliIo, opts: { kinds?: 
 function filterNamespace(snapshot: Snapshot, namespace: string): void {
   for (const k of NAMESPACE_FILTERED_KINDS) {
     if (!KINDS[k].namespaced) continue;
-    (snapshot[k] as { metadata?: { namespace?: string } }[]) = snapshot[k].filter((o) => o.metadata?.namespace === namespace);
+    (snapshot[k] as { metadata?: { namespace?: string } }[]) = snapshot[k].filter(
+      (o) => o.metadata?.namespace === namespace,
+    );
   }
 }

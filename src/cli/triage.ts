@@ -38,9 +38,17 @@ export const run: Command = async (argv, io) => {
   const kinds = NEEDED.map((n) => n.kind);
   const { snapshot, conn, namespace } = await loadSource(values, io, { kinds });
   const access = conn
-    ? await checkAccess(conn, kinds.map((kind) => (namespace && ['pods', 'pvcs', 'events'].includes(kind) ? { kind, namespace } : { kind })))
+    ? await checkAccess(
+        conn,
+        kinds.map((kind) => (namespace && ['pods', 'pvcs', 'events'].includes(kind) ? { kind, namespace } : { kind })),
+      )
     : undefined;
-  const report = triage(ClusterIndex.fromSnapshot(snapshot), { now: (io.clock ?? systemClock).now(), namespace, driver: values.driver, access });
+  const report = triage(ClusterIndex.fromSnapshot(snapshot), {
+    now: (io.clock ?? systemClock).now(),
+    namespace,
+    driver: values.driver,
+    access,
+  });
   io.stdout.write(format === 'json' ? renderJson(report) : renderTable(report));
   return needsAttention(report) ? 2 : 0;
 };

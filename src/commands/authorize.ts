@@ -28,8 +28,7 @@ export interface Requester {
 
 /** The decision: allowed, or a refusal with a polite message for the user (mrkdwn, already safe). */
 export type AuthDecision =
-  | { allowed: true }
-  | { allowed: false; reason: 'channel' | 'usergroup' | 'lookup-failed'; message: string };
+  { allowed: true } | { allowed: false; reason: 'channel' | 'usergroup' | 'lookup-failed'; message: string };
 
 /** Default time a group's member list is trusted. */
 export const USERGROUP_TTL_MS = 5 * 60_000;
@@ -51,13 +50,14 @@ export class UsergroupCache {
     if (hit && this.clock.now() - hit.at < this.ttlMs) return hit.users;
     let p = this.inflight.get(group);
     if (!p) {
-      p = this.directory.usersOf(group).then(
-        (users) => {
+      p = this.directory
+        .usersOf(group)
+        .then((users) => {
           const set = new Set(users);
           this.entries.set(group, { users: set, at: this.clock.now() });
           return set;
-        },
-      ).finally(() => this.inflight.delete(group));
+        })
+        .finally(() => this.inflight.delete(group));
       this.inflight.set(group, p);
     }
     try {
@@ -67,7 +67,6 @@ export class UsergroupCache {
     }
   }
 }
-
 
 /** Decides whether `req` may run /rwx. Fails closed: when membership cannot be checked, the answer is no. */
 export async function authorize(policy: AccessPolicy, cache: UsergroupCache, req: Requester): Promise<AuthDecision> {

@@ -11,8 +11,9 @@ export const USAGE_LINES: readonly string[] = [
   '`/rwx help` — this text',
 ];
 
-const FOOTER = 'Answers are visible only to you; add `public` at the end to post in the channel. '
-  + 'Read-only: nothing here changes the cluster.';
+const FOOTER =
+  'Answers are visible only to you; add `public` at the end to post in the channel. ' +
+  'Read-only: nothing here changes the cluster.';
 
 /** The reply to `/rwx help`. */
 export function renderHelp(): CommandReply {
@@ -24,5 +25,7 @@ export function renderHelp(): CommandReply {
 export function renderUsage(error: string): CommandReply {
   const reason = `:warning: ${escapeSlack(error)}`;
   const text = [reason, '', 'Usage:', ...USAGE_LINES].join('\n');
-  return { response: respond(text, [section(reason), section(['Usage:', ...USAGE_LINES].join('\n')), context(FOOTER)], false) };
+  return {
+    response: respond(text, [section(reason), section(['Usage:', ...USAGE_LINES].join('\n')), context(FOOTER)], false),
+  };
 }

@@ -16,7 +16,14 @@ import { fastClient, slackReportUploader, webUsergroupDirectory, type ApiCaller 
 export { parseCommand, type ParsedCommand, type TriageScope } from './parse.js';
 export { runCommand, type CommandServices } from './handle.js';
 export { registerCommands, SLASH_COMMAND, type CommandListenerDeps } from './register.js';
-export { createCommandQueue, createCommandWorker, processCommandJob, COMMAND_QUEUE, type CommandJob, type ReportUploader } from './queue.js';
+export {
+  createCommandQueue,
+  createCommandWorker,
+  processCommandJob,
+  COMMAND_QUEUE,
+  type CommandJob,
+  type ReportUploader,
+} from './queue.js';
 export { authorize, UsergroupCache, type AccessPolicy, type UsergroupDirectory } from './authorize.js';
 export { openIncidentsFromStore } from './status-source.js';
 export { fetchResponseSender, responseUrlAllowed, type ResponseSender } from './response-url.js';
@@ -58,16 +65,28 @@ export interface CommandSetup {
 
 /** Registers `/rwx` on `app` and starts the command queue (and, by default, a worker). Call before app.start(). */
 export function setupCommands(app: App, s: CommandSetup): { close(): Promise<void> } {
-  const client: ApiCaller = s.client ?? (s.botToken ? fastClient(s.botToken, s.slackApiUrl) : (app.client as unknown as ApiCaller));
+  const client: ApiCaller =
+    s.client ?? (s.botToken ? fastClient(s.botToken, s.slackApiUrl) : (app.client as unknown as ApiCaller));
   const queue = createCommandQueue(s.redis);
   const uploader = s.uploader ?? (s.slack ? slackReportUploader(s.slack, client) : undefined);
-  const worker = s.worker === false ? undefined : createCommandWorker(
-    { ...s.redis, ...(s.workerConcurrency ? { concurrency: s.workerConcurrency } : {}) },
-    { services: s.services, sender: s.sender ?? fetchResponseSender({ extraOrigins: s.extraResponseOrigins ?? [] }), ...(uploader ? { uploader } : {}) },
-  );
+  const worker =
+    s.worker === false
+      ? undefined
+      : createCommandWorker(
+          { ...s.redis, ...(s.workerConcurrency ? { concurrency: s.workerConcurrency } : {}) },
+          {
+            services: s.services,
+            sender: s.sender ?? fetchResponseSender({ extraOrigins: s.extraResponseOrigins ?? [] }),
+            ...(uploader ? { uploader } : {}),
+          },
+        );
   registerCommands(app, {
     access: s.access,
-    usergroups: new UsergroupCache(s.usergroups ?? webUsergroupDirectory(client), s.clock, s.usergroupTtlMs ?? USERGROUP_TTL_MS),
+    usergroups: new UsergroupCache(
+      s.usergroups ?? webUsergroupDirectory(client),
+      s.clock,
+      s.usergroupTtlMs ?? USERGROUP_TTL_MS,
+    ),
     enqueue: (job, id) => queue.enqueue(job, id),
     ...(s.authBudgetMs !== undefined ? { authBudgetMs: s.authBudgetMs } : {}),
     ...(s.log ? { log: s.log } : {}),

@@ -66,7 +66,10 @@ export function cutLines(text: string, max: number): string {
 
 /** Builds a response; `public` posts in the channel, otherwise only the caller sees it. */
 export function respond(text: string, blocks: Block[] | undefined, pub: boolean): CommandResponse {
-  const r: CommandResponse = { response_type: pub ? 'in_channel' : 'ephemeral', text: cutLines(text, MAX_FALLBACK_TEXT) };
+  const r: CommandResponse = {
+    response_type: pub ? 'in_channel' : 'ephemeral',
+    text: cutLines(text, MAX_FALLBACK_TEXT),
+  };
   if (blocks && blocks.length > 0) r.blocks = blocks.slice(0, MAX_BLOCKS);
   return r;
 }

@@ -11,10 +11,26 @@ const CSI_DRIVER = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 export type NameKind = 'namespace' | 'claim' | 'node' | 'driver';
 
 const RULES: Record<NameKind, { re: RegExp; max: number; rule: string }> = {
-  namespace: { re: LABEL, max: 63, rule: 'a DNS-1123 label: lower-case letters, digits and "-", at most 63 characters' },
-  claim: { re: SUBDOMAIN, max: 253, rule: 'a DNS-1123 subdomain: lower-case letters, digits, "-" and ".", at most 253 characters' },
-  node: { re: SUBDOMAIN, max: 253, rule: 'a DNS-1123 subdomain: lower-case letters, digits, "-" and ".", at most 253 characters' },
-  driver: { re: CSI_DRIVER, max: 63, rule: 'a CSI driver name: letters, digits, "-", "_" and ".", at most 63 characters' },
+  namespace: {
+    re: LABEL,
+    max: 63,
+    rule: 'a DNS-1123 label: lower-case letters, digits and "-", at most 63 characters',
+  },
+  claim: {
+    re: SUBDOMAIN,
+    max: 253,
+    rule: 'a DNS-1123 subdomain: lower-case letters, digits, "-" and ".", at most 253 characters',
+  },
+  node: {
+    re: SUBDOMAIN,
+    max: 253,
+    rule: 'a DNS-1123 subdomain: lower-case letters, digits, "-" and ".", at most 253 characters',
+  },
+  driver: {
+    re: CSI_DRIVER,
+    max: 63,
+    rule: 'a CSI driver name: letters, digits, "-", "_" and ".", at most 63 characters',
+  },
 };
 
 /** Whether `name` is a valid Kubernetes name of this kind (length checked before the pattern, so cost is bounded). */

@@ -44,7 +44,9 @@ export function parseCommand(rawText: string | undefined | null): ParsedCommand 
       return rest.length === 0 ? { kind: 'help' } : usage('`help` takes no arguments');
     case 'status': {
       const { args, pub } = takePublic(rest);
-      return args.length === 0 ? { kind: 'status', public: pub } : usage(`\`status\` takes no arguments (got "${show(args[0])}")`);
+      return args.length === 0
+        ? { kind: 'status', public: pub }
+        : usage(`\`status\` takes no arguments (got "${show(args[0])}")`);
     }
     case 'drain':
       return parseDrain(rest);

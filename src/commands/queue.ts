@@ -36,7 +36,11 @@ export interface CommandQueueOptions {
 }
 
 /** Creates the producer side. `jobId` (e.g. the trigger_id) makes a redelivered envelope a no-op. */
-export function createCommandQueue(opts: CommandQueueOptions): { enqueue(job: CommandJob, jobId?: string): Promise<void>; close(): Promise<void>; queue: Queue<CommandJob> } {
+export function createCommandQueue(opts: CommandQueueOptions): {
+  enqueue(job: CommandJob, jobId?: string): Promise<void>;
+  close(): Promise<void>;
+  queue: Queue<CommandJob>;
+} {
   const queue = new Queue<CommandJob>(COMMAND_QUEUE, { connection: opts.connection, prefix: opts.prefix });
   return {
     queue,
@@ -64,13 +68,22 @@ export interface CommandWorkerDeps {
  * Runs one job: compute the reply, answer the response_url (once), then upload the full report if the reply
  * needs one. Errors are RwxErrors; non-retryable ones become UnrecoverableError at the queue boundary.
  */
-export async function processCommandJob(data: CommandJob, deps: CommandWorkerDeps, markResponded: () => Promise<void>): Promise<void> {
+export async function processCommandJob(
+  data: CommandJob,
+  deps: CommandWorkerDeps,
+  markResponded: () => Promise<void>,
+): Promise<void> {
   const cmd = parseCommand(data.text);
   const reply = await runCommand(cmd, deps.services);
   const pub = reply.response.response_type === 'in_channel';
   if (!data.responded) {
-    const note = !reply.file ? '' : !deps.uploader ? ' Run `rwx triage` on the CLI for the full report.'
-      : pub ? ' The full report is attached below.' : ' The full report is in your DM with me.';
+    const note = !reply.file
+      ? ''
+      : !deps.uploader
+        ? ' Run `rwx triage` on the CLI for the full report.'
+        : pub
+          ? ' The full report is attached below.'
+          : ' The full report is in your DM with me.';
     const body = note ? { ...reply.response, text: reply.response.text + note } : reply.response;
     await deps.sender.send(data.responseUrl, body);
     await markResponded();
@@ -81,7 +94,10 @@ export async function processCommandJob(data: CommandJob, deps: CommandWorkerDep
 }
 
 /** Starts a worker that processes command jobs. Close it on shutdown. */
-export function createCommandWorker(opts: CommandQueueOptions & { concurrency?: number }, deps: CommandWorkerDeps): Worker<CommandJob> {
+export function createCommandWorker(
+  opts: CommandQueueOptions & { concurrency?: number },
+  deps: CommandWorkerDeps,
+): Worker<CommandJob> {
   return new Worker<CommandJob>(
     COMMAND_QUEUE,
     async (job: Job<CommandJob>) => {

@@ -34,7 +34,11 @@ export function registerCommands(app: App, deps: CommandListenerDeps, command: s
     if (parsed.kind === 'help') return ack(asBolt(renderHelp().response));
     if (parsed.kind === 'usage') return ack(asBolt(renderUsage(parsed.error).response));
     const decision = await withinBudget(
-      authorize(deps.access, deps.usergroups, { userId: body.user_id, channelId: body.channel_id, channelName: body.channel_name }),
+      authorize(deps.access, deps.usergroups, {
+        userId: body.user_id,
+        channelId: body.channel_id,
+        channelName: body.channel_name,
+      }),
       deps.authBudgetMs ?? 1500,
     );
     if (!decision.allowed) return ack({ response_type: 'ephemeral', text: decision.message });
@@ -47,14 +51,22 @@ export function registerCommands(app: App, deps: CommandListenerDeps, command: s
     } catch (e) {
       const err = toRwxError(e);
       deps.log?.error({ code: err.code }, 'could not enqueue a slash command');
-      await respond({ response_type: 'ephemeral', text: `:warning: Sorry, I could not start that (${err.code}). Please try again in a minute.` });
+      await respond({
+        response_type: 'ephemeral',
+        text: `:warning: Sorry, I could not start that (${err.code}). Please try again in a minute.`,
+      });
     }
   });
 }
 
 /** The acknowledgement shown while the worker runs. */
 function working(cmd: Exclude<ParsedCommand, { kind: 'help' | 'usage' }>): string {
-  const what = cmd.kind === 'triage' ? `triage of ${scopeLabel(cmd.scope)}` : cmd.kind === 'drain' ? `drain check for ${cmd.node}` : 'open incidents';
+  const what =
+    cmd.kind === 'triage'
+      ? `triage of ${scopeLabel(cmd.scope)}`
+      : cmd.kind === 'drain'
+        ? `drain check for ${cmd.node}`
+        : 'open incidents';
   return `:hourglass_flowing_sand: Working on the ${untrusted(what, 300)}…`;
 }
 
@@ -62,11 +74,15 @@ function working(cmd: Exclude<ParsedCommand, { kind: 'help' | 'usage' }>): strin
 async function withinBudget(p: Promise<AuthDecision>, ms: number): Promise<AuthDecision> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<AuthDecision>((resolve) => {
-    timer = setTimeout(() => resolve({
-      allowed: false,
-      reason: 'lookup-failed',
-      message: 'Sorry, Slack took too long to confirm your user group membership. Please try again in a minute.',
-    }), ms);
+    timer = setTimeout(
+      () =>
+        resolve({
+          allowed: false,
+          reason: 'lookup-failed',
+          message: 'Sorry, Slack took too long to confirm your user group membership. Please try again in a minute.',
+        }),
+      ms,
+    );
   });
   try {
     return await Promise.race([p, late]);

@@ -14,8 +14,9 @@ const MARK: Record<DrainAdvice['decision'], string> = {
 /** The rollout incident a BLOCK refers to: the one listing this node, else the only rollout incident. */
 export function rolloutFor(node: string, incidents: readonly Incident[]): RolloutEvidence | undefined {
   const rollouts = incidents.filter((i) => i.verdict === 'FOLLOWS_ROLLOUT' && i.rollout);
-  const mine = rollouts.find((i) => i.node === node || i.nodes.some((n) => n.node === node)
-    || i.rollout?.nodesOnNewRevision.includes(node));
+  const mine = rollouts.find(
+    (i) => i.node === node || i.nodes.some((n) => n.node === node) || i.rollout?.nodesOnNewRevision.includes(node),
+  );
   return (mine ?? (rollouts.length === 1 ? rollouts[0] : undefined))?.rollout;
 }
 
@@ -42,13 +43,15 @@ export function renderDrain(advice: DrainAdvice, incidents: readonly Incident[],
   const rollout = advice.decision === 'BLOCK' ? rolloutFor(advice.node, incidents) : undefined;
   if (rollout) {
     const ds = escapeSlack(`${rollout.daemonSet.namespace}/${rollout.daemonSet.name}`);
-    const table = `*Nodes by node plugin revision* (\`${ds}\`: ${rollout.updatedNodes} of ${rollout.desiredNodes} nodes updated)\n`
-      + `\`\`\`${escapeSlack(countsTable(rollout))}\`\`\``;
+    const table =
+      `*Nodes by node plugin revision* (\`${ds}\`: ${rollout.updatedNodes} of ${rollout.desiredNodes} nodes updated)\n` +
+      `\`\`\`${escapeSlack(countsTable(rollout))}\`\`\``;
     blocks.push(section(table));
     lines.push(table);
   }
   if (advice.steps.length > 0) {
-    const title = advice.decision === 'CAUTION' ? '*Watch for*' : advice.decision === 'BLOCK' ? '*Do this instead*' : '*Notes*';
+    const title =
+      advice.decision === 'CAUTION' ? '*Watch for*' : advice.decision === 'BLOCK' ? '*Do this instead*' : '*Notes*';
     const steps = `${title}\n${advice.steps.map((s, i) => `${i + 1}. ${untrusted(s, 400)}`).join('\n')}`;
     blocks.push(section(steps));
     lines.push(steps);

@@ -49,14 +49,21 @@ export function renderStatus(incidents: readonly OpenIncident[], now: number, pu
     return { response: respond(text, [section(text)], pub) };
   }
   // Open ones first (newest first), then those only followed up.
-  const sorted = [...incidents].sort((a, b) => Number(!!a.followingUp) - Number(!!b.followingUp)
-    || (b.openedAt ?? 0) - (a.openedAt ?? 0) || a.key.localeCompare(b.key));
+  const sorted = [...incidents].sort(
+    (a, b) =>
+      Number(!!a.followingUp) - Number(!!b.followingUp) ||
+      (b.openedAt ?? 0) - (a.openedAt ?? 0) ||
+      a.key.localeCompare(b.key),
+  );
   const room = MAX_BLOCKS - 2;
   const shown = sorted.slice(0, room);
   const lines = shown.map((i) => line(i, now));
   const following = incidents.length - open;
-  const head = (open === 0 ? ':large_green_circle: No open storage incidents' : `*${open} open incident${open === 1 ? '' : 's'}*`)
-    + (following > 0 ? `; ${following} resolved, waiting for a CronJob to complete a run` : '');
+  const head =
+    (open === 0
+      ? ':large_green_circle: No open storage incidents'
+      : `*${open} open incident${open === 1 ? '' : 's'}*`) +
+    (following > 0 ? `; ${following} resolved, waiting for a CronJob to complete a run` : '');
   const blocks: Block[] = [section(head), ...lines.map((l) => section(l))];
   if (sorted.length > shown.length) blocks.push(context(`…and ${sorted.length - shown.length} more`));
   return { response: respond([head, ...lines].join('\n'), blocks, pub) };
@@ -68,7 +75,8 @@ function line(i: OpenIncident, now: number): string {
   const parts = [link ? `<${link}|${title}>` : `${title} (not posted yet)`];
   if (i.followingUp) {
     const names = i.followingUp.cronJobs.map((c) => untrusted(c, 120)).join(', ');
-    const left = i.followingUp.until !== undefined && i.followingUp.until > now ? ` (${age(i.followingUp.until - now)} more)` : '';
+    const left =
+      i.followingUp.until !== undefined && i.followingUp.until > now ? ` (${age(i.followingUp.until - now)} more)` : '';
     return `• ${[...parts, '_resolved_', `waiting for CronJob ${names} to complete a run${left}`].join(' · ')}`;
   }
   parts.push(`_${VERDICT[i.verdict]}_`);
@@ -77,4 +85,3 @@ function line(i: OpenIncident, now: number): string {
   if (i.mutedUntil !== undefined && i.mutedUntil > now) parts.push(`muted ${age(i.mutedUntil - now)} more`);
   return `• ${parts.join(' · ')}`;
 }
-

@@ -19,9 +19,10 @@ export function renderTriage(report: TriageReport, scope: TriageScope, pub: bool
   const s = report.summary;
   // Claims that need attention; PENDING_NO_CONSUMER by design (WaitForFirstConsumer) shows only in the counts.
   const bad = report.claims.filter((c) => c.needsAttention);
-  const head = s.claimsNeedingAttention === 0
-    ? `:large_green_circle: ${s.claimsExamined} RWX claim${s.claimsExamined === 1 ? '' : 's'} examined (${escapeSlack(label)}): nothing needs attention.`
-    : `:red_circle: ${s.claimsExamined} RWX claim${s.claimsExamined === 1 ? '' : 's'} examined (${escapeSlack(label)}): *${s.claimsNeedingAttention} need${s.claimsNeedingAttention === 1 ? 's' : ''} attention*.`;
+  const head =
+    s.claimsNeedingAttention === 0
+      ? `:large_green_circle: ${s.claimsExamined} RWX claim${s.claimsExamined === 1 ? '' : 's'} examined (${escapeSlack(label)}): nothing needs attention.`
+      : `:red_circle: ${s.claimsExamined} RWX claim${s.claimsExamined === 1 ? '' : 's'} examined (${escapeSlack(label)}): *${s.claimsNeedingAttention} need${s.claimsNeedingAttention === 1 ? 's' : ''} attention*.`;
   const blocks: Block[] = [header(`RWX triage: ${label}`), section(`${head}\n${phaseLine(s.byPhase)}`)];
   blocks.push(section(preflightText(report.preflight)));
   if (report.undecided.length > 0) {
@@ -36,15 +37,32 @@ export function renderTriage(report: TriageReport, scope: TriageScope, pub: bool
   }
   if (bad.length > inline.length) truncated = true;
   const file = truncated
-    ? { filename: `rwx-triage-${report.generatedAt.replace(/[^0-9TZ]/g, '')}.txt`, title: `RWX triage: ${label}`, content: `RWX triage: ${label} (generated ${report.generatedAt})\n\n${renderTable(report)}` }
+    ? {
+        filename: `rwx-triage-${report.generatedAt.replace(/[^0-9TZ]/g, '')}.txt`,
+        title: `RWX triage: ${label}`,
+        content: `RWX triage: ${label} (generated ${report.generatedAt})\n\n${renderTable(report)}`,
+      }
     : undefined;
   const more = bad.length - inline.length;
-  blocks.push(context([
-    more > 0 ? `…and ${more} more claim${more === 1 ? '' : 's'} needing attention: the full report has them all.`
-      : truncated ? 'Some evidence was shortened: the full report has all of it.' : '',
-    `Generated ${escapeSlack(report.generatedAt)}. Read-only: nothing was changed in the cluster.`,
-  ].filter(Boolean).join(' ')));
-  const fallback = [head, phaseLine(s.byPhase), ...inline.map((c) => `${c.namespace}/${c.name}: ${c.phase}`).map(escapeSlack)].join('\n');
+  blocks.push(
+    context(
+      [
+        more > 0
+          ? `…and ${more} more claim${more === 1 ? '' : 's'} needing attention: the full report has them all.`
+          : truncated
+            ? 'Some evidence was shortened: the full report has all of it.'
+            : '',
+        `Generated ${escapeSlack(report.generatedAt)}. Read-only: nothing was changed in the cluster.`,
+      ]
+        .filter(Boolean)
+        .join(' '),
+    ),
+  );
+  const fallback = [
+    head,
+    phaseLine(s.byPhase),
+    ...inline.map((c) => `${c.namespace}/${c.name}: ${c.phase}`).map(escapeSlack),
+  ].join('\n');
   return file ? { response: respond(fallback, blocks, pub), file } : { response: respond(fallback, blocks, pub) };
 }
 
@@ -59,7 +77,10 @@ function preflightText(checks: readonly PreflightCheck[]): string {
   if (notOk.length === 0) return `*Preflight* :white_check_mark: all ${checks.length} checks passed`;
   const lines = notOk.slice(0, 15).map((c) => {
     const mark = c.status === 'problem' ? ':x:' : ':grey_question:';
-    const nodes = c.nodes && c.nodes.length > 0 ? ` (nodes: ${untrusted(c.nodes.slice(0, 10).join(', '), 400)}${c.nodes.length > 10 ? `, +${c.nodes.length - 10}` : ''})` : '';
+    const nodes =
+      c.nodes && c.nodes.length > 0
+        ? ` (nodes: ${untrusted(c.nodes.slice(0, 10).join(', '), 400)}${c.nodes.length > 10 ? `, +${c.nodes.length - 10}` : ''})`
+        : '';
     return `${mark} ${c.check} \`${untrusted(c.subject, 100)}\`: ${untrusted(c.detail, 300)}${nodes}`;
   });
   if (notOk.length > 15) lines.push(`…and ${notOk.length - 15} more`);
@@ -77,7 +98,9 @@ function claimText(c: ClaimReport): { text: string; cut: boolean } {
   const ev = c.evidence;
   // The latest two events and the first next step are the summary by design; longer lists are not.
   if (ev.pods.length > 5 || ev.attachments.length > 5) cut = true;
-  const lines = [`*${u(`${c.namespace}/${c.name}`, 200)}* — \`${c.phase}\`${c.alsoPhases.length ? ` (also ${c.alsoPhases.join(', ')})` : ''}`];
+  const lines = [
+    `*${u(`${c.namespace}/${c.name}`, 200)}* — \`${c.phase}\`${c.alsoPhases.length ? ` (also ${c.alsoPhases.join(', ')})` : ''}`,
+  ];
   lines.push(u(c.detail, 400));
   for (const e of ev.events.slice(0, 2)) {
     const age = e.ageSeconds !== undefined ? `, ${formatAge(e.ageSeconds * 1000)} ago` : '';
@@ -91,7 +114,9 @@ function claimText(c: ClaimReport): { text: string; cut: boolean } {
   if (pods.length) lines.push(`Pods: ${pods.join('; ')}${ev.pods.length > 5 ? `; +${ev.pods.length - 5}` : ''}`);
   const unregistered = ev.nodes.filter((n) => n.driverRegistered === false).map((n) => n.name);
   if (unregistered.length) lines.push(`:x: Driver not registered on ${u(unregistered.join(', '), 300)} (CSINode)`);
-  const atts = ev.attachments.slice(0, 5).map((a) => u(`${a.name} on ${a.node}${a.deleting ? ' (deleting)' : ''}`, 200));
+  const atts = ev.attachments
+    .slice(0, 5)
+    .map((a) => u(`${a.name} on ${a.node}${a.deleting ? ' (deleting)' : ''}`, 200));
   if (atts.length) lines.push(`Attachments with no consumer: ${atts.join('; ')}`);
   const next = c.advice[0];
   if (next) lines.push(`*Next:* ${u(next, 600)}`);

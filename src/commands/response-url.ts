@@ -23,7 +23,9 @@ export function responseUrlAllowed(url: string, extraOrigins: readonly string[] 
 }
 
 /** A ResponseSender over fetch. `extraOrigins`: origins allowed besides Slack's (SLACK_API_URL's, in tests). */
-export function fetchResponseSender(opts: { extraOrigins?: readonly string[]; timeoutMs?: number } = {}): ResponseSender {
+export function fetchResponseSender(
+  opts: { extraOrigins?: readonly string[]; timeoutMs?: number } = {},
+): ResponseSender {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   return {
     async send(responseUrl, body) {
@@ -42,7 +44,10 @@ export function fetchResponseSender(opts: { extraOrigins?: readonly string[]; ti
         throw new RwxError('SLACK_API', 'response_url: request failed', { cause: e, retryable: true });
       }
       // Slack answers 404 "expired_url" / "used_url" when the 30 minutes or five uses are over: not retryable.
-      if (!res.ok) throw new RwxError('SLACK_API', `response_url: HTTP ${res.status}`, { retryable: res.status >= 500 || res.status === 429 });
+      if (!res.ok)
+        throw new RwxError('SLACK_API', `response_url: HTTP ${res.status}`, {
+          retryable: res.status >= 500 || res.status === 429,
+        });
       await res.body?.cancel();
     },
   };

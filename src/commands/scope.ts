@@ -8,11 +8,16 @@ import type { TriageScope } from './parse.js';
 /** "the whole cluster", "namespace platform", "claim platform/data", "node node-19", "driver ebs.csi.aws.com". */
 export function scopeLabel(scope: TriageScope): string {
   switch (scope.kind) {
-    case 'all': return 'whole cluster';
-    case 'namespace': return `namespace ${scope.namespace}`;
-    case 'claim': return `claim ${scope.namespace}/${scope.claim}`;
-    case 'node': return `node ${scope.node}`;
-    case 'driver': return `driver ${scope.driver}`;
+    case 'all':
+      return 'whole cluster';
+    case 'namespace':
+      return `namespace ${scope.namespace}`;
+    case 'claim':
+      return `claim ${scope.namespace}/${scope.claim}`;
+    case 'node':
+      return `node ${scope.node}`;
+    case 'driver':
+      return `driver ${scope.driver}`;
   }
 }
 
@@ -26,7 +31,11 @@ export function engineFilters(scope: TriageScope): { namespace?: string; driver?
 /** Whether a claim's problem involves a node: a pod, node or attachment in its evidence names it. */
 function involvesNode(c: ClaimReport, node: string): boolean {
   const e = c.evidence;
-  return e.nodes.some((n) => n.name === node) || e.pods.some((p) => p.node === node) || e.attachments.some((a) => a.node === node);
+  return (
+    e.nodes.some((n) => n.name === node) ||
+    e.pods.some((p) => p.node === node) ||
+    e.attachments.some((a) => a.node === node)
+  );
 }
 
 /** Narrows a report to the scope's claim or node and recounts the summary; other scopes pass through. */

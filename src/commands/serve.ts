@@ -31,13 +31,21 @@ export interface ServeCommandsOptions {
 /** The services the handlers use in `rwx serve`. */
 export function serveServices(o: Pick<ServeCommandsOptions, 'config' | 'index' | 'redis' | 'clock'>): CommandServices {
   const t = o.config.timers;
-  const driverDaemonSets = Object.fromEntries(Object.entries(o.config.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]));
+  const driverDaemonSets = Object.fromEntries(
+    Object.entries(o.config.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]),
+  );
   return {
     clock: o.clock,
     cluster: { index: o.index },
     triage,
-    incidents: (index, now) => scanIndex(index, { now, config: { stuckAfterMs: t.stuckAfterMs, cronJobGraceMs: t.cronJobGraceMs }, driverDaemonSets }).incidents,
-    adviseDrain: (index, incidents, node, now) => adviseDrain(index, incidents, node, now, { staleAfterMs: t.stuckAfterMs }),
+    incidents: (index, now) =>
+      scanIndex(index, {
+        now,
+        config: { stuckAfterMs: t.stuckAfterMs, cronJobGraceMs: t.cronJobGraceMs },
+        driverDaemonSets,
+      }).incidents,
+    adviseDrain: (index, incidents, node, now) =>
+      adviseDrain(index, incidents, node, now, { staleAfterMs: t.stuckAfterMs }),
     openIncidents: openIncidentsFromStore(new RedisIncidentStore(o.redis, o.config.redis.prefix)),
   };
 }

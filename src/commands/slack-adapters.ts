@@ -39,7 +39,8 @@ export function webUsergroupDirectory(client: ApiCaller): UsergroupDirectory {
   return {
     async usersOf(usergroup) {
       const res = await call<{ users?: unknown }>(client, 'usergroups.users.list', { usergroup });
-      if (!Array.isArray(res.users)) throw new RwxError('SLACK_API', 'usergroups.users.list: response has no users', { retryable: false });
+      if (!Array.isArray(res.users))
+        throw new RwxError('SLACK_API', 'usergroups.users.list: response has no users', { retryable: false });
       return res.users.filter((u): u is string => typeof u === 'string');
     },
   };
@@ -56,7 +57,8 @@ export function slackReportUploader(slack: Pick<SlackApi, 'uploadFile'>, client:
       if (!target.public && !channel.startsWith('D')) {
         const res = await call<{ channel?: { id?: string } }>(client, 'conversations.open', { users: target.userId });
         const id = res.channel?.id;
-        if (!id) throw new RwxError('SLACK_API', 'conversations.open: response has no channel id', { retryable: false });
+        if (!id)
+          throw new RwxError('SLACK_API', 'conversations.open: response has no channel id', { retryable: false });
         channel = id;
       }
       await slack.uploadFile({ channel, filename: file.filename, title: file.title, content: file.content });

@@ -14,7 +14,7 @@ export function openIncidentsFromStore(store: Pick<IncidentStore, 'listOpen' | '
     const out: OpenIncident[] = [];
     for (const r of records) {
       if (!r) continue;
-      const awaiting = r.resolvedAt !== undefined && !r.firing ? r.awaitingCronJobs ?? [] : [];
+      const awaiting = r.resolvedAt !== undefined && !r.firing ? (r.awaitingCronJobs ?? []) : [];
       if (r.resolvedAt !== undefined && awaiting.length === 0) continue;
       const o: OpenIncident = {
         key: r.key,
@@ -26,7 +26,8 @@ export function openIncidentsFromStore(store: Pick<IncidentStore, 'listOpen' | '
       if (r.threadTs) o.threadTs = r.threadTs;
       if (r.ack) o.acknowledgedBy = r.ack.user;
       if (r.muteUntil !== undefined) o.mutedUntil = r.muteUntil;
-      if (awaiting.length > 0) o.followingUp = { cronJobs: awaiting, ...(r.awaitingUntil !== undefined ? { until: r.awaitingUntil } : {}) };
+      if (awaiting.length > 0)
+        o.followingUp = { cronJobs: awaiting, ...(r.awaitingUntil !== undefined ? { until: r.awaitingUntil } : {}) };
       out.push(o);
     }
     return out;

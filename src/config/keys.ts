@@ -4,11 +4,27 @@
 
 /** A configuration key as it appears in the YAML file (flat camelCase). */
 export type ConfigKey =
-  | 'slackBotToken' | 'slackAppToken' | 'slackSigningSecret' | 'slackChannel' | 'slackApiUrl'
-  | 'port' | 'redisUrl' | 'redisPrefix'
-  | 'stuckAfter' | 'groupWait' | 'groupInterval' | 'repeatInterval' | 'cronJobGrace' | 'watchIdleTimeout'
-  | 'allowedChannels' | 'allowedUsergroups' | 'driverDaemonSets' | 'clusterName'
-  | 'kubeconfig' | 'kubeContext' | 'logLevel';
+  | 'slackBotToken'
+  | 'slackAppToken'
+  | 'slackSigningSecret'
+  | 'slackChannel'
+  | 'slackApiUrl'
+  | 'port'
+  | 'redisUrl'
+  | 'redisPrefix'
+  | 'stuckAfter'
+  | 'groupWait'
+  | 'groupInterval'
+  | 'repeatInterval'
+  | 'cronJobGrace'
+  | 'watchIdleTimeout'
+  | 'allowedChannels'
+  | 'allowedUsergroups'
+  | 'driverDaemonSets'
+  | 'clusterName'
+  | 'kubeconfig'
+  | 'kubeContext'
+  | 'logLevel';
 
 /** One row of the key table. */
 export interface KeyInfo {
@@ -44,46 +60,151 @@ export const DEFAULT_CONFIG = Object.freeze({
 
 /** Every key, in the order the docs list them. */
 export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
-  { env: 'SLACK_BOT_TOKEN', key: 'slackBotToken', form: 'xoxb-...', secret: true,
-    doc: 'Bot token (OAuth & Permissions). Required by `rwx serve`.' },
-  { env: 'SLACK_APP_TOKEN', key: 'slackAppToken', form: 'xapp-...', secret: true,
-    doc: 'App-level token with connections:write. When set, the bot uses Socket Mode; otherwise HTTP mode.' },
-  { env: 'SLACK_SIGNING_SECRET', key: 'slackSigningSecret', form: 'hex string', secret: true,
-    doc: 'Signing secret (Basic Information). Required in HTTP mode, to verify requests to /slack/events.' },
-  { env: 'SLACK_CHANNEL', key: 'slackChannel', form: 'channel ID (C0123ABCD) or name', secret: false,
-    doc: 'Channel that receives incident threads. Required by `rwx serve`.' },
-  { env: 'SLACK_API_URL', key: 'slackApiUrl', form: 'http(s) URL', secret: false,
-    doc: 'Slack Web API base URL override (tests, proxies). Default: https://slack.com/api/.' },
-  { env: 'PORT', key: 'port', form: 'port number 1-65535', secret: false,
-    doc: 'HTTP port for /healthz, /readyz, /metrics and (HTTP mode) /slack/events.' },
-  { env: 'REDIS_URL', key: 'redisUrl', form: 'redis:// or rediss:// URL', secret: true,
-    doc: 'Redis holding the queue and incident records. Masked because it may carry a password.' },
-  { env: 'RWX_REDIS_PREFIX', key: 'redisPrefix', form: 'letters, digits, - _ :', secret: false,
-    doc: 'Key prefix in Redis; give each cluster its own when several bots share one Redis.' },
-  { env: 'RWX_STUCK_AFTER', key: 'stuckAfter', form: 'duration (30s, 5m, 1h30m)', secret: false,
-    doc: 'A pod in ContainerCreating (from scheduling) or Terminating (past its grace) longer than this is stuck.' },
-  { env: 'RWX_GROUP_WAIT', key: 'groupWait', form: 'duration', secret: false,
-    doc: 'Wait this long after an incident opens before the first post, to collect its members.' },
-  { env: 'RWX_GROUP_INTERVAL', key: 'groupInterval', form: 'duration', secret: false,
-    doc: 'At most one update of an incident thread per interval.' },
-  { env: 'RWX_REPEAT_INTERVAL', key: 'repeatInterval', form: 'duration', secret: false,
-    doc: 'Re-announce an unchanged open incident after this long.' },
-  { env: 'RWX_CRONJOB_GRACE', key: 'cronJobGrace', form: 'duration', secret: false,
-    doc: 'A CronJob is late when its last scheduled run is this much newer than its last success (startingDeadlineSeconds wins when set).' },
-  { env: 'RWX_WATCH_IDLE_TIMEOUT', key: 'watchIdleTimeout', form: 'duration', secret: false,
-    doc: 'Watchdog: restart a watch that delivered no event or bookmark for this long.' },
-  { env: 'RWX_ALLOWED_CHANNELS', key: 'allowedChannels', form: 'comma list of channel IDs or names, or *', secret: false,
-    doc: 'Channels where /rwx answers. Empty: only SLACK_CHANNEL. `*`: any channel.' },
-  { env: 'RWX_ALLOWED_USERGROUPS', key: 'allowedUsergroups', form: 'comma list of user group IDs (S0123ABCD)', secret: false,
-    doc: 'When set, /rwx answers only members of one of these user groups (in an allowed channel). Empty: anyone.' },
-  { env: 'RWX_DRIVER_DAEMONSETS', key: 'driverDaemonSets', form: 'driver=namespace/name,... (YAML: a map)', secret: false,
-    doc: 'Node plugin DaemonSet per CSI driver, when neither its node-driver-registrar nor elimination finds it (see [below](#driver---daemonset-overrides)). Wins over discovery.' },
-  { env: 'RWX_CLUSTER_NAME', key: 'clusterName', form: 'text', secret: false,
-    doc: 'Cluster name shown in messages; several clusters can share one channel.' },
-  { env: 'KUBECONFIG', key: 'kubeconfig', form: 'file path', secret: false,
-    doc: 'Kubeconfig file; a list takes its first existing file, as kubectl does (flag --kubeconfig wins). Unset: ~/.kube/config, else the in-cluster service account.' },
-  { env: 'RWX_KUBE_CONTEXT', key: 'kubeContext', form: 'context name', secret: false,
-    doc: 'Kubeconfig context (flag --context wins). Unset: the current context.' },
-  { env: 'LOG_LEVEL', key: 'logLevel', form: 'fatal, error, warn, info, debug, trace or silent', secret: false,
-    doc: 'pino log level. Tokens are never logged.' },
+  {
+    env: 'SLACK_BOT_TOKEN',
+    key: 'slackBotToken',
+    form: 'xoxb-...',
+    secret: true,
+    doc: 'Bot token (OAuth & Permissions). Required by `rwx serve`.',
+  },
+  {
+    env: 'SLACK_APP_TOKEN',
+    key: 'slackAppToken',
+    form: 'xapp-...',
+    secret: true,
+    doc: 'App-level token with connections:write. When set, the bot uses Socket Mode; otherwise HTTP mode.',
+  },
+  {
+    env: 'SLACK_SIGNING_SECRET',
+    key: 'slackSigningSecret',
+    form: 'hex string',
+    secret: true,
+    doc: 'Signing secret (Basic Information). Required in HTTP mode, to verify requests to /slack/events.',
+  },
+  {
+    env: 'SLACK_CHANNEL',
+    key: 'slackChannel',
+    form: 'channel ID (C0123ABCD) or name',
+    secret: false,
+    doc: 'Channel that receives incident threads. Required by `rwx serve`.',
+  },
+  {
+    env: 'SLACK_API_URL',
+    key: 'slackApiUrl',
+    form: 'http(s) URL',
+    secret: false,
+    doc: 'Slack Web API base URL override (tests, proxies). Default: https://slack.com/api/.',
+  },
+  {
+    env: 'PORT',
+    key: 'port',
+    form: 'port number 1-65535',
+    secret: false,
+    doc: 'HTTP port for /healthz, /readyz, /metrics and (HTTP mode) /slack/events.',
+  },
+  {
+    env: 'REDIS_URL',
+    key: 'redisUrl',
+    form: 'redis:// or rediss:// URL',
+    secret: true,
+    doc: 'Redis holding the queue and incident records. Masked because it may carry a password.',
+  },
+  {
+    env: 'RWX_REDIS_PREFIX',
+    key: 'redisPrefix',
+    form: 'letters, digits, - _ :',
+    secret: false,
+    doc: 'Key prefix in Redis; give each cluster its own when several bots share one Redis.',
+  },
+  {
+    env: 'RWX_STUCK_AFTER',
+    key: 'stuckAfter',
+    form: 'duration (30s, 5m, 1h30m)',
+    secret: false,
+    doc: 'A pod in ContainerCreating (from scheduling) or Terminating (past its grace) longer than this is stuck.',
+  },
+  {
+    env: 'RWX_GROUP_WAIT',
+    key: 'groupWait',
+    form: 'duration',
+    secret: false,
+    doc: 'Wait this long after an incident opens before the first post, to collect its members.',
+  },
+  {
+    env: 'RWX_GROUP_INTERVAL',
+    key: 'groupInterval',
+    form: 'duration',
+    secret: false,
+    doc: 'At most one update of an incident thread per interval.',
+  },
+  {
+    env: 'RWX_REPEAT_INTERVAL',
+    key: 'repeatInterval',
+    form: 'duration',
+    secret: false,
+    doc: 'Re-announce an unchanged open incident after this long.',
+  },
+  {
+    env: 'RWX_CRONJOB_GRACE',
+    key: 'cronJobGrace',
+    form: 'duration',
+    secret: false,
+    doc: 'A CronJob is late when its last scheduled run is this much newer than its last success (startingDeadlineSeconds wins when set).',
+  },
+  {
+    env: 'RWX_WATCH_IDLE_TIMEOUT',
+    key: 'watchIdleTimeout',
+    form: 'duration',
+    secret: false,
+    doc: 'Watchdog: restart a watch that delivered no event or bookmark for this long.',
+  },
+  {
+    env: 'RWX_ALLOWED_CHANNELS',
+    key: 'allowedChannels',
+    form: 'comma list of channel IDs or names, or *',
+    secret: false,
+    doc: 'Channels where /rwx answers. Empty: only SLACK_CHANNEL. `*`: any channel.',
+  },
+  {
+    env: 'RWX_ALLOWED_USERGROUPS',
+    key: 'allowedUsergroups',
+    form: 'comma list of user group IDs (S0123ABCD)',
+    secret: false,
+    doc: 'When set, /rwx answers only members of one of these user groups (in an allowed channel). Empty: anyone.',
+  },
+  {
+    env: 'RWX_DRIVER_DAEMONSETS',
+    key: 'driverDaemonSets',
+    form: 'driver=namespace/name,... (YAML: a map)',
+    secret: false,
+    doc: 'Node plugin DaemonSet per CSI driver, when neither its node-driver-registrar nor elimination finds it (see [below](#driver---daemonset-overrides)). Wins over discovery.',
+  },
+  {
+    env: 'RWX_CLUSTER_NAME',
+    key: 'clusterName',
+    form: 'text',
+    secret: false,
+    doc: 'Cluster name shown in messages; several clusters can share one channel.',
+  },
+  {
+    env: 'KUBECONFIG',
+    key: 'kubeconfig',
+    form: 'file path',
+    secret: false,
+    doc: 'Kubeconfig file; a list takes its first existing file, as kubectl does (flag --kubeconfig wins). Unset: ~/.kube/config, else the in-cluster service account.',
+  },
+  {
+    env: 'RWX_KUBE_CONTEXT',
+    key: 'kubeContext',
+    form: 'context name',
+    secret: false,
+    doc: 'Kubeconfig context (flag --context wins). Unset: the current context.',
+  },
+  {
+    env: 'LOG_LEVEL',
+    key: 'logLevel',
+    form: 'fatal, error, warn, info, debug, trace or silent',
+    secret: false,
+    doc: 'pino log level. Tokens are never logged.',
+  },
 ] satisfies KeyInfo[]);

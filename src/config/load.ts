@@ -101,13 +101,20 @@ export function loadConfig(opts: LoadConfigOptions): Config {
   }
   for (const info of CONFIG_KEYS) {
     const v = info.key === 'kubeconfig' ? firstKubeconfig(opts.env.KUBECONFIG) : opts.env[info.env];
-    if (v !== undefined && v !== '') { // Kubernetes ConfigMaps often carry empty values: treat them as unset
+    if (v !== undefined && v !== '') {
+      // Kubernetes ConfigMaps often carry empty values: treat them as unset
       raw[info.key] = v;
       label.set(info.key, info.env);
     }
   }
-  if (opts.flags?.kubeconfig) { raw.kubeconfig = opts.flags.kubeconfig; label.set('kubeconfig', '--kubeconfig'); }
-  if (opts.flags?.context) { raw.kubeContext = opts.flags.context; label.set('kubeContext', '--context'); }
+  if (opts.flags?.kubeconfig) {
+    raw.kubeconfig = opts.flags.kubeconfig;
+    label.set('kubeconfig', '--kubeconfig');
+  }
+  if (opts.flags?.context) {
+    raw.kubeContext = opts.flags.context;
+    label.set('kubeContext', '--context');
+  }
 
   const order = (k: PropertyKey | undefined) => CONFIG_KEYS.findIndex((i) => i.key === k);
   const keyed: [number, string][] = [];
@@ -138,7 +145,8 @@ function hide(key: string, message: string, value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') return message;
   const v = value.trim();
   // A URL's only secret is its password; the rest is what the reader needs to fix it.
-  const masked = key === 'redisUrl' ? v.replace(/:[^:@/]*@/, ':****@') : `${/^(xox[a-z]-|xapp-)/.exec(v)?.[1] ?? ''}****`;
+  const masked =
+    key === 'redisUrl' ? v.replace(/:[^:@/]*@/, ':****@') : `${/^(xox[a-z]-|xapp-)/.exec(v)?.[1] ?? ''}****`;
   return message.split(v).join(masked);
 }
 

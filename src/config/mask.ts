@@ -31,7 +31,13 @@ export function maskSecrets(config: Config): Config {
   return { ...config, slack, redis: { ...config.redis, url: maskUrl(config.redis.url) } };
 }
 
-const UNITS: [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]];
+const UNITS: [string, number][] = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1000],
+  ['ms', 1],
+];
 
 /** Exact inverse of parseDuration for non-negative values: 5400000 -> "1h30m", 0 -> "0s". */
 export function formatDuration(ms: number): string {
@@ -39,7 +45,10 @@ export function formatDuration(ms: number): string {
   let out = '';
   for (const [unit, size] of UNITS) {
     const n = Math.floor(rest / size);
-    if (n > 0) { out += `${n}${unit}`; rest -= n * size; }
+    if (n > 0) {
+      out += `${n}${unit}`;
+      rest -= n * size;
+    }
   }
   return out || '0s';
 }

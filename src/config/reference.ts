@@ -14,7 +14,9 @@ function shownDefault(key: string): string {
 /** The Markdown reference table: variable | file key | default | form | meaning (secrets marked). */
 export function referenceTable(): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
-  const rows = CONFIG_KEYS.map((k) =>
-    `| \`${k.env}\` | \`${k.key}\` | ${shownDefault(k.key)} | ${esc(k.form)} | ${esc(k.doc)}${k.secret ? ' **Secret.**' : ''} |`);
+  const rows = CONFIG_KEYS.map(
+    (k) =>
+      `| \`${k.env}\` | \`${k.key}\` | ${shownDefault(k.key)} | ${esc(k.form)} | ${esc(k.doc)}${k.secret ? ' **Secret.**' : ''} |`,
+  );
   return ['| Variable | File key | Default | Form | Meaning |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }

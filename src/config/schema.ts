@@ -54,7 +54,10 @@ const fail = (ctx: z.RefinementCtx, message: string): never => {
 };
 
 const text = (form: string) => z.string({ error: `expected ${form}` }).trim();
-const optText = (form: string) => text(form).optional().transform((s) => (s === '' ? undefined : s));
+const optText = (form: string) =>
+  text(form)
+    .optional()
+    .transform((s) => (s === '' ? undefined : s));
 
 const duration = z.string({ error: 'expected a duration such as 30s, 5m, 4h' }).transform((s, ctx) => {
   let ms: number;
@@ -89,7 +92,10 @@ function parseRef(driver: string, ref: string, ctx: z.RefinementCtx): [string, N
   const [ns, name, extra] = ref.trim().split('/');
   if (!DRIVER.test(driver)) return fail(ctx, `"${driver}" is not a CSI driver name (expected e.g. ebs.csi.aws.com)`);
   if (extra !== undefined || !ns || !name || !DNS_LABEL.test(ns) || !DNS_SUBDOMAIN.test(name)) {
-    return fail(ctx, `"${driver}=${ref}" is not driver=namespace/name (expected e.g. ebs.csi.aws.com=kube-system/ebs-csi-node)`);
+    return fail(
+      ctx,
+      `"${driver}=${ref}" is not driver=namespace/name (expected e.g. ebs.csi.aws.com=kube-system/ebs-csi-node)`,
+    );
   }
   return [driver, { namespace: ns, name }];
 }
@@ -97,12 +103,17 @@ function parseRef(driver: string, ref: string, ctx: z.RefinementCtx): [string, N
 const driverMap = z
   .union([z.string(), z.record(z.string(), z.string())], { error: 'expected driver=namespace/name,... or a map' })
   .transform((v, ctx) => {
-    const pairs: [string, string][] = typeof v === 'string'
-      ? v.split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => {
-        const i = s.indexOf('=');
-        return i < 0 ? [s, ''] : [s.slice(0, i).trim(), s.slice(i + 1)];
-      })
-      : Object.entries(v);
+    const pairs: [string, string][] =
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+            .map((s) => {
+              const i = s.indexOf('=');
+              return i < 0 ? [s, ''] : [s.slice(0, i).trim(), s.slice(i + 1)];
+            })
+        : Object.entries(v);
     const out: Record<string, NsName> = {};
     for (const [driver, ref] of pairs) {
       const r = parseRef(driver, ref, ctx);
@@ -111,24 +122,33 @@ const driverMap = z
     return out;
   });
 
-const url = (schemes: string[], form: string) => optText(form).transform((s, ctx) => {
-  if (s === undefined) return undefined;
-  try {
-    const u = new URL(s);
-    if (schemes.includes(u.protocol)) return s;
-  } catch { /* reported below */ }
-  return fail(ctx, `"${s}" is not ${form}`);
-});
+const url = (schemes: string[], form: string) =>
+  optText(form).transform((s, ctx) => {
+    if (s === undefined) return undefined;
+    try {
+      const u = new URL(s);
+      if (schemes.includes(u.protocol)) return s;
+    } catch {
+      /* reported below */
+    }
+    return fail(ctx, `"${s}" is not ${form}`);
+  });
 
 /** The raw schema: one field per ConfigKey, defaults already merged in by the loader. */
 export const rawConfigSchema = z.strictObject({
-  slackBotToken: optText('a bot token (xoxb-...)').refine((s) => s === undefined || s.startsWith('xoxb-'),
-    'must be a bot token starting with xoxb-'),
-  slackAppToken: optText('an app-level token (xapp-...)').refine((s) => s === undefined || s.startsWith('xapp-'),
-    'must be an app-level token starting with xapp- (Socket Mode)'),
+  slackBotToken: optText('a bot token (xoxb-...)').refine(
+    (s) => s === undefined || s.startsWith('xoxb-'),
+    'must be a bot token starting with xoxb-',
+  ),
+  slackAppToken: optText('an app-level token (xapp-...)').refine(
+    (s) => s === undefined || s.startsWith('xapp-'),
+    'must be an app-level token starting with xapp- (Socket Mode)',
+  ),
   slackSigningSecret: optText('the signing secret'),
-  slackChannel: optText('a channel ID or name').refine((s) => s === undefined || CHANNEL.test(s),
-    'expected a channel ID (C0123ABCD) or a channel name'),
+  slackChannel: optText('a channel ID or name').refine(
+    (s) => s === undefined || CHANNEL.test(s),
+    'expected a channel ID (C0123ABCD) or a channel name',
+  ),
   slackApiUrl: url(['http:', 'https:'], 'an http(s) URL').transform((s) => (s && !s.endsWith('/') ? `${s}/` : s)),
   port,
   redisUrl: url(['redis:', 'rediss:'], 'a redis:// or rediss:// URL'),
@@ -175,12 +195,21 @@ export function toConfig(r: RawConfig): Config {
       watchIdleTimeoutMs: r.watchIdleTimeout,
     },
     access: {
-      allowedChannels: allowed.includes('*') ? ['*'] : allowed.length ? allowed : channel ? [channel.replace(/^#/, '')] : [],
+      allowedChannels: allowed.includes('*')
+        ? ['*']
+        : allowed.length
+          ? allowed
+          : channel
+            ? [channel.replace(/^#/, '')]
+            : [],
       allowedUsergroups: r.allowedUsergroups,
     },
     driverDaemonSets: r.driverDaemonSets,
     clusterName: r.clusterName,
-    kube: { ...(r.kubeconfig ? { kubeconfig: r.kubeconfig } : {}), ...(r.kubeContext ? { context: r.kubeContext } : {}) },
+    kube: {
+      ...(r.kubeconfig ? { kubeconfig: r.kubeconfig } : {}),
+      ...(r.kubeContext ? { context: r.kubeContext } : {}),
+    },
     logLevel: r.logLevel,
   };
 }

@@ -10,7 +10,13 @@ import { nextSteps } from '../advise/next-steps.js';
 import { incidentText } from './explain.js';
 import { driverOf, groupFindings, type Draft } from './group.js';
 import { nodeRows, workloadRows } from './members.js';
-import { describePluginMatch, dsRef, matchPluginDaemonSets, type DriverDaemonSets, type PluginMatch } from './plugin-finder.js';
+import {
+  describePluginMatch,
+  dsRef,
+  matchPluginDaemonSets,
+  type DriverDaemonSets,
+  type PluginMatch,
+} from './plugin-finder.js';
 import { describePlugin, pluginOnNode } from './plugin-revision.js';
 
 /** Options of one correlation pass. */
@@ -24,7 +30,12 @@ export interface CorrelateOptions {
 const ORDER: Record<Verdict, number> = { FOLLOWS_ROLLOUT: 0, FOLLOWS_NODE: 1, UNEXPLAINED: 2, NOT_STORAGE: 3 };
 
 /** The plugin row for a node: the draft's DaemonSet, else the DaemonSet of the first driver stuck there. */
-function pluginLookup(index: ClusterIndex, d: Draft, plugins: Map<string, DaemonSet>, now: number): (node: string) => PluginOnNode | undefined {
+function pluginLookup(
+  index: ClusterIndex,
+  d: Draft,
+  plugins: Map<string, DaemonSet>,
+  now: number,
+): (node: string) => PluginOnNode | undefined {
   if (d.rollout) {
     const a = d.rollout;
     const ds = d.daemonSet!;
@@ -48,7 +59,13 @@ function guessedPluginLine(d: Draft, matches: ReadonlyMap<string, PluginMatch>):
   return [`${line.charAt(0).toUpperCase()}${line.slice(1)}.`];
 }
 
-function toIncident(index: ClusterIndex, d: Draft, plugins: Map<string, DaemonSet>, matches: ReadonlyMap<string, PluginMatch>, now: number): Incident {
+function toIncident(
+  index: ClusterIndex,
+  d: Draft,
+  plugins: Map<string, DaemonSet>,
+  matches: ReadonlyMap<string, PluginMatch>,
+  now: number,
+): Incident {
   const nodes = nodeRows(index, d.pods, pluginLookup(index, d, plugins, now));
   const text = incidentText(index, d, nodes);
   const inc: Incident = {

@@ -25,8 +25,12 @@ function cronLines(d: Draft, nodes: readonly IncidentNode[]): string[] {
   return d.cronJobs.map((c) => {
     const stuck = c.jobs.flatMap((j) => j.pods).find((p) => stuckNode.has(p));
     const n = stuck ? stuckNode.get(stuck) : undefined;
-    const where = n ? ` on ${n.node}${n.plugin?.revision !== undefined ? ` (plugin revision ${n.plugin.revision})` : ''}` : '';
-    const since = c.lastSuccessfulTime ? ` since its last success at ${c.lastSuccessfulTime}` : ' and it has never succeeded';
+    const where = n
+      ? ` on ${n.node}${n.plugin?.revision !== undefined ? ` (plugin revision ${n.plugin.revision})` : ''}`
+      : '';
+    const since = c.lastSuccessfulTime
+      ? ` since its last success at ${c.lastSuccessfulTime}`
+      : ' and it has never succeeded';
     return stuck
       ? `CronJob ${c.cronJob.namespace}/${c.cronJob.name}: ${plural(c.missedRuns, 'scheduled run')} missed${since}; it never ran because its pod ${stuck} is stuck${where}. A second finding: check what the missed runs cost.`
       : `CronJob ${c.cronJob.namespace}/${c.cronJob.name}: ${plural(c.missedRuns, 'scheduled run')} missed${since}; no stuck pod of its Jobs explains it.`;
@@ -37,11 +41,12 @@ function cronLines(d: Draft, nodes: readonly IncidentNode[]): string[] {
 function attachedCount(index: ClusterIndex, d: Draft): { attached: number; total: number } {
   let attached = 0;
   let total = 0;
-  for (const f of d.pods) for (const s of f.storage) {
-    if (!s.pv) continue;
-    total++;
-    if (index.attachmentsForPv(s.pv).some((va) => va.spec?.nodeName === f.node && va.status?.attached)) attached++;
-  }
+  for (const f of d.pods)
+    for (const s of f.storage) {
+      if (!s.pv) continue;
+      total++;
+      if (index.attachmentsForPv(s.pv).some((va) => va.spec?.nodeName === f.node && va.status?.attached)) attached++;
+    }
   return { attached, total };
 }
 
@@ -56,26 +61,61 @@ function rolloutText(index: ClusterIndex, d: Draft, nodes: readonly IncidentNode
   const title = `${d.driver}: stuck mounts follow ${ds} revision ${ev.newRevision}`;
   const recovering = ev.recoveringPods ?? [];
   const state = ev.rolledBack ? ` (rolling back${recovering.length === d.pods.length ? ', recovering' : ''})` : '';
-  const summary = `FOLLOWS_ROLLOUT${state}: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts, ${c.oldStuck} of ${oldN} on ${prev}; `
-    + `${plural(d.pods.length, 'stuck pod')}${recovering.length > 0 ? ` (${recovering.length} recovering)` : ''}, rollout ${ev.updatedNodes}/${ev.desiredNodes} nodes${ev.rolloutStart ? ` since ${ev.rolloutStart}` : ''}`;
+  const summary =
+    `FOLLOWS_ROLLOUT${state}: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts, ${c.oldStuck} of ${oldN} on ${prev}; ` +
+    `${plural(d.pods.length, 'stuck pod')}${recovering.length > 0 ? ` (${recovering.length} recovering)` : ''}, rollout ${ev.updatedNodes}/${ev.desiredNodes} nodes${ev.rolloutStart ? ` since ${ev.rolloutStart}` : ''}`;
   const out: string[] = [];
-  if (ev.rolledBack) out.push(`${ds} has been rolled back off revision ${ev.newRevision} (to ${prev}); ${ev.updatedNodes} of ${ev.desiredNodes} nodes still run revision ${ev.newRevision}. Do not run \`kubectl rollout undo\` again: it would bring revision ${ev.newRevision} back.`);
-  if (recovering.length > 0) out.push(`${plural(recovering.length, 'stuck pod')} (${recovering.slice(0, 5).join(', ')}${recovering.length > 5 ? ` ...and ${recovering.length - 5} more` : ''}) got stuck before their node's current plugin pod started, or their node's plugin pod is being replaced: they are recovering after the plugin was replaced (the kubelet retries on its backoff) and count neither for nor against any revision.`);
-  if (ev.rolloutStart) out.push(`What happened at ${ev.rolloutStart}: ControllerRevision ${ev.newRevision} of ${ds} was created and the rollout began; ${ev.updatedNodes} of ${ev.desiredNodes} nodes run it now.`);
-  if (oldN > 0) out.push(`Not flaky nodes: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts and ${c.oldStuck} of ${oldN} on ${prev}; the fault follows the rollout order, not any node.`);
+  if (ev.rolledBack)
+    out.push(
+      `${ds} has been rolled back off revision ${ev.newRevision} (to ${prev}); ${ev.updatedNodes} of ${ev.desiredNodes} nodes still run revision ${ev.newRevision}. Do not run \`kubectl rollout undo\` again: it would bring revision ${ev.newRevision} back.`,
+    );
+  if (recovering.length > 0)
+    out.push(
+      `${plural(recovering.length, 'stuck pod')} (${recovering.slice(0, 5).join(', ')}${recovering.length > 5 ? ` ...and ${recovering.length - 5} more` : ''}) got stuck before their node's current plugin pod started, or their node's plugin pod is being replaced: they are recovering after the plugin was replaced (the kubelet retries on its backoff) and count neither for nor against any revision.`,
+    );
+  if (ev.rolloutStart)
+    out.push(
+      `What happened at ${ev.rolloutStart}: ControllerRevision ${ev.newRevision} of ${ds} was created and the rollout began; ${ev.updatedNodes} of ${ev.desiredNodes} nodes run it now.`,
+    );
+  if (oldN > 0)
+    out.push(
+      `Not flaky nodes: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts and ${c.oldStuck} of ${oldN} on ${prev}; the fault follows the rollout order, not any node.`,
+    );
   const cordoned = nodes.filter((n) => index.get('nodes', n.node)?.spec?.unschedulable).map((n) => n.node);
-  if (cordoned.length > 0) out.push(`${cordoned.join(', ')} ${cordoned.length === 1 ? 'is' : 'are'} cordoned: if a drain is running, stop it. Its evicted pods remount wherever they land, and ${ev.updatedNodes} of ${ev.desiredNodes} nodes cannot mount new volumes.`);
+  if (cordoned.length > 0)
+    out.push(
+      `${cordoned.join(', ')} ${cordoned.length === 1 ? 'is' : 'are'} cordoned: if a drain is running, stop it. Its evicted pods remount wherever they land, and ${ev.updatedNodes} of ${ev.desiredNodes} nodes cannot mount new volumes.`,
+    );
   const prop = ev.diff.find((x) => x.field.endsWith('mountPropagation'));
-  if (prop) out.push(`Revision ${ev.newRevision} changed ${prop.text}${prop.container ? ` (container ${prop.container})` : ''}: without Bidirectional propagation the plugin's mounts stay in its own mount namespace, so the kubelet and the runtime never see them and FailedMount only says "timed out waiting for the condition".`);
-  else if (ev.diff.length > 0) out.push(`Revision ${ev.newRevision} differs from ${prev} in ${plural(ev.diff.length, 'field')}; first: ${ev.diff[0]?.text}.`);
+  if (prop)
+    out.push(
+      `Revision ${ev.newRevision} changed ${prop.text}${prop.container ? ` (container ${prop.container})` : ''}: without Bidirectional propagation the plugin's mounts stay in its own mount namespace, so the kubelet and the runtime never see them and FailedMount only says "timed out waiting for the condition".`,
+    );
+  else if (ev.diff.length > 0)
+    out.push(
+      `Revision ${ev.newRevision} differs from ${prev} in ${plural(ev.diff.length, 'field')}; first: ${ev.diff[0]?.text}.`,
+    );
   const att = attachedCount(index, d);
-  if (att.attached > 0) out.push(`${att.attached} of ${plural(att.total, 'stuck volume')} are attached to their node (VolumeAttachment attached=true): provisioning and attach worked; what is left is on the node, between the kubelet and the node plugin (stage/publish).`);
+  if (att.attached > 0)
+    out.push(
+      `${att.attached} of ${plural(att.total, 'stuck volume')} are attached to their node (VolumeAttachment attached=true): provisioning and attach worked; what is left is on the node, between the kubelet and the node plugin (stage/publish).`,
+    );
   const plugins = [...a.plugins.values()];
-  const ready = plugins.filter((p) => (p.status?.conditions ?? []).some((x) => x?.type === 'Ready' && x.status === 'True')).length;
-  out.push(`${ready} of ${plural(plugins.length, 'node plugin pod')} are Ready: readiness does not exercise a mount, so every health check passes.`);
-  if (oldN > 0) out.push(`Deleting a stuck pod helps only when the scheduler places it on one of the ${oldN} nodes still on ${prev} (${Math.round((100 * oldN) / (oldN + newN))}% of plugin nodes now, fewer as the rollout proceeds); on the ${newN} nodes on revision ${ev.newRevision} it sticks again.`);
+  const ready = plugins.filter((p) =>
+    (p.status?.conditions ?? []).some((x) => x?.type === 'Ready' && x.status === 'True'),
+  ).length;
+  out.push(
+    `${ready} of ${plural(plugins.length, 'node plugin pod')} are Ready: readiness does not exercise a mount, so every health check passes.`,
+  );
+  if (oldN > 0)
+    out.push(
+      `Deleting a stuck pod helps only when the scheduler places it on one of the ${oldN} nodes still on ${prev} (${Math.round((100 * oldN) / (oldN + newN))}% of plugin nodes now, fewer as the rollout proceeds); on the ${newN} nodes on revision ${ev.newRevision} it sticks again.`,
+    );
   out.push(...siblingLines(index, d, ev.newRevision));
-  if (a.runningBeforeOnNew > 0) out.push(`${plural(a.runningBeforeOnNew, 'running pod')} with ${d.driver} volumes on revision-${ev.newRevision} nodes are unaffected: their mounts were made before the plugin was replaced.`);
+  if (a.runningBeforeOnNew > 0)
+    out.push(
+      `${plural(a.runningBeforeOnNew, 'running pod')} with ${d.driver} volumes on revision-${ev.newRevision} nodes are unaffected: their mounts were made before the plugin was replaced.`,
+    );
   out.push(...cronLines(d, nodes));
   return { title, summary, explanations: out };
 }
@@ -92,7 +132,11 @@ function siblingLines(index: ClusterIndex, d: Draft, newRev: number): string[] {
   const byWorkload = new Map<string, { label: string; owner?: string; stuck: number; stuckOnNew: number }>();
   for (const f of d.pods) {
     const k = `${f.workload.kind}/${f.workload.namespace}/${f.workload.name}`;
-    const w = byWorkload.get(k) ?? { label: `${f.workload.kind} ${f.workload.namespace}/${f.workload.name}`, stuck: 0, stuckOnNew: 0 };
+    const w = byWorkload.get(k) ?? {
+      label: `${f.workload.kind} ${f.workload.namespace}/${f.workload.name}`,
+      stuck: 0,
+      stuckOnNew: 0,
+    };
     w.stuck++;
     if (revOf(f.node) === newRev) w.stuckOnNew++;
     const pod = index.get('pods', memberKey(f));
@@ -103,13 +147,23 @@ function siblingLines(index: ClusterIndex, d: Draft, newRev: number): string[] {
   let more = 0;
   for (const w of byWorkload.values()) {
     if (!w.owner) continue;
-    const nodes = [...new Set(index.podsOwnedBy(w.owner)
-      .filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp && p.spec?.nodeName)
-      .map((p) => p.spec?.nodeName ?? ''))].sort();
+    const nodes = [
+      ...new Set(
+        index
+          .podsOwnedBy(w.owner)
+          .filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp && p.spec?.nodeName)
+          .map((p) => p.spec?.nodeName ?? ''),
+      ),
+    ].sort();
     if (nodes.length === 0) continue;
-    if (out.length >= MAX_SIBLING_LINES) { more++; continue; }
+    if (out.length >= MAX_SIBLING_LINES) {
+      more++;
+      continue;
+    }
     const revs = [...new Set(nodes.map(revOf).filter((r) => r !== undefined))].sort();
-    out.push(`${w.label}: ${plural(nodes.length, 'node')} (${nodes.join(', ')}) run its started pods${revs.length > 0 ? `, plugin revision ${revs.join('/')}` : ''}; ${w.stuckOnNew} of ${w.stuck} stuck on revision ${newRev}.`);
+    out.push(
+      `${w.label}: ${plural(nodes.length, 'node')} (${nodes.join(', ')}) run its started pods${revs.length > 0 ? `, plugin revision ${revs.join('/')}` : ''}; ${w.stuckOnNew} of ${w.stuck} stuck on revision ${newRev}.`,
+    );
   }
   if (more > 0) out.push(`...and ${more} more workload${more === 1 ? '' : 's'} with pods running on other nodes.`);
   return out;
@@ -127,7 +181,10 @@ export function incidentText(index: ClusterIndex, d: Draft, nodes: readonly Inci
     case 'FOLLOWS_NODE': {
       const drivers = [...new Set(d.pods.map(driverOf).filter((x) => x))];
       const term = d.pods.filter((f) => f.kind === 'stuck-terminating').length;
-      const parts = [...(pods - term ? [`${plural(pods - term, 'pod')} stuck mounting`] : []), ...(term ? [`${plural(term, 'pod')} stuck Terminating on unmount`] : [])];
+      const parts = [
+        ...(pods - term ? [`${plural(pods - term, 'pod')} stuck mounting`] : []),
+        ...(term ? [`${plural(term, 'pod')} stuck Terminating on unmount`] : []),
+      ];
       return {
         title: `${d.node}: stuck mounts follow the node`,
         summary: `FOLLOWS_NODE: ${parts.join(', ')} on ${d.node} across ${plural(drivers.length, 'driver')} (${drivers.join(', ') || 'none resolved'})${age}; no plugin rollout explains it`,
@@ -158,9 +215,15 @@ export function incidentText(index: ClusterIndex, d: Draft, nodes: readonly Inci
           explanations: cronLines(d, nodes),
         };
       }
-      const what = d.key === 'unexplained/cause-unknown' ? 'with no storage or network event' : `mounting ${d.driver ?? 'volumes'}`;
+      const what =
+        d.key === 'unexplained/cause-unknown'
+          ? 'with no storage or network event'
+          : `mounting ${d.driver ?? 'volumes'}`;
       return {
-        title: d.key === 'unexplained/cause-unknown' ? 'Pods stuck for an unknown cause' : `${d.driver}: stuck mounts, cause unexplained`,
+        title:
+          d.key === 'unexplained/cause-unknown'
+            ? 'Pods stuck for an unknown cause'
+            : `${d.driver}: stuck mounts, cause unexplained`,
         summary: `UNEXPLAINED: ${plural(pods, 'pod')} stuck ${what} on ${plural(nodeCount, 'node')}${age}; neither a plugin rollout nor a single node explains them`,
         explanations: cronLines(d, nodes),
       };

@@ -45,14 +45,19 @@ export function driverOf(f: StuckPodFinding): string | undefined {
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   const l = m.get(k);
-  if (l) l.push(v); else m.set(k, [v]);
+  if (l) l.push(v);
+  else m.set(k, [v]);
 }
 
 /**
  * Groups findings into drafts (see the file comment), given each driver's node plugin DaemonSet (plugin-finder.ts).
  * Linear in findings plus the plugin pods examined.
  */
-export function groupFindings(index: ClusterIndex, findings: readonly Finding[], plugins: ReadonlyMap<string, DaemonSet>): Draft[] {
+export function groupFindings(
+  index: ClusterIndex,
+  findings: readonly Finding[],
+  plugins: ReadonlyMap<string, DaemonSet>,
+): Draft[] {
   const drafts = new Map<string, Draft>();
   const draft = (key: string, init: Omit<Draft, 'key' | 'pods' | 'cronJobs'>): Draft => {
     let d = drafts.get(key);
@@ -73,26 +78,35 @@ export function groupFindings(index: ClusterIndex, findings: readonly Finding[],
 
   const stuckDriversByNode = new Map<string, Set<string>>();
   for (const [driver, fs] of creatingByDriver) {
-    for (const f of fs) if (f.node) {
-      const s = stuckDriversByNode.get(f.node) ?? new Set<string>();
-      s.add(driver);
-      stuckDriversByNode.set(f.node, s);
-    }
+    for (const f of fs)
+      if (f.node) {
+        const s = stuckDriversByNode.get(f.node) ?? new Set<string>();
+        s.add(driver);
+        stuckDriversByNode.set(f.node, s);
+      }
   }
   const remaining = new Map<string, StuckPodFinding[]>();
   const joined = new Set<StuckPodFinding>();
   for (const [driver, group] of creatingByDriver) {
     let fs = group;
     const ds = plugins.get(driver);
-    const others = new Set([...stuckDriversByNode].filter(([, ds2]) => [...ds2].some((d) => d !== driver)).map(([n]) => n));
+    const others = new Set(
+      [...stuckDriversByNode].filter(([, ds2]) => [...ds2].some((d) => d !== driver)).map(([n]) => n),
+    );
     const first = ds ? analyzeRollout(index, ds, driver, fs, others) : undefined;
     if (!ds || !first?.fits) {
       remaining.set(driver, fs);
       continue;
     }
     // Pods without events that fit the pattern join, and the analysis is redone so the 2x2 counts them.
-    const joining = unknown.filter((f) => !joined.has(f) && f.kind === 'stuck-creating' && driverOf(f) === driver && f.node
-      && first.revisionByNode.get(f.node) === first.evidence.newRevision);
+    const joining = unknown.filter(
+      (f) =>
+        !joined.has(f) &&
+        f.kind === 'stuck-creating' &&
+        driverOf(f) === driver &&
+        f.node &&
+        first.revisionByNode.get(f.node) === first.evidence.newRevision,
+    );
     let analysis = first;
     if (joining.length > 0) {
       for (const f of joining) joined.add(f);
@@ -100,12 +114,18 @@ export function groupFindings(index: ClusterIndex, findings: readonly Finding[],
       analysis = analyzeRollout(index, ds, driver, fs, others) ?? first;
     }
     const ev = analysis.evidence;
-    const d = draft(`rollout/${ev.daemonSet.namespace}/${ev.daemonSet.name}@${ev.newRevision}`, { verdict: 'FOLLOWS_ROLLOUT', driver, daemonSet: ds, rollout: analysis });
+    const d = draft(`rollout/${ev.daemonSet.namespace}/${ev.daemonSet.name}@${ev.newRevision}`, {
+      verdict: 'FOLLOWS_ROLLOUT',
+      driver,
+      daemonSet: ds,
+      rollout: analysis,
+    });
     // Recovering pods (rollout.ts) stay members: they neither leave for a node or unexplained group nor vote.
     d.pods.push(...fs);
   }
 
-  for (const f of unknown) if (!joined.has(f)) draft('unexplained/cause-unknown', { verdict: 'UNEXPLAINED' }).pods.push(f);
+  for (const f of unknown)
+    if (!joined.has(f)) draft('unexplained/cause-unknown', { verdict: 'UNEXPLAINED' }).pods.push(f);
 
   // Rule 4: which nodes the remaining storage pods follow.
   const nodeFault = new Set<string>();
@@ -117,9 +137,14 @@ export function groupFindings(index: ClusterIndex, findings: readonly Finding[],
     const workloads = new Set(fs.map((f) => `${f.workload.kind}/${f.workload.namespace}/${f.workload.name}`));
     const only = [...nodes][0];
     const ds = plugins.get(driver);
-    if (nodes.size === 1 && only && (workloads.size >= 2 || (ds && revisionProvenElsewhere(index, ds, driver, only)))) nodeFault.add(only);
+    if (nodes.size === 1 && only && (workloads.size >= 2 || (ds && revisionProvenElsewhere(index, ds, driver, only))))
+      nodeFault.add(only);
   }
-  for (const f of nodeCandidates) draft(`node/${f.node ?? 'unscheduled'}`, { verdict: 'FOLLOWS_NODE', ...(f.node ? { node: f.node } : {}) }).pods.push(f);
+  for (const f of nodeCandidates)
+    draft(`node/${f.node ?? 'unscheduled'}`, {
+      verdict: 'FOLLOWS_NODE',
+      ...(f.node ? { node: f.node } : {}),
+    }).pods.push(f);
   const sandbox = drafts.get('not-storage');
   if (sandbox) {
     const nodes = new Set(sandbox.pods.map((f) => f.node));
@@ -128,19 +153,26 @@ export function groupFindings(index: ClusterIndex, findings: readonly Finding[],
   }
   for (const [driver, fs] of remaining) {
     for (const f of fs) {
-      if (f.node && nodeFault.has(f.node)) draft(`node/${f.node}`, { verdict: 'FOLLOWS_NODE', node: f.node }).pods.push(f);
+      if (f.node && nodeFault.has(f.node))
+        draft(`node/${f.node}`, { verdict: 'FOLLOWS_NODE', node: f.node }).pods.push(f);
       else {
         const ds = plugins.get(driver);
-        draft(`unexplained/${driver}`, { verdict: 'UNEXPLAINED', driver, ...(ds ? { daemonSet: ds } : {}) }).pods.push(f);
+        draft(`unexplained/${driver}`, { verdict: 'UNEXPLAINED', driver, ...(ds ? { daemonSet: ds } : {}) }).pods.push(
+          f,
+        );
       }
     }
   }
 
   // Rule 5: CronJobs join the group of their Jobs' stuck pods.
   const byMember = new Map<string, Draft>();
-  for (const d of drafts.values()) for (const f of d.pods) if (!byMember.has(memberKey(f))) byMember.set(memberKey(f), d);
+  for (const d of drafts.values())
+    for (const f of d.pods) if (!byMember.has(memberKey(f))) byMember.set(memberKey(f), d);
   for (const c of cronJobs) {
-    const home = c.jobs.flatMap((j) => j.pods).map((p) => byMember.get(p)).find((d) => d !== undefined);
+    const home = c.jobs
+      .flatMap((j) => j.pods)
+      .map((p) => byMember.get(p))
+      .find((d) => d !== undefined);
     (home ?? draft(`cronjob/${c.cronJob.namespace}/${c.cronJob.name}`, { verdict: 'UNEXPLAINED' })).cronJobs.push(c);
   }
   return [...drafts.values()];

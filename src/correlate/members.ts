@@ -15,7 +15,11 @@ export function memberKey(f: StuckPodFinding): string {
  * (the seed's search pods on node-02, node-08, node-14: all on the old revision). `plugin` describes the node
  * plugin on a node, if any. O(stuck pods + their sibling pods).
  */
-export function nodeRows(index: ClusterIndex, pods: readonly StuckPodFinding[], plugin: (node: string) => PluginOnNode | undefined): IncidentNode[] {
+export function nodeRows(
+  index: ClusterIndex,
+  pods: readonly StuckPodFinding[],
+  plugin: (node: string) => PluginOnNode | undefined,
+): IncidentNode[] {
   const stuck = new Map<string, string[]>();
   for (const f of pods) {
     const node = f.node ?? '(unscheduled)';
@@ -47,12 +51,18 @@ export function nodeRows(index: ClusterIndex, pods: readonly StuckPodFinding[], 
   };
   return [
     ...[...stuck.keys()].sort().map(row),
-    ...[...running.keys()].filter((n) => !stuck.has(n)).sort().map(row),
+    ...[...running.keys()]
+      .filter((n) => !stuck.has(n))
+      .sort()
+      .map(row),
   ];
 }
 
 /** Affected workloads (kind, namespace, name) with their stuck pods; CronJobs listed even without a stuck pod. */
-export function workloadRows(pods: readonly StuckPodFinding[], cronJobs: readonly CronJobFinding[]): AffectedWorkload[] {
+export function workloadRows(
+  pods: readonly StuckPodFinding[],
+  cronJobs: readonly CronJobFinding[],
+): AffectedWorkload[] {
   const byKey = new Map<string, AffectedWorkload>();
   for (const f of pods) {
     const k = `${f.workload.namespace}/${f.workload.kind}/${f.workload.name}`;

@@ -22,7 +22,9 @@ export function driversOfPod(index: ClusterIndex, pod: Pod): Set<string> {
 /** When a Running pod's containers started (earliest running.startedAt, else Ready transition, else startTime). */
 export function containersStartedAt(pod: Pod): number | undefined {
   if (pod.status?.phase !== 'Running') return undefined;
-  const starts = (pod.status.containerStatuses ?? []).map((c) => timeMs(c?.state?.running?.startedAt)).filter((t): t is number => t !== undefined);
+  const starts = (pod.status.containerStatuses ?? [])
+    .map((c) => timeMs(c?.state?.running?.startedAt))
+    .filter((t): t is number => t !== undefined);
   if (starts.length > 0) return Math.min(...starts);
   const ready = (pod.status.conditions ?? []).find((c) => c?.type === 'Ready' && c.status === 'True');
   return timeMs(ready?.lastTransitionTime) ?? timeMs(pod.status.startTime);
@@ -33,7 +35,12 @@ export function containersStartedAt(pod: Pod): number | undefined {
  * plugin pod's creation): `after` pods prove the current plugin mounts; `before` pods only show that mounts made
  * earlier survive (seed: "workloads already running are unaffected"). O(pods on the node).
  */
-export function runningWithDriver(index: ClusterIndex, node: string, driver: string, since: number | undefined): { after: Pod[]; before: Pod[] } {
+export function runningWithDriver(
+  index: ClusterIndex,
+  node: string,
+  driver: string,
+  since: number | undefined,
+): { after: Pod[]; before: Pod[] } {
   const after: Pod[] = [];
   const before: Pod[] = [];
   for (const pod of index.podsOnNode(node)) {

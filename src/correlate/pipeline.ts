@@ -18,6 +18,9 @@ export interface ScanOptions {
 /** Runs detectors and correlator over the cache; linear in its size. */
 export function scanIndex(index: ClusterIndex, opts: ScanOptions): { findings: Finding[]; incidents: Incident[] } {
   const findings = detectAll(index, { now: opts.now, config: { ...DEFAULT_DETECT_CONFIG, ...opts.config } });
-  const incidents = correlate(index, findings, { now: opts.now, ...(opts.driverDaemonSets ? { driverDaemonSets: opts.driverDaemonSets } : {}) });
+  const incidents = correlate(index, findings, {
+    now: opts.now,
+    ...(opts.driverDaemonSets ? { driverDaemonSets: opts.driverDaemonSets } : {}),
+  });
   return { findings, incidents };
 }

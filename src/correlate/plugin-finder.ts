@@ -18,7 +18,12 @@ import type { NsName } from '../domain/findings.js';
 import type { Container, DaemonSet, PodTemplate } from '../domain/objects.js';
 import { nsKey } from '../domain/refs.js';
 import {
-  FALLBACK_KINDS, fallbackMatches, isDriverName, knownDrivers, type PluginMatch, type Unclaimed,
+  FALLBACK_KINDS,
+  fallbackMatches,
+  isDriverName,
+  knownDrivers,
+  type PluginMatch,
+  type Unclaimed,
 } from './plugin-match.js';
 
 export { describePluginMatch, type MatchMethod, type PluginMatch } from './plugin-match.js';
@@ -91,7 +96,9 @@ function declaredAt(template: PodTemplate | undefined, reg: string | undefined):
   const names = new Map<string, DeclaredDriver['method']>();
   const fromPath = driverFromRegistrationPath(reg);
   if (fromPath) names.set(fromPath, 'registration-path');
-  const add = (n: string) => { if (!names.has(n)) names.set(n, 'driver-flag'); };
+  const add = (n: string) => {
+    if (!names.has(n)) names.set(n, 'driver-flag');
+  };
   for (const c of template?.spec?.containers ?? []) {
     const env = envOf(c);
     for (const f of flags(c)) {
@@ -120,7 +127,8 @@ export type DriverDaemonSets = Record<string, string>;
 export function matchPluginDaemonSets(index: ClusterIndex, overrides: DriverDaemonSets = {}): Map<string, PluginMatch> {
   const out = new Map<string, PluginMatch>();
   const all = [...index.all('daemonSets')].sort((a, b) =>
-    nsKey(a.metadata?.namespace, a.metadata?.name).localeCompare(nsKey(b.metadata?.namespace, b.metadata?.name)));
+    nsKey(a.metadata?.namespace, a.metadata?.name).localeCompare(nsKey(b.metadata?.namespace, b.metadata?.name)),
+  );
   const overridden = new Map<string, DaemonSet>();
   for (const [driver, key] of Object.entries(overrides)) {
     const ds = index.get('daemonSets', key);
@@ -141,7 +149,8 @@ export function matchPluginDaemonSets(index: ClusterIndex, overrides: DriverDaem
   if (open.length > 0 && FALLBACK_KINDS.every((k) => index.readable(k))) {
     const known = knownDrivers(index);
     const unmatched = new Map([...known].filter(([d]) => !out.has(d) && !overridden.has(d)));
-    const unclaimed: Unclaimed[] = open.filter((o) => !o.names.some((n) => known.has(n)))
+    const unclaimed: Unclaimed[] = open
+      .filter((o) => !o.names.some((n) => known.has(n)))
       .map((o) => ({ daemonSet: o.ds, ...(o.registrationDir ? { registrationDir: o.registrationDir } : {}) }));
     for (const [driver, m] of fallbackMatches(unmatched, unclaimed)) out.set(driver, m);
   }

@@ -50,7 +50,9 @@ export const FALLBACK_KINDS: readonly KindKey[] = ['daemonSets', 'csiDrivers', '
  */
 export function knownDrivers(index: ClusterIndex): Map<string, boolean> {
   const out = new Map<string, boolean>();
-  const csi = (name: string | undefined | null) => { if (name && isDriverName(name)) out.set(name, true); };
+  const csi = (name: string | undefined | null) => {
+    if (name && isDriverName(name)) out.set(name, true);
+  };
   for (const d of index.all('csiDrivers')) csi(d.metadata?.name);
   for (const n of index.all('csiNodes')) for (const d of n.spec?.drivers ?? []) csi(d?.name);
   for (const pv of index.all('pvs')) csi(pv.spec?.csi?.driver);
@@ -69,9 +71,33 @@ export interface Unclaimed {
 }
 
 const GENERIC = new Set([
-  'csi', 'driver', 'drivers', 'plugin', 'node', 'nodes', 'k8s', 'kube', 'kubernetes', 'com', 'org', 'net', 'cloud',
-  'storage', 'volume', 'volumes', 'disk', 'file', 'files', 'block', 'local', 'host', 'default', 'system',
-  'provisioner', 'controller', 'daemon',
+  'csi',
+  'driver',
+  'drivers',
+  'plugin',
+  'node',
+  'nodes',
+  'k8s',
+  'kube',
+  'kubernetes',
+  'com',
+  'org',
+  'net',
+  'cloud',
+  'storage',
+  'volume',
+  'volumes',
+  'disk',
+  'file',
+  'files',
+  'block',
+  'local',
+  'host',
+  'default',
+  'system',
+  'provisioner',
+  'controller',
+  'daemon',
 ]);
 
 /** The token a driver is recognised by: its first DNS label, unless shorter than 3 characters or generic. */
@@ -94,7 +120,10 @@ export function nameTokens(name: string): Set<string> {
  * Pairs unmatched drivers with unclaimed DaemonSets by elimination, else by name token (file comment). `drivers`
  * are the unmatched known drivers with their CSI evidence flag. Linear in drivers + DaemonSets.
  */
-export function fallbackMatches(drivers: ReadonlyMap<string, boolean>, unclaimed: readonly Unclaimed[]): Map<string, PluginMatch> {
+export function fallbackMatches(
+  drivers: ReadonlyMap<string, boolean>,
+  unclaimed: readonly Unclaimed[],
+): Map<string, PluginMatch> {
   const out = new Map<string, PluginMatch>();
   if (drivers.size === 0 || unclaimed.length === 0) return out;
   if (drivers.size === 1 && unclaimed.length === 1) {
@@ -109,14 +138,15 @@ export function fallbackMatches(drivers: ReadonlyMap<string, boolean>, unclaimed
     for (const t of nameTokens(u.registrationDir ?? '')) tokens.add(t);
     for (const t of tokens) {
       const l = byToken.get(t);
-      if (l) l.push(u); else byToken.set(t, [u]);
+      if (l) l.push(u);
+      else byToken.set(t, [u]);
     }
   }
   const driversOf = new Map<Unclaimed, number>();
   const candidate = new Map<string, { u: Unclaimed; token: string }>();
   for (const [driver, isCsi] of drivers) {
     const token = driverToken(driver);
-    const hits = token ? byToken.get(token) ?? [] : [];
+    const hits = token ? (byToken.get(token) ?? []) : [];
     for (const u of hits) driversOf.set(u, (driversOf.get(u) ?? 0) + 1);
     if (isCsi && token && hits.length === 1 && hits[0]) candidate.set(driver, { u: hits[0], token });
   }
@@ -135,10 +165,15 @@ export function describePluginMatch(driver: string, m: PluginMatch): string {
   const head = `node plugin ${ds} of ${driver} found`;
   const confirm = `; if that is wrong, set RWX_DRIVER_DAEMONSETS=${driver}=namespace/name`;
   switch (m.method) {
-    case 'registration-path': return `${head} by the registration path of its node-driver-registrar`;
-    case 'driver-flag': return `${head} by the driver name its plugin container is given (flag or env)`;
-    case 'override': return `${head} by the RWX_DRIVER_DAEMONSETS override`;
-    case 'elimination': return `${head} by elimination: it is the only node plugin DaemonSet that names no known driver, and ${driver} the only known driver without one${confirm}`;
-    case 'name-token': return `${head} by name: "${m.token ?? ''}" of ${driver} names ${ds} and no other unclaimed node plugin${confirm}`;
+    case 'registration-path':
+      return `${head} by the registration path of its node-driver-registrar`;
+    case 'driver-flag':
+      return `${head} by the driver name its plugin container is given (flag or env)`;
+    case 'override':
+      return `${head} by the RWX_DRIVER_DAEMONSETS override`;
+    case 'elimination':
+      return `${head} by elimination: it is the only node plugin DaemonSet that names no known driver, and ${driver} the only known driver without one${confirm}`;
+    case 'name-token':
+      return `${head} by name: "${m.token ?? ''}" of ${driver} names ${ds} and no other unclaimed node plugin${confirm}`;
   }
 }

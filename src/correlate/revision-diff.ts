@@ -18,9 +18,13 @@ function show(v: unknown): string {
 
 /** Stable JSON for comparisons (object keys sorted). */
 function canon(v: unknown): string {
-  return JSON.stringify(v, (_k, val: unknown) => (val && typeof val === 'object' && !Array.isArray(val)
-    ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
-    : val)) ?? 'undefined';
+  return (
+    JSON.stringify(v, (_k, val: unknown) =>
+      val && typeof val === 'object' && !Array.isArray(val)
+        ? Object.fromEntries(Object.entries(val as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+        : val,
+    ) ?? 'undefined'
+  );
 }
 
 function propagation(m: VolumeMount | undefined): string {
@@ -31,9 +35,21 @@ function propagation(m: VolumeMount | undefined): string {
 class Changes {
   readonly list: TemplateChange[] = [];
   /** Records `<subject>: <label> <from> -> <to>`; `field` is the full path, e.g. "volumeMount kubelet-dir mountPropagation". */
-  add(category: Category, container: string | undefined, subject: string, label: string, from: unknown, to: unknown, field?: string): void {
+  add(
+    category: Category,
+    container: string | undefined,
+    subject: string,
+    label: string,
+    from: unknown,
+    to: unknown,
+    field?: string,
+  ): void {
     const c: TemplateChange = {
-      category, field: field ?? `${subject} ${label}`, from: show(from), to: show(to), text: `${subject}: ${label} ${show(from)} -> ${show(to)}`,
+      category,
+      field: field ?? `${subject} ${label}`,
+      from: show(from),
+      to: show(to),
+      text: `${subject}: ${label} ${show(from)} -> ${show(to)}`,
     };
     if (container !== undefined) c.container = container;
     this.list.push(c);
@@ -54,31 +70,51 @@ function mountsDiff(out: Changes, cname: string, a: Container | undefined, b: Co
     const y = to.get(name);
     if (!x || !y) {
       const describe = (m: VolumeMount) => `${m.mountPath ?? '?'} (${propagation(m)})`;
-      out.add('storage', cname, name, 'volumeMount', x ? describe(x) : undefined, y ? describe(y) : undefined, `volumeMount ${name}`);
+      out.add(
+        'storage',
+        cname,
+        name,
+        'volumeMount',
+        x ? describe(x) : undefined,
+        y ? describe(y) : undefined,
+        `volumeMount ${name}`,
+      );
       continue;
     }
     const f = (label: string) => `volumeMount ${name} ${label}`;
-    if (propagation(x) !== propagation(y)) out.add('storage', cname, name, 'mountPropagation', propagation(x), propagation(y), f('mountPropagation'));
-    if (x.mountPath !== y.mountPath) out.add('storage', cname, name, 'mountPath', x.mountPath, y.mountPath, f('mountPath'));
-    if (!!x.readOnly !== !!y.readOnly) out.add('storage', cname, name, 'readOnly', !!x.readOnly, !!y.readOnly, f('readOnly'));
+    if (propagation(x) !== propagation(y))
+      out.add('storage', cname, name, 'mountPropagation', propagation(x), propagation(y), f('mountPropagation'));
+    if (x.mountPath !== y.mountPath)
+      out.add('storage', cname, name, 'mountPath', x.mountPath, y.mountPath, f('mountPath'));
+    if (!!x.readOnly !== !!y.readOnly)
+      out.add('storage', cname, name, 'readOnly', !!x.readOnly, !!y.readOnly, f('readOnly'));
     if (x.subPath !== y.subPath) out.add('storage', cname, name, 'subPath', x.subPath, y.subPath, f('subPath'));
   }
 }
 
 function containerDiff(out: Changes, cname: string, a: Container | undefined, b: Container | undefined): void {
   if (!a || !b) {
-    out.add('other', cname, cname, 'container', a ? a.image ?? 'present' : undefined, b ? b.image ?? 'present' : undefined);
+    out.add(
+      'other',
+      cname,
+      cname,
+      'container',
+      a ? (a.image ?? 'present') : undefined,
+      b ? (b.image ?? 'present') : undefined,
+    );
     mountsDiff(out, cname, a, b);
     return;
   }
   mountsDiff(out, cname, a, b);
   const sa = a.securityContext ?? {};
   const sb = b.securityContext ?? {};
-  if (!!sa.privileged !== !!sb.privileged) out.add('security', cname, cname, 'privileged', !!sa.privileged, !!sb.privileged);
+  if (!!sa.privileged !== !!sb.privileged)
+    out.add('security', cname, cname, 'privileged', !!sa.privileged, !!sb.privileged);
   for (const k of ['add', 'drop'] as const) {
     const x = [...(sa.capabilities?.[k] ?? [])].sort();
     const y = [...(sb.capabilities?.[k] ?? [])].sort();
-    if (canon(x) !== canon(y)) out.add('security', cname, cname, `capabilities.${k}`, `[${x.join(', ')}]`, `[${y.join(', ')}]`);
+    if (canon(x) !== canon(y))
+      out.add('security', cname, cname, `capabilities.${k}`, `[${x.join(', ')}]`, `[${y.join(', ')}]`);
   }
   const restA = { ...sa, privileged: undefined, capabilities: undefined };
   const restB = { ...sb, privileged: undefined, capabilities: undefined };
@@ -91,7 +127,11 @@ function containerDiff(out: Changes, cname: string, a: Container | undefined, b:
   }
 }
 
-function volumesDiff(out: Changes, a: readonly Volume[] | null | undefined, b: readonly Volume[] | null | undefined): void {
+function volumesDiff(
+  out: Changes,
+  a: readonly Volume[] | null | undefined,
+  b: readonly Volume[] | null | undefined,
+): void {
   const from = byName(a);
   const to = byName(b);
   for (const name of new Set([...from.keys(), ...to.keys()])) {
@@ -100,8 +140,10 @@ function volumesDiff(out: Changes, a: readonly Volume[] | null | undefined, b: r
     if (canon(x) === canon(y)) continue;
     const before = out.list.length;
     if (x?.hostPath || y?.hostPath) {
-      if (x?.hostPath?.path !== y?.hostPath?.path) out.add('storage', undefined, `volume ${name}`, 'hostPath', x?.hostPath?.path, y?.hostPath?.path);
-      else if (x?.hostPath?.type !== y?.hostPath?.type) out.add('storage', undefined, `volume ${name}`, 'hostPath.type', x?.hostPath?.type, y?.hostPath?.type);
+      if (x?.hostPath?.path !== y?.hostPath?.path)
+        out.add('storage', undefined, `volume ${name}`, 'hostPath', x?.hostPath?.path, y?.hostPath?.path);
+      else if (x?.hostPath?.type !== y?.hostPath?.type)
+        out.add('storage', undefined, `volume ${name}`, 'hostPath.type', x?.hostPath?.type, y?.hostPath?.type);
     }
     // Anything else about the volume (a renamed ConfigMap, a changed size limit) is "other".
     if (out.list.length === before) out.add('other', undefined, `volume ${name}`, 'definition', x, y);
@@ -113,10 +155,14 @@ export function diffTemplates(from: PodTemplate | undefined, to: PodTemplate | u
   const out = new Changes();
   const sa = from?.spec ?? {};
   const sb = to?.spec ?? {};
-  for (const [kind, prefix] of [['initContainers', 'init:'], ['containers', '']] as const) {
+  for (const [kind, prefix] of [
+    ['initContainers', 'init:'],
+    ['containers', ''],
+  ] as const) {
     const ca = byName(sa[kind]);
     const cb = byName(sb[kind]);
-    for (const name of new Set([...ca.keys(), ...cb.keys()])) containerDiff(out, `${prefix}${name}`, ca.get(name), cb.get(name));
+    for (const name of new Set([...ca.keys(), ...cb.keys()]))
+      containerDiff(out, `${prefix}${name}`, ca.get(name), cb.get(name));
   }
   volumesDiff(out, sa.volumes, sb.volumes);
   for (const k of ['hostPID', 'hostNetwork', 'hostIPC'] as const) {
@@ -130,7 +176,17 @@ export function diffTemplates(from: PodTemplate | undefined, to: PodTemplate | u
     out.add('other', undefined, 'template', 'labels', from?.metadata?.labels ?? {}, to?.metadata?.labels ?? {});
   }
   if (canon(from?.metadata?.annotations ?? {}) !== canon(to?.metadata?.annotations ?? {})) {
-    out.add('other', undefined, 'template', 'annotations', from?.metadata?.annotations ?? {}, to?.metadata?.annotations ?? {});
+    out.add(
+      'other',
+      undefined,
+      'template',
+      'annotations',
+      from?.metadata?.annotations ?? {},
+      to?.metadata?.annotations ?? {},
+    );
   }
-  return out.list.map((c, i) => ({ c, i })).sort((x, y) => ORDER[x.c.category] - ORDER[y.c.category] || x.i - y.i).map(({ c }) => c);
+  return out.list
+    .map((c, i) => ({ c, i }))
+    .sort((x, y) => ORDER[x.c.category] - ORDER[y.c.category] || x.i - y.i)
+    .map(({ c }) => c);
 }

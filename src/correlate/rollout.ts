@@ -56,7 +56,10 @@ export interface RolloutAnalysis {
 export function newestRevision(revs: readonly ControllerRevision[]): ControllerRevision | undefined {
   let best: ControllerRevision | undefined;
   for (const r of revs) {
-    if (!best) { best = r; continue; }
+    if (!best) {
+      best = r;
+      continue;
+    }
     const a = timeMs(r.metadata?.creationTimestamp) ?? 0;
     const b = timeMs(best.metadata?.creationTimestamp) ?? 0;
     if (a > b || (a === b && (r.revision ?? 0) > (best.revision ?? 0))) best = r;
@@ -88,8 +91,13 @@ export const RECOVERY_WINDOW_MS = 5 * 60_000;
  * `otherDriverNodes` are nodes with stuck mounts of other drivers. Undefined when the DaemonSet has fewer than
  * two revisions (nothing rolled). O(plugin pods + pods on the plugin nodes).
  */
-export function analyzeRollout(index: ClusterIndex, ds: DaemonSet, driver: string, findings: readonly StuckPodFinding[],
-  otherDriverNodes: ReadonlySet<string>): RolloutAnalysis | undefined {
+export function analyzeRollout(
+  index: ClusterIndex,
+  ds: DaemonSet,
+  driver: string,
+  findings: readonly StuckPodFinding[],
+  otherDriverNodes: ReadonlySet<string>,
+): RolloutAnalysis | undefined {
   const revs = revisionsOf(index, ds);
   const newest = newestRevision(revs);
   if (revs.length < 2 || newest?.revision === undefined) return undefined;
@@ -98,8 +106,14 @@ export function analyzeRollout(index: ClusterIndex, ds: DaemonSet, driver: strin
   const revisionByNode = new Map<string, number | undefined>();
   for (const [node, pod] of plugins) revisionByNode.set(node, revisionOfPod(index, ds, pod));
   const onPods = [...revisionByNode.values()].filter((r): r is number => r !== undefined && r !== newRev);
-  const previousRevision = onPods.length > 0 ? Math.max(...onPods)
-    : revs.filter((r) => r !== newest).sort((a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0))[0]?.revision;
+  const previousRevision =
+    onPods.length > 0
+      ? Math.max(...onPods)
+      : revs
+          .filter((r) => r !== newest)
+          .sort(
+            (a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0),
+          )[0]?.revision;
   const recovering = new Set(findings.filter((f) => f.node && isRecovering(f, plugins.get(f.node))));
   const evidenceFindings = findings.filter((f) => !recovering.has(f));
   const stuckNodes = new Set(evidenceFindings.map((f) => f.node).filter((n): n is string => !!n));
@@ -111,12 +125,17 @@ export function analyzeRollout(index: ClusterIndex, ds: DaemonSet, driver: strin
     const isNew = rev === newRev;
     const stuck = stuckNodes.has(node);
     if (isNew) nodesOnNewRevision.push(node);
-    if (isNew) { if (stuck) counts.newStuck++; else counts.newFine++; } else if (stuck) counts.oldStuck++; else counts.oldFine++;
+    if (isNew) {
+      if (stuck) counts.newStuck++;
+      else counts.newFine++;
+    } else if (stuck) counts.oldStuck++;
+    else counts.oldFine++;
     if (stuck && !isNew) continue;
     const running = runningWithDriver(index, node, driver, timeMs(plugins.get(node)?.metadata?.creationTimestamp));
     if (isNew) runningBeforeOnNew += running.before.length;
     if (stuck || running.after.length === 0) continue;
-    if (isNew) counts.newProven = (counts.newProven ?? 0) + 1; else counts.oldProven = (counts.oldProven ?? 0) + 1;
+    if (isNew) counts.newProven = (counts.newProven ?? 0) + 1;
+    else counts.oldProven = (counts.oldProven ?? 0) + 1;
   }
   const rolloutStart = timeMs(newest.metadata?.creationTimestamp);
   const complete = counts.oldFine + counts.oldStuck === 0;
@@ -125,8 +144,10 @@ export function analyzeRollout(index: ClusterIndex, ds: DaemonSet, driver: strin
     const servedStuck = [...stuckNodes];
     fits = !(servedStuck.length === 1 && otherDriverNodes.has(servedStuck[0] ?? ''));
   } else if (fits) {
-    fits = counts.newStuck >= 2 && rolloutStart !== undefined
-      && evidenceFindings.every((f) => (timeMs(f.since) ?? 0) >= rolloutStart);
+    fits =
+      counts.newStuck >= 2 &&
+      rolloutStart !== undefined &&
+      evidenceFindings.every((f) => (timeMs(f.since) ?? 0) >= rolloutStart);
   }
   // revs is sorted by number, highest first: after `rollout undo` the restored (older) revision is highest.
   const rolledBack = revs[0] !== newest;
@@ -146,7 +167,8 @@ export function analyzeRollout(index: ClusterIndex, ds: DaemonSet, driver: strin
   if (previousRevision !== undefined) evidence.previousRevision = previousRevision;
   if (rolloutStart !== undefined) evidence.rolloutStart = new Date(rolloutStart).toISOString();
   if (rolledBack) evidence.rolledBack = true;
-  if (recovering.size > 0) evidence.recoveringPods = [...recovering].map((f) => `${f.pod.namespace}/${f.pod.name}`).sort();
+  if (recovering.size > 0)
+    evidence.recoveringPods = [...recovering].map((f) => `${f.pod.namespace}/${f.pod.name}`).sort();
   return { evidence, fits, plugins, revisionByNode, recovering, rolledBack, complete, runningBeforeOnNew };
 }
 

@@ -5,8 +5,13 @@ import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { RwxError } from '../errors.js';
 
 const DESCRIPTORS: Record<string, string> = {
-  '@yearly': '0 0 1 1 *', '@annually': '0 0 1 1 *', '@monthly': '0 0 1 * *', '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *', '@midnight': '0 0 * * *', '@hourly': '0 * * * *',
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
 };
 
 /**
@@ -25,7 +30,8 @@ export function parseSchedule(schedule: string, timeZone: string | undefined, fr
     expr = prefix[2] ?? '';
   }
   expr = DESCRIPTORS[expr.toLowerCase()] ?? expr;
-  if (expr.split(/\s+/).length !== 5) throw new RwxError('INPUT', `schedule "${schedule}" is not a five-field cron expression`);
+  if (expr.split(/\s+/).length !== 5)
+    throw new RwxError('INPUT', `schedule "${schedule}" is not a five-field cron expression`);
   try {
     const parsed = CronExpressionParser.parse(expr, { currentDate: new Date(fromMs), ...(tz ? { tz } : {}) });
     // cron-parser only notices a bad time zone when it computes a date: force that here.
@@ -33,7 +39,10 @@ export function parseSchedule(schedule: string, timeZone: string | undefined, fr
     parsed.reset(new Date(fromMs));
     return parsed;
   } catch (e) {
-    throw new RwxError('INPUT', `schedule "${schedule}"${tz ? ` in ${tz}` : ''}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new RwxError(
+      'INPUT',
+      `schedule "${schedule}"${tz ? ` in ${tz}` : ''}: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
 }
 
@@ -41,7 +50,12 @@ export function parseSchedule(schedule: string, timeZone: string | undefined, fr
  * Scheduled times after `afterMs` and at or before `untilMs`, newest first (at most MAX_SCHEDULE_STEPS).
  * Throws RwxError('INPUT') for a schedule Kubernetes would not accept.
  */
-export function scheduledTimes(schedule: string, timeZone: string | undefined, afterMs: number, untilMs: number): number[] {
+export function scheduledTimes(
+  schedule: string,
+  timeZone: string | undefined,
+  afterMs: number,
+  untilMs: number,
+): number[] {
   // prev() is strictly before the current date; +1ms makes a run scheduled exactly at untilMs count.
   const it = parseSchedule(schedule, timeZone, untilMs + 1);
   const out: number[] = [];

@@ -45,7 +45,9 @@ export function cronJobMissedFinding(index: ClusterIndex, cj: CronJob, ctx: Dete
   if (latest === undefined) return undefined;
   const missed = times.filter((t) => t + grace < ctx.now);
   if (missed.length === 0) return undefined;
-  const sorted = [...jobs].sort((a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0));
+  const sorted = [...jobs].sort(
+    (a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0),
+  );
   if (sorted[0] && inProgress(index, sorted[0])) return undefined;
   const finding: CronJobFinding = {
     kind: 'cronjob-missed',
@@ -59,7 +61,12 @@ export function cronJobMissedFinding(index: ClusterIndex, cj: CronJob, ctx: Dete
       active: j.status?.active ?? 0,
       succeeded: j.status?.succeeded ?? 0,
       failed: j.status?.failed ?? 0,
-      pods: j.metadata?.uid ? index.podsOwnedBy(j.metadata.uid).map((p) => nsKey(p.metadata?.namespace, p.metadata?.name)).sort() : [],
+      pods: j.metadata?.uid
+        ? index
+            .podsOwnedBy(j.metadata.uid)
+            .map((p) => nsKey(p.metadata?.namespace, p.metadata?.name))
+            .sort()
+        : [],
     })),
   };
   if (tz) finding.timeZone = tz;

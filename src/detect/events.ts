@@ -12,14 +12,23 @@ const NETWORK_REASONS = new Set(['FailedCreatePodSandBox']);
 
 /** The time an event was last seen (epoch ms), from whichever field the API server filled. */
 export function eventLastSeen(e: KubeEvent): number | undefined {
-  return timeMs(e.lastTimestamp) ?? timeMs(e.series?.lastObservedTime) ?? timeMs(e.eventTime) ?? timeMs(e.firstTimestamp)
-    ?? timeMs(e.metadata?.creationTimestamp);
+  return (
+    timeMs(e.lastTimestamp) ??
+    timeMs(e.series?.lastObservedTime) ??
+    timeMs(e.eventTime) ??
+    timeMs(e.firstTimestamp) ??
+    timeMs(e.metadata?.creationTimestamp)
+  );
 }
 
 /** Whether an event says a mount or attach failed (FailedMount, FailedAttachVolume, MountVolume.* messages). */
 export function isStorageEvent(e: KubeEvent): boolean {
   const reason = e.reason ?? '';
-  return STORAGE_REASONS.has(reason) || reason.startsWith('MountVolume.') || /^(MountVolume|MapVolume|AttachVolume)\./.test(e.message ?? '');
+  return (
+    STORAGE_REASONS.has(reason) ||
+    reason.startsWith('MountVolume.') ||
+    /^(MountVolume|MapVolume|AttachVolume)\./.test(e.message ?? '')
+  );
 }
 
 /** Whether an event says an unmount failed ("device or resource busy" and friends). */

@@ -5,11 +5,18 @@ import type { Pod } from '../domain/objects.js';
 import { resolveWorkload } from './owner.js';
 
 /** The cause-specific fields each detector adds to the common ones. */
-export type StuckDetails = Pick<StuckPodFinding, 'cause' | 'storage' | 'events'> & Partial<Pick<StuckPodFinding, 'finalizers'>>;
+export type StuckDetails = Pick<StuckPodFinding, 'cause' | 'storage' | 'events'> &
+  Partial<Pick<StuckPodFinding, 'finalizers'>>;
 
 /** A stuck-pod finding of `kind` for `pod`, stuck since `since` (epoch ms) as of `now`. */
-export function stuckPodFinding(index: ClusterIndex, pod: Pod, kind: StuckPodFinding['kind'], since: number, now: number,
-  details: StuckDetails): StuckPodFinding {
+export function stuckPodFinding(
+  index: ClusterIndex,
+  pod: Pod,
+  kind: StuckPodFinding['kind'],
+  since: number,
+  now: number,
+  details: StuckDetails,
+): StuckPodFinding {
   const namespace = pod.metadata?.namespace ?? '';
   const name = pod.metadata?.name ?? '';
   const finding: StuckPodFinding = {

@@ -33,9 +33,10 @@ export function storagePathOf(index: ClusterIndex, pod: Pod, v: Volume): Storage
   const pvName = pvc?.spec?.volumeName ?? undefined;
   const pv = pvName ? index.get('pvs', pvName) : undefined;
   if (pvName) path.pv = pvName;
-  const driver = pv?.spec?.csi?.driver
+  const driver =
+    pv?.spec?.csi?.driver ??
     // An unbound claim has no PV yet: its StorageClass's provisioner names the driver that will serve it.
-    ?? (pvc?.spec?.storageClassName ? index.get('storageClasses', pvc.spec.storageClassName)?.provisioner : undefined);
+    (pvc?.spec?.storageClassName ? index.get('storageClasses', pvc.spec.storageClassName)?.provisioner : undefined);
   if (driver) path.driver = driver;
   const modes = pvc?.status?.accessModes ?? pvc?.spec?.accessModes ?? pv?.spec?.accessModes;
   if (modes && modes.length > 0) path.accessModes = [...modes];

@@ -27,7 +27,10 @@ export function scheduledAt(pod: Pod): number | undefined {
 export function isCreating(pod: Pod): boolean {
   if (pod.metadata?.deletionTimestamp) return false;
   if (pod.status?.phase !== 'Pending' || !pod.spec?.nodeName) return false;
-  const statuses: ContainerStatus[] = [...(pod.status.initContainerStatuses ?? []), ...(pod.status.containerStatuses ?? [])];
+  const statuses: ContainerStatus[] = [
+    ...(pod.status.initContainerStatuses ?? []),
+    ...(pod.status.containerStatuses ?? []),
+  ];
   if (statuses.length === 0) return true;
   if (statuses.some((s) => s?.state?.running || s?.state?.terminated)) return false;
   return statuses.some((s) => CREATING.has(s?.state?.waiting?.reason ?? ''));

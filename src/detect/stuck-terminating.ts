@@ -23,7 +23,11 @@ export function terminatingSince(pod: Pod): number | undefined {
 }
 
 /** The finding for one pod if it is stuck Terminating at ctx.now, else undefined. */
-export function stuckTerminatingFinding(index: ClusterIndex, pod: Pod, ctx: DetectContext): StuckPodFinding | undefined {
+export function stuckTerminatingFinding(
+  index: ClusterIndex,
+  pod: Pod,
+  ctx: DetectContext,
+): StuckPodFinding | undefined {
   const since = terminatingSince(pod);
   if (since === undefined || ctx.now - since <= ctx.config.stuckAfterMs) return undefined;
   const events = index.eventsFor('Pod', pod.metadata?.namespace, pod.metadata?.name ?? '');

@@ -61,7 +61,11 @@ class MultiIndex<T extends object> {
 const SMALL = 16;
 
 /** Key for an event's involved object: "Kind/namespace/name". */
-export function involvedKey(kind: string | undefined, namespace: string | undefined | null, name: string | undefined): string {
+export function involvedKey(
+  kind: string | undefined,
+  namespace: string | undefined | null,
+  name: string | undefined,
+): string {
   return `${kind ?? ''}/${namespace ?? ''}/${name ?? ''}`;
 }
 
@@ -71,7 +75,10 @@ const LAZY: Record<LazyName, { kind: KindKey; key: (o: ObjectsByKind[KindKey]) =
   podsByNode: { kind: 'pods', key: (o) => (o as Pod).spec?.nodeName || undefined },
   podsByOwner: { kind: 'pods', key: (o) => controllerOf(o)?.uid || undefined },
   jobsByOwner: { kind: 'jobs', key: (o) => controllerOf(o)?.uid || undefined },
-  attachmentsByNode: { kind: 'volumeAttachments', key: (o) => (o as ObjectsByKind['volumeAttachments']).spec?.nodeName || undefined },
+  attachmentsByNode: {
+    kind: 'volumeAttachments',
+    key: (o) => (o as ObjectsByKind['volumeAttachments']).spec?.nodeName || undefined,
+  },
   revisionsByOwner: { kind: 'controllerRevisions', key: (o) => controllerOf(o)?.uid || undefined },
 };
 const LAZY_OF_KIND: Partial<Record<KindKey, LazyName[]>> = {};
@@ -270,7 +277,8 @@ export class ClusterIndex {
       }
       case 'events': {
         const io = (obj as KubeEvent).involvedObject;
-        if (io?.name) this.apply(this.eventsByObject, involvedKey(io.kind, io.namespace, io.name), obj as KubeEvent, add);
+        if (io?.name)
+          this.apply(this.eventsByObject, involvedKey(io.kind, io.namespace, io.name), obj as KubeEvent, add);
         break;
       }
       default:

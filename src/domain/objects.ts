@@ -158,7 +158,11 @@ export interface StorageClass extends KubeObject {
 
 export interface VolumeAttachment extends KubeObject {
   spec?: { attacher?: string; nodeName?: string; source?: { persistentVolumeName?: string | null } };
-  status?: { attached?: boolean; attachError?: { message?: string; time?: string } | null; detachError?: { message?: string; time?: string } | null } | null;
+  status?: {
+    attached?: boolean;
+    attachError?: { message?: string; time?: string } | null;
+    detachError?: { message?: string; time?: string } | null;
+  } | null;
 }
 
 export interface CSIDriver extends KubeObject {

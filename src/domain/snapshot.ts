@@ -1,8 +1,20 @@
 // A Snapshot is the cluster state at one moment: lists of objects per kind, plus which kinds could not be read.
 import type { KindKey } from './kinds.js';
 import type {
-  CronJob, ControllerRevision, CSIDriver, CSINode, DaemonSet, Job, KubeEvent, Lease, Node,
-  PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttachment,
+  CronJob,
+  ControllerRevision,
+  CSIDriver,
+  CSINode,
+  DaemonSet,
+  Job,
+  KubeEvent,
+  Lease,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  StorageClass,
+  VolumeAttachment,
 } from './objects.js';
 
 /** The object type stored under each snapshot field. */
@@ -37,8 +49,20 @@ export type Snapshot = { [K in KindKey]: ObjectsByKind[K][] } & {
 /** A snapshot with no objects; the starting point for loaders and tests. */
 export function emptySnapshot(): Snapshot {
   return {
-    pods: [], pvcs: [], pvs: [], nodes: [], events: [], storageClasses: [], volumeAttachments: [],
-    csiDrivers: [], csiNodes: [], daemonSets: [], controllerRevisions: [], jobs: [], cronJobs: [], leases: [],
+    pods: [],
+    pvcs: [],
+    pvs: [],
+    nodes: [],
+    events: [],
+    storageClasses: [],
+    volumeAttachments: [],
+    csiDrivers: [],
+    csiNodes: [],
+    daemonSets: [],
+    controllerRevisions: [],
+    jobs: [],
+    cronJobs: [],
+    leases: [],
     unreadable: [],
   };
 }

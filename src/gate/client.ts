@@ -11,7 +11,8 @@ export function kubeError(e: unknown, what: string): RwxError {
   if (typeof code === 'number') {
     const msg = statusMessage(body) || `HTTP ${code}`;
     if (code === 401) return new RwxError('KUBE_UNAUTHORIZED', `${what}: unauthorized (${msg})`, { cause: e });
-    if (code === 403) return new RwxError('KUBE_FORBIDDEN', `${what}: forbidden (${msg}); see deploy/gate/rbac.yaml`, { cause: e });
+    if (code === 403)
+      return new RwxError('KUBE_FORBIDDEN', `${what}: forbidden (${msg}); see deploy/gate/rbac.yaml`, { cause: e });
     if (code === 404) return new RwxError('NOT_FOUND', `${what}: ${msg}`, { cause: e });
     return new RwxError('KUBE_API', `${what}: ${msg}`, { cause: e });
   }
@@ -23,7 +24,11 @@ export function kubeError(e: unknown, what: string): RwxError {
 function statusMessage(body: unknown): string {
   let b = body;
   if (typeof body === 'string') {
-    try { b = JSON.parse(body); } catch { return body.slice(0, 200); }
+    try {
+      b = JSON.parse(body);
+    } catch {
+      return body.slice(0, 200);
+    }
   }
   const m = (b as { message?: unknown } | undefined)?.message;
   return typeof m === 'string' ? m : '';
@@ -43,36 +48,68 @@ export function clientGateKube(kc: KubeConfig): GateKube {
   const core = kc.makeApiClient(CoreV1Api);
   const storage = kc.makeApiClient(StorageV1Api);
   const call = async <T>(what: string, f: () => Promise<unknown>): Promise<T> => {
-    try { return plain<T>(await f()); } catch (e) { throw kubeError(e, what); }
+    try {
+      return plain<T>(await f());
+    } catch (e) {
+      throw kubeError(e, what);
+    }
   };
   const maybe = async <T>(what: string, f: () => Promise<unknown>): Promise<T | undefined> => {
-    try { return plain<T>(await f()); } catch (e) {
+    try {
+      return plain<T>(await f());
+    } catch (e) {
       if (isNotFound(e)) return undefined;
       throw kubeError(e, what);
     }
   };
   const del = async (what: string, f: () => Promise<unknown>): Promise<void> => {
-    try { await f(); } catch (e) { if (!isNotFound(e)) throw kubeError(e, what); }
+    try {
+      await f();
+    } catch (e) {
+      if (!isNotFound(e)) throw kubeError(e, what);
+    }
   };
   return {
     listNodes: async () => (await call<{ items: Node[] }>('list nodes', () => core.listNode())).items ?? [],
-    getStorageClass: (name) => maybe<StorageClass>(`get storageclass ${name}`, () => storage.readStorageClass({ name })),
-    createPod: (namespace, pod) => call<Pod>(`create pod ${namespace}/${pod.metadata?.name}`,
-      () => core.createNamespacedPod({ namespace, body: pod as never })),
-    createClaim: (namespace, claim) => call<PersistentVolumeClaim>(`create claim ${namespace}/${claim.metadata?.name}`,
-      () => core.createNamespacedPersistentVolumeClaim({ namespace, body: claim as never })),
-    getPod: (namespace, name) => maybe<Pod>(`get pod ${namespace}/${name}`, () => core.readNamespacedPod({ namespace, name })),
-    getClaim: (namespace, name) => maybe<PersistentVolumeClaim>(`get claim ${namespace}/${name}`,
-      () => core.readNamespacedPersistentVolumeClaim({ namespace, name })),
-    eventsFor: async (namespace, name) => (await call<{ items: KubeEvent[] }>(`list events in ${namespace}`,
-      () => core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` }))).items ?? [],
-    listPods: async (namespace, labelSelector) => (await call<{ items: Pod[] }>(`list pods in ${namespace}`,
-      () => core.listNamespacedPod({ namespace, labelSelector }))).items ?? [],
-    listClaims: async (namespace, labelSelector) => (await call<{ items: PersistentVolumeClaim[] }>(`list claims in ${namespace}`,
-      () => core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }))).items ?? [],
-    deletePod: (namespace, name) => del(`delete pod ${namespace}/${name}`,
-      () => core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 })),
-    deleteClaim: (namespace, name) => del(`delete claim ${namespace}/${name}`,
-      () => core.deleteNamespacedPersistentVolumeClaim({ namespace, name })),
+    getStorageClass: (name) =>
+      maybe<StorageClass>(`get storageclass ${name}`, () => storage.readStorageClass({ name })),
+    createPod: (namespace, pod) =>
+      call<Pod>(`create pod ${namespace}/${pod.metadata?.name}`, () =>
+        core.createNamespacedPod({ namespace, body: pod as never }),
+      ),
+    createClaim: (namespace, claim) =>
+      call<PersistentVolumeClaim>(`create claim ${namespace}/${claim.metadata?.name}`, () =>
+        core.createNamespacedPersistentVolumeClaim({ namespace, body: claim as never }),
+      ),
+    getPod: (namespace, name) =>
+      maybe<Pod>(`get pod ${namespace}/${name}`, () => core.readNamespacedPod({ namespace, name })),
+    getClaim: (namespace, name) =>
+      maybe<PersistentVolumeClaim>(`get claim ${namespace}/${name}`, () =>
+        core.readNamespacedPersistentVolumeClaim({ namespace, name }),
+      ),
+    eventsFor: async (namespace, name) =>
+      (
+        await call<{ items: KubeEvent[] }>(`list events in ${namespace}`, () =>
+          core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` }),
+        )
+      ).items ?? [],
+    listPods: async (namespace, labelSelector) =>
+      (
+        await call<{ items: Pod[] }>(`list pods in ${namespace}`, () =>
+          core.listNamespacedPod({ namespace, labelSelector }),
+        )
+      ).items ?? [],
+    listClaims: async (namespace, labelSelector) =>
+      (
+        await call<{ items: PersistentVolumeClaim[] }>(`list claims in ${namespace}`, () =>
+          core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
+        )
+      ).items ?? [],
+    deletePod: (namespace, name) =>
+      del(`delete pod ${namespace}/${name}`, () =>
+        core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 }),
+      ),
+    deleteClaim: (namespace, name) =>
+      del(`delete claim ${namespace}/${name}`, () => core.deleteNamespacedPersistentVolumeClaim({ namespace, name })),
   };
 }

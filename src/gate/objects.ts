@@ -34,22 +34,31 @@ function labels(s: ProbeSpec): Record<string, string> {
 /** The probe pod: spec.nodeName pins it (no scheduler), restartPolicy Never, the probe script, the claim at MOUNT_PATH. */
 export function probePod(s: ProbeSpec): Pod {
   return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name: probeName(s), namespace: s.namespace, labels: labels(s), annotations: { [NODE_ANNOTATION]: s.node } },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: probeName(s),
+      namespace: s.namespace,
+      labels: labels(s),
+      annotations: { [NODE_ANNOTATION]: s.node },
+    },
     spec: {
       nodeName: s.node,
       restartPolicy: 'Never',
       activeDeadlineSeconds: s.deadlineSeconds,
       terminationGracePeriodSeconds: 1,
       automountServiceAccountToken: false,
-      containers: [{
-        name: 'probe', image: s.image,
-        command: ['sh', '-c', PROBE_SCRIPT],
-        env: [{ name: 'RWX_GATE_TOKEN', value: `${probeName(s)}@${s.node}` }],
-        volumeMounts: [{ name: 'data', mountPath: MOUNT_PATH }],
-        resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } },
-        securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-      }],
+      containers: [
+        {
+          name: 'probe',
+          image: s.image,
+          command: ['sh', '-c', PROBE_SCRIPT],
+          env: [{ name: 'RWX_GATE_TOKEN', value: `${probeName(s)}@${s.node}` }],
+          volumeMounts: [{ name: 'data', mountPath: MOUNT_PATH }],
+          resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } },
+          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+        },
+      ],
       volumes: [{ name: 'data', persistentVolumeClaim: { claimName: probeName(s) } }],
     },
   };
@@ -60,12 +69,19 @@ export function probeClaim(s: ProbeSpec, podUid: string): PersistentVolumeClaim 
   const annotations: Record<string, string> = { [NODE_ANNOTATION]: s.node };
   if (s.selectedNode) annotations['volume.kubernetes.io/selected-node'] = s.node;
   return {
-    apiVersion: 'v1', kind: 'PersistentVolumeClaim',
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
     metadata: {
-      name: probeName(s), namespace: s.namespace, labels: labels(s), annotations,
+      name: probeName(s),
+      namespace: s.namespace,
+      labels: labels(s),
+      annotations,
       ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: probeName(s), uid: podUid }],
     },
-    spec: { accessModes: [s.accessMode], storageClassName: s.storageClass, resources: { requests: { storage: s.size } } } as PersistentVolumeClaim['spec'],
+    spec: {
+      accessModes: [s.accessMode],
+      storageClassName: s.storageClass,
+      resources: { requests: { storage: s.size } },
+    } as PersistentVolumeClaim['spec'],
   };
 }
-

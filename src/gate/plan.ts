@@ -66,12 +66,18 @@ export type Step = 'yes' | 'no' | '-';
 /** The three steps of one probe, from the pod's container exit code (undefined: the container never ran). */
 export function stepsOf(exitCode: number | undefined): { mounted: Step; wrote: Step; readBack: Step } {
   switch (exitCode) {
-    case EXIT.ok: return { mounted: 'yes', wrote: 'yes', readBack: 'yes' };
-    case EXIT.mountMissing: return { mounted: 'no', wrote: '-', readBack: '-' };
-    case EXIT.writeFailed: return { mounted: 'yes', wrote: 'no', readBack: '-' };
-    case EXIT.readBackMismatch: return { mounted: 'yes', wrote: 'yes', readBack: 'no' };
-    case undefined: return { mounted: 'no', wrote: '-', readBack: '-' };
-    default: return { mounted: 'yes', wrote: '-', readBack: '-' };
+    case EXIT.ok:
+      return { mounted: 'yes', wrote: 'yes', readBack: 'yes' };
+    case EXIT.mountMissing:
+      return { mounted: 'no', wrote: '-', readBack: '-' };
+    case EXIT.writeFailed:
+      return { mounted: 'yes', wrote: 'no', readBack: '-' };
+    case EXIT.readBackMismatch:
+      return { mounted: 'yes', wrote: 'yes', readBack: 'no' };
+    case undefined:
+      return { mounted: 'no', wrote: '-', readBack: '-' };
+    default:
+      return { mounted: 'yes', wrote: '-', readBack: '-' };
   }
 }
 

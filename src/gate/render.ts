@@ -11,7 +11,11 @@ export function gateExitCode(report: GateReport): number {
 /** The per-node table (node, mounted, wrote, read back, time taken, result) and a summary line. */
 export function renderGateTable(report: GateReport): string {
   const rows = report.results.map((r) => [
-    r.node, r.mounted, r.wrote, r.readBack, r.durationMs === undefined ? '-' : formatTaken(r.durationMs),
+    r.node,
+    r.mounted,
+    r.wrote,
+    r.readBack,
+    r.durationMs === undefined ? '-' : formatTaken(r.durationMs),
     r.detail ? `${r.result}: ${r.detail}` : r.result,
   ]);
   const tested = report.results.filter((r) => r.result === 'ok' || r.result === 'FAIL');
@@ -24,7 +28,9 @@ export function renderGateTable(report: GateReport): string {
       (failed.length ? `; FAILED: ${failed.map((r) => r.node).join(', ')}` : '') +
       (report.interrupted ? '; INTERRUPTED' : ''),
     `cleanup: deleted ${report.deleted.length} object(s)` +
-      (report.leftovers.length ? `; could NOT delete ${report.leftovers.join(', ')} (run: rwx gate --cleanup -n ${report.namespace})` : ''),
+      (report.leftovers.length
+        ? `; could NOT delete ${report.leftovers.join(', ')} (run: rwx gate --cleanup -n ${report.namespace})`
+        : ''),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -64,31 +64,60 @@ export async function runGate(opts: GateOptions, deps: GateDeps): Promise<GateRe
   if (selection.test.length === 0) throw new RwxError('NOT_FOUND', 'no schedulable (Ready, uncordoned) node to test');
 
   const report: GateReport = {
-    runId: opts.runId, storageClass: opts.storageClass, namespace: opts.namespace,
-    results: [], interrupted: false, deleted: [], leftovers: [],
+    runId: opts.runId,
+    storageClass: opts.storageClass,
+    namespace: opts.namespace,
+    results: [],
+    interrupted: false,
+    deleted: [],
+    leftovers: [],
   };
-  const results: NodeResult[] = selection.test.map((node) => ({ node, result: 'not run', mounted: '-', wrote: '-', readBack: '-', detail: '' }));
+  const results: NodeResult[] = selection.test.map((node) => ({
+    node,
+    result: 'not run',
+    mounted: '-',
+    wrote: '-',
+    readBack: '-',
+    detail: '',
+  }));
   const waitForFirstConsumer = sc.volumeBindingMode === 'WaitForFirstConsumer';
   let next = 0;
   const worker = async () => {
     while (next < selection.test.length && !deps.signal.aborted) {
       const index = next++;
       const spec: ProbeSpec = {
-        runId: opts.runId, index, node: selection.test[index] ?? '', namespace: opts.namespace,
-        storageClass: opts.storageClass, accessMode: opts.accessMode, size: opts.size, image: opts.image,
-        deadlineSeconds: Math.ceil(opts.timeoutMs / 1000) + 60, selectedNode: waitForFirstConsumer,
+        runId: opts.runId,
+        index,
+        node: selection.test[index] ?? '',
+        namespace: opts.namespace,
+        storageClass: opts.storageClass,
+        accessMode: opts.accessMode,
+        size: opts.size,
+        image: opts.image,
+        deadlineSeconds: Math.ceil(opts.timeoutMs / 1000) + 60,
+        selectedNode: waitForFirstConsumer,
       };
       results[index] = await probeNode(spec, opts, deps, report);
       const r = results[index];
-      deps.progress?.(`${r.node}: ${r.result}${r.durationMs === undefined ? '' : ` in ${formatTaken(r.durationMs)}`}${r.detail ? ` (${r.detail})` : ''}`);
+      deps.progress?.(
+        `${r.node}: ${r.result}${r.durationMs === undefined ? '' : ` in ${formatTaken(r.durationMs)}`}${r.detail ? ` (${r.detail})` : ''}`,
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.parallel, selection.test.length)) }, worker));
   await sweep(opts, deps, report);
   report.interrupted = deps.signal.aborted;
-  report.results = [...results, ...selection.skipped.map((s): NodeResult => ({
-    node: s.node, result: 'skipped', mounted: '-', wrote: '-', readBack: '-', detail: s.reason,
-  }))];
+  report.results = [
+    ...results,
+    ...selection.skipped.map((s): NodeResult => ({
+      node: s.node,
+      result: 'skipped',
+      mounted: '-',
+      wrote: '-',
+      readBack: '-',
+      detail: s.reason,
+    })),
+  ];
   return report;
 }
 
@@ -110,17 +139,32 @@ async function probeNode(spec: ProbeSpec, opts: GateOptions, deps: GateDeps, rep
       const elapsed = clock.now() - start;
       if (!cur) return { ...base, result: 'FAIL', durationMs: elapsed, detail: 'probe pod disappeared' };
       const done = finished(cur);
-      if (done) return { ...base, ...stepsOf(done.exitCode), result: done.exitCode === 0 ? 'ok' : 'FAIL', durationMs: elapsed, detail: done.detail };
-      if (deps.signal.aborted) return { ...base, result: 'interrupted', durationMs: elapsed, detail: 'interrupted before the probe finished' };
+      if (done)
+        return {
+          ...base,
+          ...stepsOf(done.exitCode),
+          result: done.exitCode === 0 ? 'ok' : 'FAIL',
+          durationMs: elapsed,
+          detail: done.detail,
+        };
+      if (deps.signal.aborted)
+        return { ...base, result: 'interrupted', durationMs: elapsed, detail: 'interrupted before the probe finished' };
       if (elapsed >= opts.timeoutMs) {
-        return { ...base, mounted: 'no', result: 'FAIL', durationMs: elapsed, detail: await whyStuck(kube, ns, name, cur, opts.timeoutMs) };
+        return {
+          ...base,
+          mounted: 'no',
+          result: 'FAIL',
+          durationMs: elapsed,
+          detail: await whyStuck(kube, ns, name, cur, opts.timeoutMs),
+        };
       }
       await deps.sleep(opts.pollMs);
     }
   } catch (e) {
     let msg = e instanceof Error ? e.message : String(e);
     // A 404 on create means the namespace is missing: say how to get it rather than just echoing the API.
-    if (!podCreated && isRwxError(e, 'NOT_FOUND')) msg += ` (create it with kubectl apply -k deploy/gate, or pass --namespace)`;
+    if (!podCreated && isRwxError(e, 'NOT_FOUND'))
+      msg += ` (create it with kubectl apply -k deploy/gate, or pass --namespace)`;
     return { ...base, result: 'FAIL', durationMs: clock.now() - start, detail: msg };
   } finally {
     if (podCreated) await remove(report, `pod/${name}`, () => kube.deletePod(ns, name));
@@ -136,8 +180,16 @@ function finished(pod: Pod): { exitCode: number | undefined; detail: string } | 
   const exitCode = term?.exitCode ?? (phase === 'Succeeded' ? 0 : undefined);
   if (exitCode === 0) return { exitCode, detail: '' };
   const reason = term?.reason ?? pod.status?.reason ?? phase;
-  const what = exitCode === 3 ? 'the volume is not a mount inside the pod' : exitCode === 4 ? 'write failed'
-    : exitCode === 5 ? 'read-back mismatch' : exitCode === undefined ? 'the probe never ran' : `probe exited ${exitCode}`;
+  const what =
+    exitCode === 3
+      ? 'the volume is not a mount inside the pod'
+      : exitCode === 4
+        ? 'write failed'
+        : exitCode === 5
+          ? 'read-back mismatch'
+          : exitCode === undefined
+            ? 'the probe never ran'
+            : `probe exited ${exitCode}`;
   return { exitCode, detail: `${what} (${reason})` };
 }
 
@@ -178,11 +230,13 @@ async function sweep(opts: GateOptions, deps: GateDeps, report: GateReport): Pro
   const claims = await deps.kube.listClaims(opts.namespace, selector).catch(() => []);
   for (const p of pods) {
     const what = `pod/${p.metadata?.name}`;
-    if (!p.metadata?.deletionTimestamp && !report.deleted.includes(what)) await remove(report, what, () => deps.kube.deletePod(opts.namespace, p.metadata?.name ?? ''));
+    if (!p.metadata?.deletionTimestamp && !report.deleted.includes(what))
+      await remove(report, what, () => deps.kube.deletePod(opts.namespace, p.metadata?.name ?? ''));
   }
   for (const c of claims) {
     const what = `persistentvolumeclaim/${c.metadata?.name}`;
-    if (!c.metadata?.deletionTimestamp && !report.deleted.includes(what)) await remove(report, what, () => deps.kube.deleteClaim(opts.namespace, c.metadata?.name ?? ''));
+    if (!c.metadata?.deletionTimestamp && !report.deleted.includes(what))
+      await remove(report, what, () => deps.kube.deleteClaim(opts.namespace, c.metadata?.name ?? ''));
   }
 }
 

@@ -22,20 +22,30 @@ export interface AccessResult {
 
 /** Asks one SelfSubjectAccessReview per check (in parallel). 401 and transport errors throw; other failures give allowed: null. */
 export async function checkAccess(conn: KubeConnection, checks: readonly AccessCheck[]): Promise<AccessResult[]> {
-  return Promise.all(checks.map(async (c): Promise<AccessResult> => {
-    const verb = c.verb ?? 'list';
-    const info = KINDS[c.kind];
-    const base = { kind: c.kind, verb, ...(c.namespace ? { namespace: c.namespace } : {}) };
-    const res = await conn.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: { resourceAttributes: { verb, group: info.group, resource: info.resource, ...(c.namespace ? { namespace: c.namespace } : {}) } },
-    });
-    if (res.status === 401) throw apiError(conn, 401, res.body, 'access review');
-    if (res.status !== 200 && res.status !== 201) {
-      return { ...base, allowed: null, reason: `access review failed (${res.status})` };
-    }
-    const st = (res.body as { status?: { allowed?: boolean; denied?: boolean; reason?: string } } | undefined)?.status;
-    return { ...base, allowed: st?.allowed === true, reason: st?.reason ?? '' };
-  }));
+  return Promise.all(
+    checks.map(async (c): Promise<AccessResult> => {
+      const verb = c.verb ?? 'list';
+      const info = KINDS[c.kind];
+      const base = { kind: c.kind, verb, ...(c.namespace ? { namespace: c.namespace } : {}) };
+      const res = await conn.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: {
+          resourceAttributes: {
+            verb,
+            group: info.group,
+            resource: info.resource,
+            ...(c.namespace ? { namespace: c.namespace } : {}),
+          },
+        },
+      });
+      if (res.status === 401) throw apiError(conn, 401, res.body, 'access review');
+      if (res.status !== 200 && res.status !== 201) {
+        return { ...base, allowed: null, reason: `access review failed (${res.status})` };
+      }
+      const st = (res.body as { status?: { allowed?: boolean; denied?: boolean; reason?: string } } | undefined)
+        ?.status;
+      return { ...base, allowed: st?.allowed === true, reason: st?.reason ?? '' };
+    }),
+  );
 }

@@ -56,7 +56,11 @@ export async function connect(opts: ConnectOptions): Promise<KubeConnection> {
     kc.setCurrentContext(opts.context);
   }
   const cluster = kc.getCurrentCluster();
-  if (!cluster?.server) throw new RwxError('CONFIG', `kubeconfig ${file ?? ''} has no cluster server for context "${kc.getCurrentContext()}"`);
+  if (!cluster?.server)
+    throw new RwxError(
+      'CONFIG',
+      `kubeconfig ${file ?? ''} has no cluster server for context "${kc.getCurrentContext()}"`,
+    );
   const server = cluster.server.replace(/\/+$/, '');
   return { server, context: kc.getCurrentContext(), kc, request: (m, p, b) => send(kc, server, m, p, b) };
 }
@@ -70,9 +74,24 @@ function kubeconfigPath(opts: ConnectOptions): string | undefined {
   return existsSync(def) ? def : undefined;
 }
 
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+]);
 
-async function send(kc: KubeConfig, server: string, method: string, path: string, body?: unknown): Promise<KubeResponse> {
+async function send(
+  kc: KubeConfig,
+  server: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<KubeResponse> {
   const url = new URL(server + path);
   const opts: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
   try {
@@ -80,7 +99,8 @@ async function send(kc: KubeConfig, server: string, method: string, path: string
   } catch (e) {
     // client-node refuses plain http unless insecure-skip-tls-verify is set; headers are applied before that
     // check, so for an http: server we go on with the default agent (the simulator speaks plain http).
-    if (url.protocol !== 'http:') throw new RwxError('CONFIG', `kubeconfig credentials unusable: ${firstLine(e)}`, { cause: e });
+    if (url.protocol !== 'http:')
+      throw new RwxError('CONFIG', `kubeconfig credentials unusable: ${firstLine(e)}`, { cause: e });
     delete opts.agent;
   }
   const payload = body === undefined ? undefined : JSON.stringify(body);

@@ -11,18 +11,37 @@ type Shape = true | { [field: string]: Shape };
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 const META: Shape = {
-  name: true, namespace: true, uid: true, resourceVersion: true, creationTimestamp: true, deletionTimestamp: true,
-  deletionGracePeriodSeconds: true, labels: true, annotations: true, finalizers: true,
+  name: true,
+  namespace: true,
+  uid: true,
+  resourceVersion: true,
+  creationTimestamp: true,
+  deletionTimestamp: true,
+  deletionGracePeriodSeconds: true,
+  labels: true,
+  annotations: true,
+  finalizers: true,
   ownerReferences: { apiVersion: true, kind: true, name: true, uid: true, controller: true },
 };
 const CONDITION: Shape = { type: true, status: true, reason: true, message: true, lastTransitionTime: true };
 const CONTAINER: Shape = {
-  name: true, image: true, args: true, command: true, securityContext: true,
+  name: true,
+  image: true,
+  args: true,
+  command: true,
+  securityContext: true,
   volumeMounts: { name: true, mountPath: true, mountPropagation: true, readOnly: true, subPath: true },
 };
 const CONTAINER_STATUS: Shape = {
-  name: true, ready: true, restartCount: true, image: true,
-  state: { waiting: { reason: true, message: true }, running: { startedAt: true }, terminated: { reason: true, exitCode: true, finishedAt: true } },
+  name: true,
+  ready: true,
+  restartCount: true,
+  image: true,
+  state: {
+    waiting: { reason: true, message: true },
+    running: { startedAt: true },
+    terminated: { reason: true, exitCode: true, finishedAt: true },
+  },
 };
 const TOP: Shape = { apiVersion: true, kind: true, metadata: META };
 
@@ -31,28 +50,53 @@ const SHAPES: Partial<Record<KindKey, Shape>> = {
   pods: {
     ...TOP,
     spec: {
-      nodeName: true, terminationGracePeriodSeconds: true, nodeSelector: true, serviceAccountName: true,
+      nodeName: true,
+      terminationGracePeriodSeconds: true,
+      nodeSelector: true,
+      serviceAccountName: true,
       volumes: { name: true, persistentVolumeClaim: true, hostPath: true, ephemeral: true },
-      containers: CONTAINER, initContainers: CONTAINER,
+      containers: CONTAINER,
+      initContainers: CONTAINER,
     },
     status: {
-      phase: true, reason: true, startTime: true, conditions: CONDITION,
-      containerStatuses: CONTAINER_STATUS, initContainerStatuses: CONTAINER_STATUS,
+      phase: true,
+      reason: true,
+      startTime: true,
+      conditions: CONDITION,
+      containerStatuses: CONTAINER_STATUS,
+      initContainerStatuses: CONTAINER_STATUS,
     },
   },
-  pvcs: { ...TOP, spec: { accessModes: true, storageClassName: true, volumeName: true, volumeMode: true }, status: { phase: true, accessModes: true } },
+  pvcs: {
+    ...TOP,
+    spec: { accessModes: true, storageClassName: true, volumeName: true, volumeMode: true },
+    status: { phase: true, accessModes: true },
+  },
   pvs: {
     ...TOP,
     spec: {
-      accessModes: true, storageClassName: true, persistentVolumeReclaimPolicy: true,
-      claimRef: { namespace: true, name: true, uid: true }, csi: { driver: true, volumeHandle: true }, nfs: true,
+      accessModes: true,
+      storageClassName: true,
+      persistentVolumeReclaimPolicy: true,
+      claimRef: { namespace: true, name: true, uid: true },
+      csi: { driver: true, volumeHandle: true },
+      nfs: true,
     },
     status: { phase: true },
   },
   events: {
-    ...TOP, involvedObject: { kind: true, namespace: true, name: true, uid: true }, reason: true, message: true,
-    type: true, count: true, firstTimestamp: true, lastTimestamp: true, eventTime: true, series: true,
-    source: { component: true, host: true }, reportingComponent: true,
+    ...TOP,
+    involvedObject: { kind: true, namespace: true, name: true, uid: true },
+    reason: true,
+    message: true,
+    type: true,
+    count: true,
+    firstTimestamp: true,
+    lastTimestamp: true,
+    eventTime: true,
+    series: true,
+    source: { component: true, host: true },
+    reportingComponent: true,
   },
   volumeAttachments: {
     ...TOP,

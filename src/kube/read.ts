@@ -20,10 +20,13 @@ export const PAGE_LIMIT = 500;
 /** Lists every requested kind (in parallel, pages in order) into a projected Snapshot. Kinds not requested are marked unreadable ('not read'). */
 export async function readCluster(conn: KubeConnection, opts: ReadOptions): Promise<Snapshot> {
   const snap = emptySnapshot();
-  const results = await Promise.all(opts.kinds.map(async (k) => {
-    const ns = opts.namespace && KINDS[k].namespaced && (opts.namespacedKinds?.has(k) ?? true) ? opts.namespace : undefined;
-    return { k, r: await listKind(conn, k, ns) };
-  }));
+  const results = await Promise.all(
+    opts.kinds.map(async (k) => {
+      const ns =
+        opts.namespace && KINDS[k].namespaced && (opts.namespacedKinds?.has(k) ?? true) ? opts.namespace : undefined;
+      return { k, r: await listKind(conn, k, ns) };
+    }),
+  );
   for (const { k, r } of results) {
     if ('unreadable' in r) snap.unreadable.push(r.unreadable);
     else (snap[k] as unknown[]) = r.items;
@@ -38,10 +41,16 @@ export async function readCluster(conn: KubeConnection, opts: ReadOptions): Prom
 export function listPath(kind: KindKey, namespace?: string): string {
   const info = KINDS[kind];
   const base = info.group ? `/apis/${apiVersionOf(info)}` : `/api/${info.version}`;
-  return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${info.resource}` : `${base}/${info.resource}`;
+  return namespace
+    ? `${base}/namespaces/${encodeURIComponent(namespace)}/${info.resource}`
+    : `${base}/${info.resource}`;
 }
 
-async function listKind(conn: KubeConnection, kind: KindKey, namespace?: string): Promise<{ items: unknown[] } | { unreadable: UnreadableKind }> {
+async function listKind(
+  conn: KubeConnection,
+  kind: KindKey,
+  namespace?: string,
+): Promise<{ items: unknown[] } | { unreadable: UnreadableKind }> {
   const items: unknown[] = [];
   let token: string | undefined;
   let restarted = false;
@@ -49,16 +58,20 @@ async function listKind(conn: KubeConnection, kind: KindKey, namespace?: string)
     const q = new URLSearchParams({ limit: String(PAGE_LIMIT) });
     if (token) q.set('continue', token);
     const res = await conn.request('GET', `${listPath(kind, namespace)}?${q}`);
-    if (res.status === 403) return { unreadable: { kind, reason: `forbidden: ${statusMessage(res.body) || 'list denied'}` } };
+    if (res.status === 403)
+      return { unreadable: { kind, reason: `forbidden: ${statusMessage(res.body) || 'list denied'}` } };
     if (res.status === 404) return { unreadable: { kind, reason: 'not served by this API server' } };
     if (res.status === 410 && token && !restarted) {
       // The continue token expired mid-list: start over once from a fresh list, as kubectl does.
-      items.length = 0; token = undefined; restarted = true;
+      items.length = 0;
+      token = undefined;
+      restarted = true;
       continue;
     }
     if (res.status !== 200) throw apiError(conn, res.status, res.body, `list ${KINDS[kind].resource}`);
     const body = (res.body ?? {}) as { items?: unknown; metadata?: { continue?: string } };
-    if (!Array.isArray(body.items)) throw new RwxError('KUBE_API', `list ${KINDS[kind].resource}: answer from ${conn.server} is not a list`);
+    if (!Array.isArray(body.items))
+      throw new RwxError('KUBE_API', `list ${KINDS[kind].resource}: answer from ${conn.server} is not a list`);
     for (const o of body.items) if (o && typeof o === 'object') items.push(project(kind, o));
     token = body.metadata?.continue || undefined;
     if (!token) return { items };

@@ -23,7 +23,11 @@ export async function loadSnapshotFile(path: string, stdin: NodeJS.ReadableStrea
     text = path === '-' ? await readAll(stdin) : await readFile(path, 'utf8');
   } catch (e) {
     const code = (e as { code?: string }).code;
-    throw new RwxError('INPUT', `snapshot ${name}: cannot read (${code ?? (e instanceof Error ? e.message : String(e))})`, { cause: e });
+    throw new RwxError(
+      'INPUT',
+      `snapshot ${name}: cannot read (${code ?? (e instanceof Error ? e.message : String(e))})`,
+      { cause: e },
+    );
   }
   return parseSnapshotText(text, name);
 }
@@ -32,10 +36,13 @@ export async function loadSnapshotFile(path: string, stdin: NodeJS.ReadableStrea
 export function parseSnapshotText(text: string, name: string): Snapshot {
   const trimmed = text.trimStart();
   if (trimmed === '') throw new RwxError('INPUT', `snapshot ${name}: file is empty`);
-  const docs = trimmed.startsWith('{') || trimmed.startsWith('[') ? jsonDocuments(text, name) : yamlDocuments(text, name);
+  const docs =
+    trimmed.startsWith('{') || trimmed.startsWith('[') ? jsonDocuments(text, name) : yamlDocuments(text, name);
   const snap = emptySnapshot();
   const seen = new Set<KindKey>();
-  docs.forEach((doc, i) => addDocument(snap, seen, doc.value, `${name}: document ${i + 1}${doc.line ? ` (line ${doc.line})` : ''}`));
+  docs.forEach((doc, i) =>
+    addDocument(snap, seen, doc.value, `${name}: document ${i + 1}${doc.line ? ` (line ${doc.line})` : ''}`),
+  );
   for (const k of KIND_KEYS) if (!seen.has(k)) snap.unreadable.push({ kind: k, reason: NOT_IN_SNAPSHOT });
   return snap;
 }
@@ -55,7 +62,8 @@ function addDocument(snap: Snapshot, seen: Set<KindKey>, v: unknown, where: stri
   const o = v as { kind?: unknown; items?: unknown };
   if (Array.isArray(o.items)) {
     // A raw API list ("PodList") names its kind once; kubectl's "List" names it on each item.
-    const listKind = typeof o.kind === 'string' && o.kind.endsWith('List') && o.kind !== 'List' ? o.kind.slice(0, -4) : undefined;
+    const listKind =
+      typeof o.kind === 'string' && o.kind.endsWith('List') && o.kind !== 'List' ? o.kind.slice(0, -4) : undefined;
     const lk = kindKeyOf(listKind);
     if (lk) seen.add(lk);
     o.items.forEach((item, j) => addObject(snap, seen, item, listKind, `${where}, item ${j + 1}`));
@@ -64,7 +72,13 @@ function addDocument(snap: Snapshot, seen: Set<KindKey>, v: unknown, where: stri
   addObject(snap, seen, v, undefined, where);
 }
 
-function addObject(snap: Snapshot, seen: Set<KindKey>, item: unknown, defaultKind: string | undefined, where: string): void {
+function addObject(
+  snap: Snapshot,
+  seen: Set<KindKey>,
+  item: unknown,
+  defaultKind: string | undefined,
+  where: string,
+): void {
   if (item === null || typeof item !== 'object' || Array.isArray(item)) {
     throw new RwxError('INPUT', `snapshot ${where}: not a Kubernetes object`);
   }
@@ -90,13 +104,19 @@ function jsonDocuments(text: string, name: string): Doc[] {
   const n = text.length;
   while (i < n) {
     // skip whitespace between values, counting lines
-    while (i < n && /\s/.test(text[i] as string)) { if (text[i] === '\n') line++; i++; }
+    while (i < n && /\s/.test(text[i] as string)) {
+      if (text[i] === '\n') line++;
+      i++;
+    }
     if (i >= n) break;
     const start = i;
     const startLine = line;
     const open = text[i];
     if (open !== '{' && open !== '[') {
-      throw new RwxError('INPUT', `snapshot ${name}: line ${line}: expected a JSON object or array, found "${text.slice(i, i + 20).split('\n')[0]}"`);
+      throw new RwxError(
+        'INPUT',
+        `snapshot ${name}: line ${line}: expected a JSON object or array, found "${text.slice(i, i + 20).split('\n')[0]}"`,
+      );
     }
     let depth = 0;
     let inStr = false;
@@ -104,13 +124,17 @@ function jsonDocuments(text: string, name: string): Doc[] {
       const c = text.charCodeAt(i);
       if (c === 10) line++;
       if (inStr) {
-        if (c === 92) i++; // backslash: skip the escaped character
+        if (c === 92)
+          i++; // backslash: skip the escaped character
         else if (c === 34) inStr = false;
       } else if (c === 34) inStr = true;
       else if (c === 123 || c === 91) depth++;
       else if (c === 125 || c === 93) {
         depth--;
-        if (depth === 0) { i++; break; }
+        if (depth === 0) {
+          i++;
+          break;
+        }
       }
     }
     const chunk = text.slice(start, i);
@@ -122,7 +146,10 @@ function jsonDocuments(text: string, name: string): Doc[] {
       const msg = e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e);
       const pos = /position (\d+)/.exec(msg);
       const at = pos ? ` at line ${startLine + countLines(chunk, Number(pos[1]))}` : '';
-      throw new RwxError('INPUT', `snapshot ${where}: malformed JSON${at}: ${msg.replace(/ in JSON at position \d+.*$/, '')}`);
+      throw new RwxError(
+        'INPUT',
+        `snapshot ${where}: malformed JSON${at}: ${msg.replace(/ in JSON at position \d+.*$/, '')}`,
+      );
     }
   }
   return docs;
@@ -135,10 +162,15 @@ function yamlDocuments(text: string, name: string): Doc[] {
     if (err) {
       const pos = err.linePos?.[0];
       const what = (err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
-      throw new RwxError('INPUT', `snapshot ${name}: document ${docs.length + 1}: malformed YAML${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${what}`);
+      throw new RwxError(
+        'INPUT',
+        `snapshot ${name}: document ${docs.length + 1}: malformed YAML${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${what}`,
+      );
     }
     const line = d.contents?.range ? countLines(text, d.contents.range[0]) + 1 : undefined;
-    docs.push(line === undefined ? { value: d.toJS({ maxAliasCount: -1 }) } : { value: d.toJS({ maxAliasCount: -1 }), line });
+    docs.push(
+      line === undefined ? { value: d.toJS({ maxAliasCount: -1 }) } : { value: d.toJS({ maxAliasCount: -1 }), line },
+    );
   }
   return docs;
 }

@@ -44,48 +44,63 @@ export function createIncidentActions(deps: StageDeps, lockWaitMs = 5000): Incid
   };
 
   return {
-    acknowledge: (key, user, now) => locked(key, async () => {
-      const set = await deps.store.setAckIfAbsent(key, { user, at: now });
-      const r = await deps.store.get(key);
-      if (!r) return unknown;
-      if (!set) return { status: 'already', message: `Already acknowledged by ${mention(r.ack?.user ?? '?')} at ${formatTime(r.ack?.at)}.` };
-      await refresh(r, now);
-      return { status: 'done', message: `Acknowledged by ${mention(user)}.` };
-    }),
+    acknowledge: (key, user, now) =>
+      locked(key, async () => {
+        const set = await deps.store.setAckIfAbsent(key, { user, at: now });
+        const r = await deps.store.get(key);
+        if (!r) return unknown;
+        if (!set)
+          return {
+            status: 'already',
+            message: `Already acknowledged by ${mention(r.ack?.user ?? '?')} at ${formatTime(r.ack?.at)}.`,
+          };
+        await refresh(r, now);
+        return { status: 'done', message: `Acknowledged by ${mention(user)}.` };
+      }),
 
-    mute: (key, user, durationMs, now) => locked(key, async () => {
-      const r = await deps.store.get(key);
-      if (!r || r.resolutionPosted) return unknown;
-      const until = now + durationMs;
-      if (r.muteUntil !== undefined && r.muteUntil >= until) {
-        return { status: 'already', message: `Already muted until ${formatTime(r.muteUntil)}.` };
-      }
-      await deps.store.patch(key, { muteUntil: until, mutedBy: user, updatedAt: now });
-      await refresh({ ...r, muteUntil: until, mutedBy: user }, now);
-      return { status: 'done', message: `Muted until ${formatTime(until)} by ${mention(user)}; resolution is still posted.` };
-    }),
+    mute: (key, user, durationMs, now) =>
+      locked(key, async () => {
+        const r = await deps.store.get(key);
+        if (!r || r.resolutionPosted) return unknown;
+        const until = now + durationMs;
+        if (r.muteUntil !== undefined && r.muteUntil >= until) {
+          return { status: 'already', message: `Already muted until ${formatTime(r.muteUntil)}.` };
+        }
+        await deps.store.patch(key, { muteUntil: until, mutedBy: user, updatedAt: now });
+        await refresh({ ...r, muteUntil: until, mutedBy: user }, now);
+        return {
+          status: 'done',
+          message: `Muted until ${formatTime(until)} by ${mention(user)}; resolution is still posted.`,
+        };
+      }),
 
-    resolve: (key, user, now) => locked(key, async () => {
-      const r = await deps.store.get(key);
-      if (!r) return unknown;
-      const already: ActionResult = {
-        status: 'already', message: `Already resolved at ${formatTime(r.resolvedAt)}${r.resolvedBy ? ` by ${mention(r.resolvedBy)}` : ''}.`,
-      };
-      if (r.resolutionPosted) return already;
-      // A first click whose Slack calls failed half-way is finished by the next one (resolvedAt already says who).
-      const by = r.resolvedBy ?? user;
-      const at = r.resolvedAt ?? now;
-      if (r.resolvedAt === undefined) await deps.store.patch(key, { resolvedAt: at, resolvedBy: by, updatedAt: now });
-      if (r.threadTs && r.incident) {
-        const history = historyOf(r);
-        const facts = { ...(deps.observe?.(history, now) ?? defaultFacts(history)), manual: { user: by, at } };
-        await postResolution(deps, { ...r, resolvedAt: at, resolvedBy: by }, r.threadTs, facts, { ...visibleState(r, now), resolvedAt: at, resolvedBy: by });
-      }
-      // The record stays open: while the cluster still reports the incident it is silenced (a recurrence after
-      // it cleared gets a new thread), and the CronJobs the reply awaits are followed up. The caller runs the
-      // incident's job next, which closes it when nothing is left to wait for.
-      await deps.store.patch(key, { resolutionPosted: true });
-      return r.resolvedAt === undefined ? { status: 'done', message: `Resolved by ${mention(user)}.` } : already;
-    }),
+    resolve: (key, user, now) =>
+      locked(key, async () => {
+        const r = await deps.store.get(key);
+        if (!r) return unknown;
+        const already: ActionResult = {
+          status: 'already',
+          message: `Already resolved at ${formatTime(r.resolvedAt)}${r.resolvedBy ? ` by ${mention(r.resolvedBy)}` : ''}.`,
+        };
+        if (r.resolutionPosted) return already;
+        // A first click whose Slack calls failed half-way is finished by the next one (resolvedAt already says who).
+        const by = r.resolvedBy ?? user;
+        const at = r.resolvedAt ?? now;
+        if (r.resolvedAt === undefined) await deps.store.patch(key, { resolvedAt: at, resolvedBy: by, updatedAt: now });
+        if (r.threadTs && r.incident) {
+          const history = historyOf(r);
+          const facts = { ...(deps.observe?.(history, now) ?? defaultFacts(history)), manual: { user: by, at } };
+          await postResolution(deps, { ...r, resolvedAt: at, resolvedBy: by }, r.threadTs, facts, {
+            ...visibleState(r, now),
+            resolvedAt: at,
+            resolvedBy: by,
+          });
+        }
+        // The record stays open: while the cluster still reports the incident it is silenced (a recurrence after
+        // it cleared gets a new thread), and the CronJobs the reply awaits are followed up. The caller runs the
+        // incident's job next, which closes it when nothing is left to wait for.
+        await deps.store.patch(key, { resolutionPosted: true });
+        return r.resolvedAt === undefined ? { status: 'done', message: `Resolved by ${mention(user)}.` } : already;
+      }),
   };
 }

@@ -40,7 +40,12 @@ export type Decision =
  * - content changed: update, no sooner than lastNotifiedAt + groupInterval;
  * - unchanged: repeat at lastNotifiedAt + repeatInterval.
  */
-export function needsUpdate(record: IncidentRecord, hash: string, now: number, timers: Timers = DEFAULT_TIMERS): Decision {
+export function needsUpdate(
+  record: IncidentRecord,
+  hash: string,
+  now: number,
+  timers: Timers = DEFAULT_TIMERS,
+): Decision {
   if (record.resolutionPosted) {
     if (record.firing) return { action: 'none' };
     const awaiting = record.awaitingCronJobs ?? [];

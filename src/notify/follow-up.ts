@@ -23,11 +23,16 @@ const MAX_WAIT_MS = 8 * 24 * H;
 export function awaitingFrom(facts: ResolutionFacts, now: number): RecordPatch {
   const awaited = facts.cronJobs.filter((c) => c.completedSince === false && !c.gone);
   if (awaited.length === 0) return {};
-  const due = Math.max(...awaited.map((c) => {
-    const next = c.nextRunAt ? Date.parse(c.nextRunAt) : NaN;
-    return Number.isFinite(next) ? next + RUN_ALLOWANCE_MS : now + DEFAULT_FOLLOW_UP_MS;
-  }));
-  return { awaitingCronJobs: awaited.map((c) => c.cronJob), awaitingUntil: Math.min(now + MAX_WAIT_MS, Math.max(now + MIN_WAIT_MS, due)) };
+  const due = Math.max(
+    ...awaited.map((c) => {
+      const next = c.nextRunAt ? Date.parse(c.nextRunAt) : NaN;
+      return Number.isFinite(next) ? next + RUN_ALLOWANCE_MS : now + DEFAULT_FOLLOW_UP_MS;
+    }),
+  );
+  return {
+    awaitingCronJobs: awaited.map((c) => c.cronJob),
+    awaitingUntil: Math.min(now + MAX_WAIT_MS, Math.max(now + MIN_WAIT_MS, due)),
+  };
 }
 
 /**
@@ -57,7 +62,10 @@ export async function followUp(deps: StageDeps, r: IncidentRecord, now: number):
   const done = (r.cronJobsDone ?? []).filter((c) => awaiting.includes(c.cronJob));
   const left = done.length > 0 ? awaiting.filter((a) => !done.some((d) => d.cronJob === a)) : [];
   if (r.threadTs) {
-    const id = done.length > 0 ? `follow-up:${done.map((c) => `${c.cronJob}@${c.at ?? 'gone'}`).join(',')}` : `follow-up:expired@${r.awaitingUntil ?? 0}`;
+    const id =
+      done.length > 0
+        ? `follow-up:${done.map((c) => `${c.cronJob}@${c.at ?? 'gone'}`).join(',')}`
+        : `follow-up:expired@${r.awaitingUntil ?? 0}`;
     await postReplyOnce(deps, r, r.threadTs, id, renderCronJobFollowUp(done, awaiting, r.resolvedAt, r.awaitingUntil));
   }
   await deps.store.patch(r.key, {

@@ -3,7 +3,11 @@
 import type { Incident } from '../domain/incident.js';
 import { timeMs } from '../domain/refs.js';
 import {
-  type HistoryCronJob, type HistoryPod, type IncidentHistory, MAX_HISTORY_MEMBERS, MAX_HISTORY_NODES,
+  type HistoryCronJob,
+  type HistoryPod,
+  type IncidentHistory,
+  MAX_HISTORY_MEMBERS,
+  MAX_HISTORY_NODES,
 } from '../queue/incident-history.js';
 import type { IncidentRecord } from '../queue/incident-store.js';
 
@@ -12,7 +16,15 @@ const LAST_STUCK_STEP_MS = 60_000;
 
 /** An empty history. */
 export function emptyHistory(): IncidentHistory {
-  return { pods: [], cronJobs: [], nodes: [], omittedPods: 0, omittedCronJobs: 0, omittedNodes: 0, peak: { pods: 0, nodes: 0, cronJobs: 0, summary: '' } };
+  return {
+    pods: [],
+    cronJobs: [],
+    nodes: [],
+    omittedPods: 0,
+    omittedCronJobs: 0,
+    omittedNodes: 0,
+    peak: { pods: 0, nodes: 0, cronJobs: 0, summary: '' },
+  };
 }
 
 /**
@@ -21,7 +33,11 @@ export function emptyHistory(): IncidentHistory {
  * MAX_HISTORY_MEMBERS members and MAX_HISTORY_NODES nodes are kept; the rest are counted. `now` (notifier clock)
  * stamps a CronJob's first sighting. Returns a new object when anything changed; never mutates `prev`.
  */
-export function mergeHistory(prev: IncidentHistory | undefined, incident: Incident, now: number): { history: IncidentHistory; changed: boolean } {
+export function mergeHistory(
+  prev: IncidentHistory | undefined,
+  incident: Incident,
+  now: number,
+): { history: IncidentHistory; changed: boolean } {
   const base = prev ?? emptyHistory();
   const h: IncidentHistory = { ...base };
   let changed = prev === undefined;
@@ -49,7 +65,13 @@ export function mergeHistory(prev: IncidentHistory | undefined, incident: Incide
     kept++;
     crons ??= [...h.cronJobs];
     cronIndex.set(key, crons.length);
-    crons.push({ cronJob: key, schedule: c.schedule, missedRuns: c.missedRuns, ...(c.lastSuccessfulTime ? { lastSuccessfulTime: c.lastSuccessfulTime } : {}), firstSeen: now });
+    crons.push({
+      cronJob: key,
+      schedule: c.schedule,
+      missedRuns: c.missedRuns,
+      ...(c.lastSuccessfulTime ? { lastSuccessfulTime: c.lastSuccessfulTime } : {}),
+      firstSeen: now,
+    });
   }
   if (crons) {
     h.cronJobs = crons;
@@ -68,7 +90,14 @@ export function mergeHistory(prev: IncidentHistory | undefined, incident: Incide
       continue;
     }
     kept++;
-    newPods.push({ pod: key, ...(f.pod.uid ? { uid: f.pod.uid } : {}), kind: f.kind, ...(f.node ? { node: f.node } : {}), workload: { ...f.workload }, since: f.since });
+    newPods.push({
+      pod: key,
+      ...(f.pod.uid ? { uid: f.pod.uid } : {}),
+      kind: f.kind,
+      ...(f.node ? { node: f.node } : {}),
+      workload: { ...f.workload },
+      since: f.since,
+    });
   }
   if (newPods.length > 0) {
     h.pods = [...h.pods, ...newPods];
@@ -99,7 +128,12 @@ export function mergeHistory(prev: IncidentHistory | undefined, incident: Incide
   }
 
   const peak = { pods: incident.pods.length, nodes: stuckNodes.length, cronJobs: incident.cronJobs.length };
-  if (peak.pods > h.peak.pods || peak.nodes > h.peak.nodes || peak.cronJobs > h.peak.cronJobs || (!h.peak.summary && incident.summary)) {
+  if (
+    peak.pods > h.peak.pods ||
+    peak.nodes > h.peak.nodes ||
+    peak.cronJobs > h.peak.cronJobs ||
+    (!h.peak.summary && incident.summary)
+  ) {
     h.peak = {
       pods: Math.max(peak.pods, h.peak.pods),
       nodes: Math.max(peak.nodes, h.peak.nodes),
@@ -131,7 +165,11 @@ export function mergeHistory(prev: IncidentHistory | undefined, incident: Incide
 }
 
 /** The record's history, or one made from its last incident (records written before histories existed). */
-export function historyOrLast(history: IncidentHistory | undefined, incident: Incident | undefined, at: number): IncidentHistory {
+export function historyOrLast(
+  history: IncidentHistory | undefined,
+  incident: Incident | undefined,
+  at: number,
+): IncidentHistory {
   if (history) return history;
   return incident ? mergeHistory(undefined, incident, at).history : emptyHistory();
 }

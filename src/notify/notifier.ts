@@ -62,7 +62,11 @@ export interface Notifier extends IncidentActions {
    * ones get a job; unchanged ones cost one Redis read. `resolutions` (by key) overrides observeResolution.
    * Resolves once the records are written and the jobs enqueued.
    */
-  submit(incidents: readonly Incident[], now: number, resolutions?: ReadonlyMap<string, ResolutionFacts>): Promise<void>;
+  submit(
+    incidents: readonly Incident[],
+    now: number,
+    resolutions?: ReadonlyMap<string, ResolutionFacts>,
+  ): Promise<void>;
   /** Runs the stages for one key right now, without the queue (tests, one-shot CLI use). */
   process(key: string): Promise<StageOutcome>;
   /** Jobs waiting or running (not the delayed ones: every open incident keeps one for its next timer). */
@@ -86,7 +90,12 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const timers: Timers = { ...DEFAULT_TIMERS, ...opts.timers };
   const store = opts.store ?? new RedisIncidentStore(opts.redis, opts.prefix);
   const deps: StageDeps = {
-    store, slack: opts.slack, timers, clock, lockTtlMs: opts.lockTtlMs ?? 30_000, closedTtlMs: opts.closedTtlMs ?? 7 * 86_400_000,
+    store,
+    slack: opts.slack,
+    timers,
+    clock,
+    lockTtlMs: opts.lockTtlMs ?? 30_000,
+    closedTtlMs: opts.closedTtlMs ?? 7 * 86_400_000,
     ...(opts.observeResolution ? { observe: opts.observeResolution } : {}),
   };
   const log = opts.logger;
@@ -113,44 +122,62 @@ export function createNotifier(opts: NotifierOptions): Notifier {
 
   if (opts.worker ?? true) {
     workerConn = opts.redis.duplicate({ maxRetriesPerRequest: null });
-    worker = new Worker<JobData>(queueName, async (job, token) => {
-      let out: StageOutcome;
-      try {
-        out = await processIncident(deps, job.data.key);
-      } catch (e) {
-        const err = toRwxError(e);
-        if (err.code === 'SLACK_RATE_LIMITED') {
-          log?.warn({ key: job.data.key, retryAfterSeconds: err.retryAfterSeconds }, 'slack rate limited: job delayed');
-          return delayJob(job, token, Date.now() + (err.retryAfterSeconds ?? 1) * 1000);
+    worker = new Worker<JobData>(
+      queueName,
+      async (job, token) => {
+        let out: StageOutcome;
+        try {
+          out = await processIncident(deps, job.data.key);
+        } catch (e) {
+          const err = toRwxError(e);
+          if (err.code === 'SLACK_RATE_LIMITED') {
+            log?.warn(
+              { key: job.data.key, retryAfterSeconds: err.retryAfterSeconds },
+              'slack rate limited: job delayed',
+            );
+            return delayJob(job, token, Date.now() + (err.retryAfterSeconds ?? 1) * 1000);
+          }
+          log?.error(
+            { key: job.data.key, code: err.code, retryable: err.retryable, err: err.message },
+            'notify failed',
+          );
+          if (!err.retryable) throw new UnrecoverableError(`${err.code}: ${err.message}`);
+          throw err;
         }
-        log?.error({ key: job.data.key, code: err.code, retryable: err.retryable, err: err.message }, 'notify failed');
-        if (!err.retryable) throw new UnrecoverableError(`${err.code}: ${err.message}`);
-        throw err;
-      }
-      // Timers run on the injected clock; BullMQ delays run on the wall clock: convert the remaining time.
-      if (out.kind === 'locked') return delayJob(job, token, Date.now() + lockRetryMs);
-      if (out.kind === 'wait') return delayJob(job, token, Date.now() + Math.max(0, out.until - clock.now()));
-      if (out.actions.length > 0) log?.info({ key: job.data.key, actions: out.actions }, 'notified');
-      return out.actions;
-    }, { connection: workerConn, prefix: opts.prefix, concurrency: 4 });
+        // Timers run on the injected clock; BullMQ delays run on the wall clock: convert the remaining time.
+        if (out.kind === 'locked') return delayJob(job, token, Date.now() + lockRetryMs);
+        if (out.kind === 'wait') return delayJob(job, token, Date.now() + Math.max(0, out.until - clock.now()));
+        if (out.actions.length > 0) log?.info({ key: job.data.key, actions: out.actions }, 'notified');
+        return out.actions;
+      },
+      { connection: workerConn, prefix: opts.prefix, concurrency: 4 },
+    );
     worker.on('error', (e) => log?.error({ err: e.message }, 'notify worker error'));
     worker.on('failed', (job, e) => {
-      if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) log?.error({ key: job.data.key, err: e.message }, 'notify gave up');
+      if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
+        log?.error({ key: job.data.key, err: e.message }, 'notify gave up');
     });
   }
 
   const enqueue = async (key: string, delayMs = 0): Promise<void> => {
     // One job per key: while one waits (delayed), a new submit replaces it; while one runs, the latest is kept
     // and runs after it. The job carries only the key: the worker reads the latest record.
-    await queue.add('incident', { key }, {
-      delay: Math.max(0, Math.round(delayMs)),
-      deduplication: { id: key, replace: true, keepLastIfActive: true },
-    });
+    await queue.add(
+      'incident',
+      { key },
+      {
+        delay: Math.max(0, Math.round(delayMs)),
+        deduplication: { id: key, replace: true, keepLastIfActive: true },
+      },
+    );
   };
 
   const submit: Notifier['submit'] = async (incidents, now, resolutions) => {
     const jobs = await recordEvaluation(
-      { store, channel: opts.channel, groupWait: timers.groupWait, resolutions, observe: opts.observeResolution }, incidents, now);
+      { store, channel: opts.channel, groupWait: timers.groupWait, resolutions, observe: opts.observeResolution },
+      incidents,
+      now,
+    );
     for (const j of jobs) await enqueue(j.key, j.delayMs);
   };
 

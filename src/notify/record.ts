@@ -33,7 +33,11 @@ export interface RecordContext {
  * closed while the cluster keeps reporting it; once it cleared (the job then closes the record), a recurrence
  * starts a new thread as well.
  */
-export async function recordEvaluation(ctx: RecordContext, incidents: readonly Incident[], now: number): Promise<JobRequest[]> {
+export async function recordEvaluation(
+  ctx: RecordContext,
+  incidents: readonly Incident[],
+  now: number,
+): Promise<JobRequest[]> {
   const { store } = ctx;
   const jobs: JobRequest[] = [];
   const seen = new Set<string>();
@@ -49,7 +53,16 @@ export async function recordEvaluation(ctx: RecordContext, incidents: readonly I
     }
     if (!r) {
       const history = mergeHistory(undefined, incident, now).history;
-      const created = await store.create({ key: incident.key, channel: ctx.channel, createdAt: now, updatedAt: now, incident, history, observedHash: hash, firing: true });
+      const created = await store.create({
+        key: incident.key,
+        channel: ctx.channel,
+        createdAt: now,
+        updatedAt: now,
+        incident,
+        history,
+        observedHash: hash,
+        firing: true,
+      });
       // Another replica created it first: its job already waits for group_wait.
       if (created) jobs.push({ key: incident.key, delayMs: ctx.groupWait });
       continue;
@@ -61,7 +74,15 @@ export async function recordEvaluation(ctx: RecordContext, incidents: readonly I
       if (history.history) await store.patch(incident.key, history);
       continue;
     }
-    await store.patch(incident.key, { incident, ...history, observedHash: hash, firing: true, clearedAt: undefined, resolution: undefined, updatedAt: now });
+    await store.patch(incident.key, {
+      incident,
+      ...history,
+      observedHash: hash,
+      firing: true,
+      clearedAt: undefined,
+      resolution: undefined,
+      updatedAt: now,
+    });
     jobs.push({ key: incident.key, delayMs: 0 });
   }
   for (const key of await store.listOpen()) {

@@ -10,7 +10,13 @@ import type { StageDeps } from './stages.js';
  * post, and an attempt that finds it set to this id looks the reply up by its metadata first. The caller's
  * record write for the reply removes replyStarted.
  */
-export async function postReplyOnce(deps: Pick<StageDeps, 'store' | 'slack'>, r: IncidentRecord, ts: string, id: string, message: SlackMessage): Promise<void> {
+export async function postReplyOnce(
+  deps: Pick<StageDeps, 'store' | 'slack'>,
+  r: IncidentRecord,
+  ts: string,
+  id: string,
+  message: SlackMessage,
+): Promise<void> {
   if (r.replyStarted === id && (await deps.slack.findThreadReply(r.channel, ts, r.key, id))) return;
   if (r.replyStarted !== id) await deps.store.patch(r.key, { replyStarted: id });
   await deps.slack.postMessage({ channel: r.channel, threadTs: ts, ...message, metadata: replyMetadata(r.key, id) });

@@ -9,7 +9,12 @@ import type { Incident } from '../domain/incident.js';
 import type { IncidentRecord, IncidentStore } from '../queue/incident-store.js';
 import type { IncidentState, SlackMessage } from '../render/slack-blocks.js';
 import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
-import { type ObserveResolution, type ResolutionFacts, defaultFacts, renderResolution } from '../render/slack-resolution.js';
+import {
+  type ObserveResolution,
+  type ResolutionFacts,
+  defaultFacts,
+  renderResolution,
+} from '../render/slack-resolution.js';
 import { renderResolvedRoot } from '../render/slack-resolved.js';
 import { membersOf, renderChangeReply, renderEvidenceReply, renderRepeatReply } from '../render/slack-thread.js';
 import { type SlackApi, incidentMetadata } from '../slack/api.js';
@@ -50,7 +55,9 @@ export function visibleState(r: IncidentRecord, now: number): IncidentState {
 
 /** The root as it should read in `state`: the live incident, or once resolved the whole incident's summary. */
 export function rootMessage(r: IncidentRecord, incident: Incident, state: IncidentState): SlackMessage {
-  return state.resolvedAt !== undefined ? renderResolvedRoot(incident, historyOf(r), state) : renderIncidentRoot(incident, state);
+  return state.resolvedAt !== undefined
+    ? renderResolvedRoot(incident, historyOf(r), state)
+    : renderIncidentRoot(incident, state);
 }
 
 /**
@@ -58,12 +65,22 @@ export function rootMessage(r: IncidentRecord, incident: Incident, state: Incide
  * then edits the root to its resolved summary. A retry after a failed edit skips the reply. The next decision
  * closes the record, or keeps it open for the CronJobs the reply says have not run yet.
  */
-export async function postResolution(deps: StageDeps, r: IncidentRecord, ts: string, facts: ResolutionFacts, state: IncidentState): Promise<void> {
+export async function postResolution(
+  deps: StageDeps,
+  r: IncidentRecord,
+  ts: string,
+  facts: ResolutionFacts,
+  state: IncidentState,
+): Promise<void> {
   const incident = r.incident!;
   if (!r.resolutionReplied) {
     await postReplyOnce(deps, r, ts, 'resolution', renderResolution(incident, historyOf(r), facts));
     // Recorded with the reply: the CronJobs it says have not run yet are followed up in the thread (follow-up.ts).
-    await deps.store.patch(r.key, { resolutionReplied: true, replyStarted: undefined, ...awaitingFrom(facts, deps.clock.now()) });
+    await deps.store.patch(r.key, {
+      resolutionReplied: true,
+      replyStarted: undefined,
+      ...awaitingFrom(facts, deps.clock.now()),
+    });
   }
   try {
     await deps.slack.update({ channel: r.channel, ts, ...rootMessage(r, incident, state) });
@@ -128,17 +145,30 @@ async function act(deps: StageDeps, r: IncidentRecord, d: Decision, now: number)
     if (!isRwxError(e, 'NOT_FOUND')) throw e;
     // Someone deleted the root: forget it, so the next round posts a fresh thread for the still-open incident.
     await store.patch(r.key, {
-      threadTs: undefined, rootPostStartedAt: undefined, evidencePosted: undefined, lastSentHash: undefined, replyStarted: undefined,
+      threadTs: undefined,
+      rootPostStartedAt: undefined,
+      evidencePosted: undefined,
+      lastSentHash: undefined,
+      replyStarted: undefined,
     });
     return;
   }
   const hash = rootHash(incident, state);
   const kind = d.action === 'repeat' ? 'repeat' : 'change';
-  const reply = kind === 'repeat'
-    ? renderRepeatReply(incident, r.createdAt, now)
-    : r.members ? renderChangeReply(incident, r.members) : undefined;
+  const reply =
+    kind === 'repeat'
+      ? renderRepeatReply(incident, r.createdAt, now)
+      : r.members
+        ? renderChangeReply(incident, r.members)
+        : undefined;
   if (reply) await postReplyOnce(deps, r, r.threadTs!, updateReplyId(r, kind, hash), reply);
-  await store.patch(r.key, { lastSentHash: hash, members: membersOf(incident), lastNotifiedAt: now, updatedAt: now, replyStarted: undefined });
+  await store.patch(r.key, {
+    lastSentHash: hash,
+    members: membersOf(incident),
+    lastNotifiedAt: now,
+    updatedAt: now,
+    replyStarted: undefined,
+  });
 }
 
 // The id of the reply of an update or repeat step: the kind, the notification it follows (lastNotifiedAt, which
@@ -165,7 +195,11 @@ async function postRoot(deps: StageDeps, r: IncidentRecord, incident: Incident, 
     ts = (await slack.postMessage({ channel: r.channel, ...message, metadata: incidentMetadata(r.key) })).ts;
   }
   await store.patch(r.key, {
-    threadTs: ts, lastSentHash: rootHash(incident, state), members: membersOf(incident), lastNotifiedAt: now, updatedAt: now,
+    threadTs: ts,
+    lastSentHash: rootHash(incident, state),
+    members: membersOf(incident),
+    lastNotifiedAt: now,
+    updatedAt: now,
   });
   return ts;
 }

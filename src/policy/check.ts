@@ -8,8 +8,16 @@
 // Only mounted hostPath volumes count: a volume declared but not mounted (linode's duplicate) is irrelevant.
 import type { Container, KubeObject, PodSpec, Volume } from '../domain/objects.js';
 import {
-  BIDIRECTIONAL, KUBELET_DIR_PATTERN, OS_SELECTOR_KEYS, PLUGIN_KINDS, PODS_DIR_PATTERN, REGISTRAR_IMAGE_PATTERN,
-  REGISTRATION_DIR_PATTERN, SIDECAR_IMAGE_PATTERN, SIDECAR_NAME_PATTERN, matches,
+  BIDIRECTIONAL,
+  KUBELET_DIR_PATTERN,
+  OS_SELECTOR_KEYS,
+  PLUGIN_KINDS,
+  PODS_DIR_PATTERN,
+  REGISTRAR_IMAGE_PATTERN,
+  REGISTRATION_DIR_PATTERN,
+  SIDECAR_IMAGE_PATTERN,
+  SIDECAR_NAME_PATTERN,
+  matches,
 } from './patterns.js';
 
 /** Why a node plugin fails the policy. */
@@ -83,7 +91,10 @@ export function checkObject(obj: KubeObject): ObjectVerdict {
       const hostPath = hostPaths.get(m?.name ?? '');
       if (!m || hostPath === undefined || !matches(hostPath, KUBELET_DIR_PATTERN)) continue;
       const km: KubeletMount = {
-        container: c.name ?? '', volumeMount: m.name ?? '', hostPath, mountPath: m.mountPath ?? '',
+        container: c.name ?? '',
+        volumeMount: m.name ?? '',
+        hostPath,
+        mountPath: m.mountPath ?? '',
         propagation: m.mountPropagation ?? 'None',
       };
       mounts.push(km);
@@ -92,7 +103,8 @@ export function checkObject(obj: KubeObject): ObjectVerdict {
         continue;
       }
       violations.push({
-        rule: 'NOT_BIDIRECTIONAL', ...km,
+        rule: 'NOT_BIDIRECTIONAL',
+        ...km,
         fix: `set mountPropagation: Bidirectional on volumeMount "${km.volumeMount}" of container "${km.container}"`,
       });
     }

@@ -27,8 +27,11 @@ export function parseManifests(text: string, source: string): ManifestObject[] {
     if (err) {
       const line = lineOf(text, err.pos[0]);
       if (TEMPLATE_ACTION.test(text)) {
-        throw new RwxError('INPUT', `${source}: line ${line}: an unrendered Helm template ({{ }} is not YAML); ` +
-          'render it first, e.g. `helm template RELEASE CHART | rwx policy check -f -`');
+        throw new RwxError(
+          'INPUT',
+          `${source}: line ${line}: an unrendered Helm template ({{ }} is not YAML); ` +
+            'render it first, e.g. `helm template RELEASE CHART | rwx policy check -f -`',
+        );
       }
       throw new RwxError('INPUT', `${source}: line ${line}: not valid YAML: ${firstLine(err.message)}`);
     }
@@ -42,7 +45,10 @@ export function parseManifests(text: string, source: string): ManifestObject[] {
 function collect(value: unknown, source: string, line: number, out: ManifestObject[]): void {
   if (value === null || value === undefined) return; // an empty document between two `---`
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new RwxError('INPUT', `${source}: line ${line}: expected a Kubernetes object, got ${Array.isArray(value) ? 'a list' : typeof value}`);
+    throw new RwxError(
+      'INPUT',
+      `${source}: line ${line}: expected a Kubernetes object, got ${Array.isArray(value) ? 'a list' : typeof value}`,
+    );
   }
   const obj = value as KubeObject;
   if (typeof obj.kind === 'string' && obj.kind.endsWith('List') && Array.isArray(obj.items)) {

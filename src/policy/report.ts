@@ -35,7 +35,11 @@ export interface PolicyReport {
 }
 
 /** Checks every object and builds the report; `errors` are files that could not be read (each counted as a file). */
-export function buildReport(objects: readonly ManifestObject[], errors: readonly { file: string; message: string }[], files: number): PolicyReport {
+export function buildReport(
+  objects: readonly ManifestObject[],
+  errors: readonly { file: string; message: string }[],
+  files: number,
+): PolicyReport {
   const results: PolicyResult[] = [];
   let plugins = 0;
   for (const { source, line, object } of objects) {
@@ -72,14 +76,17 @@ export function renderTable(report: PolicyReport): string {
     const object = `${r.kind} ${objectKey({ metadata: { name: r.name, namespace: r.namespace } })}`;
     const file = r.line > 0 ? `${r.file}:${r.line}` : r.file;
     if (r.result === 'skip') return ['skip', file, object, '-', '-', r.reason];
-    if (r.result === 'ok') return ['ok', file, object, r.container, r.volumeMount, `hostPath ${r.hostPath} ${r.propagation}`];
-    const detail = r.rule === 'NOT_BIDIRECTIONAL'
-      ? `hostPath ${r.hostPath} has propagation ${r.propagation}: ${r.fix}`
-      : `no plugin container mounts the kubelet pods dir Bidirectional: ${r.fix}`;
+    if (r.result === 'ok')
+      return ['ok', file, object, r.container, r.volumeMount, `hostPath ${r.hostPath} ${r.propagation}`];
+    const detail =
+      r.rule === 'NOT_BIDIRECTIONAL'
+        ? `hostPath ${r.hostPath} has propagation ${r.propagation}: ${r.fix}`
+        : `no plugin container mounts the kubelet pods dir Bidirectional: ${r.fix}`;
     return ['FAIL', file, object, r.container ?? '-', r.volumeMount ?? '-', detail];
   });
   const s = report.summary;
-  const summary = `${s.plugins} CSI node plugin(s) checked in ${s.files} file(s): ${s.violations} violation(s), ` +
+  const summary =
+    `${s.plugins} CSI node plugin(s) checked in ${s.files} file(s): ${s.violations} violation(s), ` +
     `${s.skipped} Windows plugin(s) skipped, ${s.errors} file(s) unreadable\n`;
   if (rows.length === 0) return `no CSI node plugins found\n${summary}`;
   return `${table(['RESULT', 'FILE', 'OBJECT', 'CONTAINER', 'VOLUMEMOUNT', 'DETAIL'], rows).join('\n')}\n${summary}`;

@@ -23,7 +23,10 @@ return 1`;
 
 /** The Redis-backed IncidentStore. `prefix` namespaces every key (e.g. "rwx" or a per-test prefix). */
 export class RedisIncidentStore implements IncidentStore {
-  constructor(private readonly redis: Redis, private readonly prefix: string) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
 
   async get(key: string): Promise<IncidentRecord | undefined> {
     const h = await this.run(() => this.redis.hgetall(this.recordKey(key)));
@@ -34,8 +37,12 @@ export class RedisIncidentStore implements IncidentStore {
   }
 
   async create(record: IncidentRecord): Promise<boolean> {
-    const fields = Object.entries(record).filter(([, v]) => v !== undefined).flatMap(([f, v]) => [f, JSON.stringify(v)]);
-    const res = await this.run(() => this.redis.eval(CREATE, 2, this.recordKey(record.key), this.openKey(), record.key, ...fields));
+    const fields = Object.entries(record)
+      .filter(([, v]) => v !== undefined)
+      .flatMap(([f, v]) => [f, JSON.stringify(v)]);
+    const res = await this.run(() =>
+      this.redis.eval(CREATE, 2, this.recordKey(record.key), this.openKey(), record.key, ...fields),
+    );
     return res === 1;
   }
 
@@ -55,7 +62,13 @@ export class RedisIncidentStore implements IncidentStore {
   }
 
   async close(key: string, ttlMs: number): Promise<void> {
-    await this.run(() => this.redis.multi().srem(this.openKey(), key).pexpire(this.recordKey(key), Math.max(1, Math.round(ttlMs))).exec());
+    await this.run(() =>
+      this.redis
+        .multi()
+        .srem(this.openKey(), key)
+        .pexpire(this.recordKey(key), Math.max(1, Math.round(ttlMs)))
+        .exec(),
+    );
   }
 
   async listOpen(): Promise<string[]> {
@@ -64,7 +77,9 @@ export class RedisIncidentStore implements IncidentStore {
 
   async tryLock(key: string, ttlMs: number): Promise<string | undefined> {
     const token = randomUUID();
-    const ok = await this.run(() => this.redis.set(this.lockKey(key), token, 'PX', Math.max(1, Math.round(ttlMs)), 'NX'));
+    const ok = await this.run(() =>
+      this.redis.set(this.lockKey(key), token, 'PX', Math.max(1, Math.round(ttlMs)), 'NX'),
+    );
     return ok === 'OK' ? token : undefined;
   }
 
@@ -86,7 +101,9 @@ export class RedisIncidentStore implements IncidentStore {
     try {
       return await op();
     } catch (e) {
-      throw new RwxError('REDIS_UNREACHABLE', `redis: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { cause: e });
+      throw new RwxError('REDIS_UNREACHABLE', `redis: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, {
+        cause: e,
+      });
     }
   }
 }

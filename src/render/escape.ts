@@ -17,7 +17,11 @@ export const SLACK_HEADER_LIMIT = 150;
  * Joins lines, keeping as many whole lines as fit in `limit` characters (after `wrap` is applied) and ending with
  * "...and N more" when some were left out. Lines longer than the limit on their own are cut.
  */
-export function fitLines(lines: readonly string[], limit = SLACK_TEXT_LIMIT, wrap: (s: string) => string = (s) => s): string {
+export function fitLines(
+  lines: readonly string[],
+  limit = SLACK_TEXT_LIMIT,
+  wrap: (s: string) => string = (s) => s,
+): string {
   const tail = (n: number): string => (n > 0 ? `\n...and ${n} more` : '');
   let kept = 0;
   while (kept < lines.length) {

@@ -34,7 +34,10 @@ export const ACTION_IDS = {
 
 /** A header block from raw (untrusted) text: escaped here, then cut to Slack's 150 characters. */
 export function header(text: string): Block {
-  return { type: 'header', text: { type: 'plain_text', text: truncate(escapeSlack(text), SLACK_HEADER_LIMIT), emoji: true } };
+  return {
+    type: 'header',
+    text: { type: 'plain_text', text: truncate(escapeSlack(text), SLACK_HEADER_LIMIT), emoji: true },
+  };
 }
 
 /** A mrkdwn section from already-escaped text, cut to 3000 characters. */

@@ -7,15 +7,26 @@ import { type SlackMessage, formatTime, listSection, plural } from './slack-bloc
 import { cronJobDoneLine } from './slack-resolution.js';
 
 /** Reply for CronJobs seen done since the resolution, or (when `done` is empty) for those still waiting at `until`. */
-export function renderCronJobFollowUp(done: readonly CronJobDone[], stillWaiting: readonly string[], resolvedAt: number | undefined, until: number | undefined): SlackMessage {
+export function renderCronJobFollowUp(
+  done: readonly CronJobDone[],
+  stillWaiting: readonly string[],
+  resolvedAt: number | undefined,
+  until: number | undefined,
+): SlackMessage {
   if (done.length > 0) {
     const lines = done.map((c) => cronJobDoneLine(`CronJob \`${escapeSlack(c.cronJob)}\``, c, 'since the resolution'));
     const names = done.map((c) => c.cronJob).join(', ');
     return { text: escapeSlack(`Follow-up: ${names}`), blocks: [listSection(':white_check_mark: *Follow-up*', lines)] };
   }
   const since = resolvedAt !== undefined ? ` since the resolution (${formatTime(resolvedAt)})` : '';
-  const lines = stillWaiting.map((c) => `• CronJob \`${escapeSlack(c)}\` has still *not* completed a run${since}: a second finding. `
-    + `Read its latest Job and pod (kubectl get jobs -n ${escapeSlack(c.split('/')[0] ?? '')}); check it is not suspended.`);
+  const lines = stillWaiting.map(
+    (c) =>
+      `• CronJob \`${escapeSlack(c)}\` has still *not* completed a run${since}: a second finding. ` +
+      `Read its latest Job and pod (kubectl get jobs -n ${escapeSlack(c.split('/')[0] ?? '')}); check it is not suspended.`,
+  );
   const head = `:warning: *Follow-up*: ${plural(stillWaiting.length, 'CronJob')} without a completed run by ${formatTime(until)}; the bot stops following ${stillWaiting.length === 1 ? 'it' : 'them'} here.`;
-  return { text: escapeSlack(`Follow-up: ${stillWaiting.join(', ')} still without a completed run`), blocks: [listSection(head, lines)] };
+  return {
+    text: escapeSlack(`Follow-up: ${stillWaiting.join(', ')} still without a completed run`),
+    blocks: [listSection(head, lines)],
+  };
 }

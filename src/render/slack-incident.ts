@@ -3,8 +3,21 @@
 import type { Incident, Verdict } from '../domain/incident.js';
 import { escapeSlack } from './escape.js';
 import {
-  ACTION_IDS, type Block, type IncidentState, type SlackMessage, capBlocks, context, formatSeconds, formatTime, hashOf,
-  header, listSection, mention, plural, preSection, section,
+  ACTION_IDS,
+  type Block,
+  type IncidentState,
+  type SlackMessage,
+  capBlocks,
+  context,
+  formatSeconds,
+  formatTime,
+  hashOf,
+  header,
+  listSection,
+  mention,
+  plural,
+  preSection,
+  section,
 } from './slack-blocks.js';
 
 /** Render options: `ages: false` leaves out everything that changes by itself as time passes (for the hash). */
@@ -21,7 +34,11 @@ export const VERDICT_TEXT: Readonly<Record<Verdict, string>> = {
 };
 
 /** The root message of an incident's thread, with its ack/mute/resolve state and buttons. */
-export function renderIncidentRoot(incident: Incident, state: IncidentState = {}, opts: RootOptions = {}): SlackMessage {
+export function renderIncidentRoot(
+  incident: Incident,
+  state: IncidentState = {},
+  opts: RootOptions = {},
+): SlackMessage {
   const ages = opts.ages ?? true;
   const blocks: Block[] = [header(`${state.resolvedAt !== undefined ? 'Resolved: ' : ''}${incident.title}`)];
   blocks.push(section(`*${VERDICT_TEXT[incident.verdict]}*\n${escapeSlack(incident.summary)}`));
@@ -30,7 +47,12 @@ export function renderIncidentRoot(incident: Incident, state: IncidentState = {}
   if (incident.verdict === 'FOLLOWS_ROLLOUT' && incident.rollout && state.resolvedAt === undefined) {
     blocks.push(...doNotDrain(incident));
   } else if (incident.nextSteps.length > 0 && state.resolvedAt === undefined) {
-    blocks.push(listSection('*Next steps*', incident.nextSteps.map((s) => `• ${escapeSlack(s)}`)));
+    blocks.push(
+      listSection(
+        '*Next steps*',
+        incident.nextSteps.map((s) => `• ${escapeSlack(s)}`),
+      ),
+    );
   }
   blocks.push(preSection('*Nodes*', nodeTable(incident, ages)));
   blocks.push(listSection('*Affected workloads*', workloadLines(incident, ages)));
@@ -49,7 +71,9 @@ export function statusLine(state: IncidentState): string {
   const parts: string[] = [];
   if (state.resolvedAt !== undefined) {
     // A manual Resolve says who and when; an automatic one is dated by the summary's cluster times instead.
-    parts.push(`:white_check_mark: Resolved${state.resolvedBy ? ` by ${mention(state.resolvedBy)} at ${formatTime(state.resolvedAt)}` : ''}`);
+    parts.push(
+      `:white_check_mark: Resolved${state.resolvedBy ? ` by ${mention(state.resolvedBy)} at ${formatTime(state.resolvedAt)}` : ''}`,
+    );
   }
   if (state.ack) parts.push(`:eyes: Acknowledged by ${mention(state.ack.user)} at ${formatTime(state.ack.at)}`);
   if (state.muteUntil !== undefined && state.resolvedAt === undefined) {
@@ -102,7 +126,9 @@ function workloadLines(incident: Incident, ages: boolean): string[] {
     const pods = w.pods.map((key) => {
       const p = byKey.get(key);
       const name = key.includes('/') ? key.slice(key.indexOf('/') + 1) : key;
-      const stuck = p ? `${p.kind === 'stuck-terminating' ? 'Terminating' : 'ContainerCreating'}${ages ? ` ${formatSeconds(p.stuckSeconds)}` : ''}` : 'stuck';
+      const stuck = p
+        ? `${p.kind === 'stuck-terminating' ? 'Terminating' : 'ContainerCreating'}${ages ? ` ${formatSeconds(p.stuckSeconds)}` : ''}`
+        : 'stuck';
       return `${escapeSlack(name)} (${stuck}${p?.node ? ` on ${escapeSlack(p.node)}` : ''})`;
     });
     const cron = w.kind === 'CronJob' ? crons.get(`${w.namespace}/${w.name}`) : undefined;
@@ -117,7 +143,11 @@ function workloadLines(incident: Incident, ages: boolean): string[] {
 
 function buttons(key: string, state: IncidentState): Block {
   const button = (text: string, action: string, style?: 'primary' | 'danger'): Record<string, unknown> => ({
-    type: 'button', text: { type: 'plain_text', text }, action_id: action, value: key, ...(style ? { style } : {}),
+    type: 'button',
+    text: { type: 'plain_text', text },
+    action_id: action,
+    value: key,
+    ...(style ? { style } : {}),
   });
   return {
     type: 'actions',

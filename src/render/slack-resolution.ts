@@ -5,7 +5,16 @@
 import type { Incident } from '../domain/incident.js';
 import type { HistoryPod, IncidentHistory } from '../queue/incident-history.js';
 import { escapeSlack } from './escape.js';
-import { type Block, type SlackMessage, capBlocks, formatTime, listSection, mention, plural, section } from './slack-blocks.js';
+import {
+  type Block,
+  type SlackMessage,
+  capBlocks,
+  formatTime,
+  listSection,
+  mention,
+  plural,
+  section,
+} from './slack-blocks.js';
 
 /** What the caller observed when an incident cleared. Pods are "namespace/name"; each appears in one list. */
 export interface ResolutionFacts {
@@ -25,7 +34,14 @@ export interface ResolutionFacts {
    * no longer exists; completedSince undefined when it was not checked; `nextRunAt` (when it has not completed
    * one) its next scheduled run, by which the thread follows it up.
    */
-  cronJobs: { cronJob: string; completedSince?: boolean; at?: string; gone?: boolean; running?: boolean; nextRunAt?: string }[];
+  cronJobs: {
+    cronJob: string;
+    completedSince?: boolean;
+    at?: string;
+    gone?: boolean;
+    running?: boolean;
+    nextRunAt?: string;
+  }[];
   /** Set when someone pressed Resolve rather than every member recovering. */
   manual?: { user: string; at: number };
 }
@@ -35,7 +51,11 @@ export interface ResolutionFacts {
  * CronJobs completed a run or went (no pods, no next scheduled run): the cheap question the notifier asks of a
  * resolved incident on every evaluation while it waits for a CronJob.
  */
-export type ObserveResolution = (history: IncidentHistory, now: number, completionOnly?: boolean) => ResolutionFacts | undefined;
+export type ObserveResolution = (
+  history: IncidentHistory,
+  now: number,
+  completionOnly?: boolean,
+) => ResolutionFacts | undefined;
 
 /**
  * The line for a CronJob that has completed a run (`at`, its lastSuccessfulTime) or no longer exists; `since`
@@ -49,14 +69,27 @@ export function cronJobDoneLine(label: string, c: { at?: string; gone?: boolean 
 
 /** Facts when the caller observed nothing: every pod and CronJob unchecked. */
 export function defaultFacts(history: IncidentHistory): ResolutionFacts {
-  return { recovered: [], deleted: [], unchecked: history.pods.map((p) => p.pod), cronJobs: history.cronJobs.map((c) => ({ cronJob: c.cronJob })) };
+  return {
+    recovered: [],
+    deleted: [],
+    unchecked: history.pods.map((p) => p.pod),
+    cronJobs: history.cronJobs.map((c) => ({ cronJob: c.cronJob })),
+  };
 }
 
 // One group of pods: what the line says after the pod, in the order an on-call engineer acts on them.
 const POD_GROUPS: { field: keyof Omit<ResolutionFacts, 'cronJobs' | 'manual'>; says: string; count: string }[] = [
-  { field: 'deleted', says: 'deleted or replaced during the incident: re-test it, a new pod proves nothing about its node', count: 'deleted or replaced' },
+  {
+    field: 'deleted',
+    says: 'deleted or replaced during the incident: re-test it, a new pod proves nothing about its node',
+    count: 'deleted or replaced',
+  },
   { field: 'notRunning', says: 'not Running yet: check it before closing', count: 'not Running yet' },
-  { field: 'terminated', says: 'finished terminating: if it was force-deleted, check its volume before trusting it', count: 'finished terminating' },
+  {
+    field: 'terminated',
+    says: 'finished terminating: if it was force-deleted, check its volume before trusting it',
+    count: 'finished terminating',
+  },
   { field: 'recovered', says: 'recovered on its own (ran without being deleted)', count: 'recovered on their own' },
   { field: 'unchecked', says: 'no longer stuck (not checked)', count: 'not checked' },
 ];
@@ -72,16 +105,27 @@ export function renderResolution(incident: Incident, history: IncidentHistory, f
   const total = groups.reduce((n, g) => n + g.pods.length, 0);
   const omitted = history.omittedPods > 0 ? ` (and at least ${history.omittedPods} more not kept in the record)` : '';
   groups.forEach((g, i) => {
-    const title = i === 0 ? `*${plural(total, 'pod')} stuck during the incident${omitted}:* ${groups.map((x) => `${x.pods.length} ${x.count}`).join(', ')}` : '';
-    blocks.push(listSection(title, g.pods.map((p) => `• ${podLabel(p, byPod.get(p))}: ${g.says}`)));
+    const title =
+      i === 0
+        ? `*${plural(total, 'pod')} stuck during the incident${omitted}:* ${groups.map((x) => `${x.pods.length} ${x.count}`).join(', ')}`
+        : '';
+    blocks.push(
+      listSection(
+        title,
+        g.pods.map((p) => `• ${podLabel(p, byPod.get(p))}: ${g.says}`),
+      ),
+    );
   });
   const firstSeen = new Map(history.cronJobs.map((c) => [c.cronJob, c]));
   const crons = facts.cronJobs.map((c) => {
     const h = firstSeen.get(c.cronJob);
     const label = `CronJob \`${escapeSlack(c.cronJob)}\`${h ? ` (${plural(h.missedRuns, 'scheduled run')} missed, seen from ${formatTime(h.firstSeen)})` : ''}`;
-    if (c.completedSince === undefined && !c.gone) return `• ${label}: not checked; see whether it has completed a run since`;
+    if (c.completedSince === undefined && !c.gone)
+      return `• ${label}: not checked; see whether it has completed a run since`;
     if (c.gone || c.completedSince) return cronJobDoneLine(label, c, 'since');
-    const next = c.nextRunAt ? ` (next scheduled run ${formatTime(c.nextRunAt)}; this thread will say when one completes)` : '';
+    const next = c.nextRunAt
+      ? ` (next scheduled run ${formatTime(c.nextRunAt)}; this thread will say when one completes)`
+      : '';
     return c.running
       ? `• ${label} has *not* completed a run since; one is running now: check it completes and its artefact is the right size, and what the missed runs cost${next}`
       : `• ${label} has *not* completed a run since: its missed runs are a second finding, check what they cost${next}`;
@@ -101,7 +145,9 @@ function podLabel(key: string, p: HistoryPod | undefined): string {
 function beforeClosing(incident: Incident, history: IncidentHistory, facts: ResolutionFacts): string[] {
   const lines: string[] = [];
   if (incident.verdict === 'FOLLOWS_ROLLOUT') {
-    const nodes = history.nodes.map(escapeSlack).join(', ') + (history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '');
+    const nodes =
+      history.nodes.map(escapeSlack).join(', ') +
+      (history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '');
     lines.push(
       '• On a node that was broken, check the CSI mount of a test volume appears in the host mount namespace, not only in the plugin container.',
       `• Mount a fresh claim with a short-lived pod on each formerly broken node, one node at a time${nodes ? `: ${nodes}` : ''}.`,
@@ -109,7 +155,9 @@ function beforeClosing(incident: Incident, history: IncidentHistory, facts: Reso
     );
   }
   if ((facts.terminated ?? []).length > 0) {
-    lines.push('• If any VolumeAttachment was force-removed or any StatefulSet pod force-deleted during the incident, run a filesystem check on its volume before trusting it.');
+    lines.push(
+      '• If any VolumeAttachment was force-removed or any StatefulSet pod force-deleted during the incident, run a filesystem check on its volume before trusting it.',
+    );
   }
   return lines;
 }

@@ -4,8 +4,17 @@ import type { Incident } from '../domain/incident.js';
 import type { IncidentHistory } from '../queue/incident-history.js';
 import { escapeSlack } from './escape.js';
 import {
-  type Block, type IncidentState, type SlackMessage, capBlocks, context, formatSeconds, formatTime, header, listSection,
-  plural, section,
+  type Block,
+  type IncidentState,
+  type SlackMessage,
+  capBlocks,
+  context,
+  formatSeconds,
+  formatTime,
+  header,
+  listSection,
+  plural,
+  section,
 } from './slack-blocks.js';
 import { VERDICT_TEXT, statusLine } from './slack-incident.js';
 
@@ -16,7 +25,8 @@ const PODS_PER_WORKLOAD = 10;
 export function renderResolvedRoot(incident: Incident, history: IncidentHistory, state: IncidentState): SlackMessage {
   const blocks: Block[] = [header(`Resolved: ${incident.title}`)];
   const p = history.peak;
-  const worst = `At its worst: ${plural(p.pods, 'stuck pod')} on ${plural(p.nodes, 'node')}` +
+  const worst =
+    `At its worst: ${plural(p.pods, 'stuck pod')} on ${plural(p.nodes, 'node')}` +
     `${p.cronJobs > 0 ? `, ${plural(p.cronJobs, 'CronJob')} with missed runs` : ''}` +
     ` (${plural(history.pods.length + history.omittedPods, 'pod')} stuck over the whole incident).`;
   blocks.push(section(`*${VERDICT_TEXT[incident.verdict]}*: resolved.\n${span(history)}${escapeSlack(worst)}`));
@@ -24,9 +34,15 @@ export function renderResolvedRoot(incident: Incident, history: IncidentHistory,
   if (status) blocks.push(context(status));
   if (p.summary) blocks.push(context(escapeSlack(`Worst point: ${p.summary}`)));
   const more = history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '';
-  blocks.push(section(`*Nodes involved (${history.nodes.length + history.omittedNodes})*\n${escapeSlack(history.nodes.join(', ') || 'none recorded')}${more}`));
+  blocks.push(
+    section(
+      `*Nodes involved (${history.nodes.length + history.omittedNodes})*\n${escapeSlack(history.nodes.join(', ') || 'none recorded')}${more}`,
+    ),
+  );
   blocks.push(listSection('*Affected workloads*', workloadLines(history)));
-  blocks.push(context(`incident \`${escapeSlack(incident.key)}\` · see the thread for which pods recovered on their own`));
+  blocks.push(
+    context(`incident \`${escapeSlack(incident.key)}\` · see the thread for which pods recovered on their own`),
+  );
   return { text: escapeSlack(`Resolved: ${incident.title}`).slice(0, 3000), blocks: capBlocks(blocks) };
 }
 
@@ -49,14 +65,19 @@ function workloadLines(h: IncidentHistory): string[] {
   const lines = [...byWorkload.values()].map((w) => {
     const cron = w.kind === 'CronJob' ? crons.get(`${w.namespace}/${w.name}`) : undefined;
     if (cron) crons.delete(cron.cronJob);
-    const shown = w.pods.slice(0, PODS_PER_WORKLOAD).join(', ') + (w.pods.length > PODS_PER_WORKLOAD ? ` and ${w.pods.length - PODS_PER_WORKLOAD} more` : '');
+    const shown =
+      w.pods.slice(0, PODS_PER_WORKLOAD).join(', ') +
+      (w.pods.length > PODS_PER_WORKLOAD ? ` and ${w.pods.length - PODS_PER_WORKLOAD} more` : '');
     const missed = cron ? `${plural(cron.missedRuns, 'scheduled run')} missed; ` : '';
     return `• \`${escapeSlack(w.namespace)}\` ${escapeSlack(w.kind)} *${escapeSlack(w.name)}*: ${missed}${escapeSlack(shown)}`;
   });
   for (const c of crons.values()) {
     const [ns, name] = [c.cronJob.slice(0, c.cronJob.indexOf('/')), c.cronJob.slice(c.cronJob.indexOf('/') + 1)];
-    lines.push(`• \`${escapeSlack(ns)}\` CronJob *${escapeSlack(name)}*: ${plural(c.missedRuns, 'scheduled run')} missed`);
+    lines.push(
+      `• \`${escapeSlack(ns)}\` CronJob *${escapeSlack(name)}*: ${plural(c.missedRuns, 'scheduled run')} missed`,
+    );
   }
-  if (h.omittedPods + h.omittedCronJobs > 0) lines.push(`• ...and at least ${h.omittedPods + h.omittedCronJobs} more members not kept in the record`);
+  if (h.omittedPods + h.omittedCronJobs > 0)
+    lines.push(`• ...and at least ${h.omittedPods + h.omittedCronJobs} more members not kept in the record`);
   return lines.length > 0 ? lines : ['• none recorded'];
 }

@@ -3,7 +3,16 @@
 import type { Incident } from '../domain/incident.js';
 import { escapeSlack } from './escape.js';
 import {
-  type Block, type SlackMessage, capBlocks, context, formatSeconds, formatTime, listSection, plural, preSection, section,
+  type Block,
+  type SlackMessage,
+  capBlocks,
+  context,
+  formatSeconds,
+  formatTime,
+  listSection,
+  plural,
+  preSection,
+  section,
 } from './slack-blocks.js';
 
 /** What a previous post showed: enough to tell new nodes and workloads from known ones. */
@@ -17,7 +26,10 @@ export interface PostedMembers {
 /** The members an incident shows now, in the form PostedMembers records. */
 export function membersOf(incident: Incident): PostedMembers {
   return {
-    nodes: incident.nodes.filter((n) => n.stuckPods.length > 0).map((n) => n.node).sort(),
+    nodes: incident.nodes
+      .filter((n) => n.stuckPods.length > 0)
+      .map((n) => n.node)
+      .sort(),
     workloads: incident.workloads.map((w) => `${w.kind}/${w.namespace}/${w.name}`).sort(),
     pods: incident.pods.map((p) => p.key).sort(),
     cronJobs: incident.cronJobs.map((c) => c.key).sort(),
@@ -32,14 +44,26 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
   const r = incident.rollout;
   if (r) {
     const diff = r.diff.map((d) => `${d.container ? `${d.container}: ` : ''}${d.text}`);
-    blocks.push(preSection(`*Plugin pod template, revision ${r.previousRevision ?? '?'} -> ${r.newRevision}*`,
-      diff.length > 0 ? diff.map(escapeSlack) : ['no template difference found']));
+    blocks.push(
+      preSection(
+        `*Plugin pod template, revision ${r.previousRevision ?? '?'} -> ${r.newRevision}*`,
+        diff.length > 0 ? diff.map(escapeSlack) : ['no template difference found'],
+      ),
+    );
   }
   const events = incident.pods.flatMap((p) =>
-    p.events.map((e) => `${p.pod.namespace}/${p.pod.name} ${e.type} ${e.reason} (x${e.count}${e.ageSeconds !== undefined ? `, ${formatSeconds(e.ageSeconds)} ago` : ''}): ${e.message}`));
+    p.events.map(
+      (e) =>
+        `${p.pod.namespace}/${p.pod.name} ${e.type} ${e.reason} (x${e.count}${e.ageSeconds !== undefined ? `, ${formatSeconds(e.ageSeconds)} ago` : ''}): ${e.message}`,
+    ),
+  );
   blocks.push(preSection('*Events*', events.length > 0 ? events.map(escapeSlack) : ['no events recorded']));
-  const claims = incident.pods.flatMap((p) => p.storage.map((s) =>
-    `${p.pod.namespace}/${p.pod.name} volume ${s.volume} -> claim ${s.claim ? `${s.claim.namespace}/${s.claim.name}` : '?'} -> PV ${s.pv ?? '?'} -> driver ${s.driver ?? '?'}`));
+  const claims = incident.pods.flatMap((p) =>
+    p.storage.map(
+      (s) =>
+        `${p.pod.namespace}/${p.pod.name} volume ${s.volume} -> claim ${s.claim ? `${s.claim.namespace}/${s.claim.name}` : '?'} -> PV ${s.pv ?? '?'} -> driver ${s.driver ?? '?'}`,
+    ),
+  );
   if (claims.length > 0) blocks.push(preSection('*Storage path*', claims.map(escapeSlack)));
   return { text: escapeSlack(`Evidence for ${incident.title}`), blocks: capBlocks(blocks) };
 }
@@ -56,20 +80,28 @@ export function renderChangeReply(incident: Incident, before: PostedMembers): Sl
   const lines: string[] = [];
   for (const n of nodes) {
     const row = incident.nodes.find((x) => x.node === n);
-    lines.push(`• new node \`${escapeSlack(n)}\` (plugin revision ${row?.plugin?.revision ?? '?'}): ${escapeSlack((row?.stuckPods ?? []).join(', '))}`);
+    lines.push(
+      `• new node \`${escapeSlack(n)}\` (plugin revision ${row?.plugin?.revision ?? '?'}): ${escapeSlack((row?.stuckPods ?? []).join(', '))}`,
+    );
   }
   for (const w of workloads) lines.push(`• new workload \`${escapeSlack(w)}\``);
-  for (const c of cronJobs) lines.push(`• new CronJob with missed runs \`${escapeSlack(c.replace(/^cronjob-missed\//, ''))}\``);
+  for (const c of cronJobs)
+    lines.push(`• new CronJob with missed runs \`${escapeSlack(c.replace(/^cronjob-missed\//, ''))}\``);
   if (nodes.length === 0 && workloads.length === 0) {
-    for (const p of pods) lines.push(`• newly stuck pod \`${escapeSlack(p.replace(/^stuck-(creating|terminating)\//, ''))}\``);
+    for (const p of pods)
+      lines.push(`• newly stuck pod \`${escapeSlack(p.replace(/^stuck-(creating|terminating)\//, ''))}\``);
   }
   const head = `*Changed:* ${escapeSlack(incident.summary)}`;
-  return { text: escapeSlack(`Changed: ${incident.summary}`), blocks: capBlocks([section(head), listSection('', lines)]) };
+  return {
+    text: escapeSlack(`Changed: ${incident.summary}`),
+    blocks: capBlocks([section(head), listSection('', lines)]),
+  };
 }
 
 /** The repeat_interval reminder: still open, with how long and how many. */
 export function renderRepeatReply(incident: Incident, openSinceMs: number, now: number): SlackMessage {
-  const text = `Still open after ${formatSeconds((now - openSinceMs) / 1000)}: ${plural(incident.pods.length, 'stuck pod')} on ` +
+  const text =
+    `Still open after ${formatSeconds((now - openSinceMs) / 1000)}: ${plural(incident.pods.length, 'stuck pod')} on ` +
     `${plural(incident.nodes.filter((n) => n.stuckPods.length > 0).length, 'node')}, ${plural(incident.cronJobs.length, 'CronJob')} with missed runs.`;
   return { text: escapeSlack(text), blocks: [context(escapeSlack(text))] };
 }
@@ -78,26 +110,50 @@ export function renderRepeatReply(incident: Incident, openSinceMs: number, now: 
 function observationLines(incident: Incident): string[] {
   const lines: string[] = [];
   const r = incident.rollout;
-  const mountEvent = incident.pods.some((p) => p.events.some((e) => /timed out waiting for the condition/.test(e.message)));
+  const mountEvent = incident.pods.some((p) =>
+    p.events.some((e) => /timed out waiting for the condition/.test(e.message)),
+  );
   if (mountEvent) {
-    lines.push('• kubelet says "timed out waiting for the condition": it names no component and reads like a slow array. The kubelet asked for a mount, was told it succeeded, and cannot see it.');
+    lines.push(
+      '• kubelet says "timed out waiting for the condition": it names no component and reads like a slow array. The kubelet asked for a mount, was told it succeeded, and cannot see it.',
+    );
   }
   if (incident.verdict === 'FOLLOWS_ROLLOUT' && r) {
     const prev = r.previousRevision ?? r.newRevision - 1;
-    if (r.rolloutStart) lines.push(`• What happened at ${formatTime(r.rolloutStart)}: revision ${r.newRevision} of \`${escapeSlack(r.daemonSet.name)}\` started rolling out (${r.updatedNodes}/${r.desiredNodes} nodes updated so far).`);
-    lines.push('• Storage backend reports every volume attached and healthy: it is right. The fault is on the node, between the kubelet and the node plugin.');
-    lines.push('• Node plugin pods are Running and Ready everywhere: readiness does not exercise a mount, so every check stays green.');
-    lines.push(`• Deleting a stuck pod "fixes it half the time": only when the scheduler places it on a node still on revision ${prev}. It says nothing about the node.`);
-    lines.push(`• Pods that did start (e.g. a Deployment stuck part-way) landed on nodes still on revision ${prev}; pods running before the rollout keep their mounts.`);
-    lines.push('• "These nodes are flaky": the fault follows the rollout order, not a node. Draining moves pods onto nodes the rollout will reach.');
+    if (r.rolloutStart)
+      lines.push(
+        `• What happened at ${formatTime(r.rolloutStart)}: revision ${r.newRevision} of \`${escapeSlack(r.daemonSet.name)}\` started rolling out (${r.updatedNodes}/${r.desiredNodes} nodes updated so far).`,
+      );
+    lines.push(
+      '• Storage backend reports every volume attached and healthy: it is right. The fault is on the node, between the kubelet and the node plugin.',
+    );
+    lines.push(
+      '• Node plugin pods are Running and Ready everywhere: readiness does not exercise a mount, so every check stays green.',
+    );
+    lines.push(
+      `• Deleting a stuck pod "fixes it half the time": only when the scheduler places it on a node still on revision ${prev}. It says nothing about the node.`,
+    );
+    lines.push(
+      `• Pods that did start (e.g. a Deployment stuck part-way) landed on nodes still on revision ${prev}; pods running before the rollout keep their mounts.`,
+    );
+    lines.push(
+      '• "These nodes are flaky": the fault follows the rollout order, not a node. Draining moves pods onto nodes the rollout will reach.',
+    );
     const propagation = r.diff.find((d) => /mountPropagation/i.test(d.field) || /mountPropagation/i.test(d.text));
-    if (propagation) lines.push(`• \`${escapeSlack(propagation.text)}\`: without Bidirectional propagation the plugin mounts into its own namespace, invisible to the kubelet and the runtime on the host.`);
+    if (propagation)
+      lines.push(
+        `• \`${escapeSlack(propagation.text)}\`: without Bidirectional propagation the plugin mounts into its own namespace, invisible to the kubelet and the runtime on the host.`,
+      );
   }
   if (incident.cronJobs.length > 0) {
-    lines.push('• A CronJob whose run never started raises no job-failure alert: its pod is stuck in ContainerCreating, so nothing failed.');
+    lines.push(
+      '• A CronJob whose run never started raises no job-failure alert: its pod is stuck in ContainerCreating, so nothing failed.',
+    );
   }
   if (incident.verdict === 'FOLLOWS_NODE' && incident.node) {
-    lines.push(`• Stuck mounts concentrate on node \`${escapeSlack(incident.node)}\` across drivers or revisions: this one is the node.`);
+    lines.push(
+      `• Stuck mounts concentrate on node \`${escapeSlack(incident.node)}\` across drivers or revisions: this one is the node.`,
+    );
   }
   return lines;
 }

@@ -12,13 +12,20 @@ function rolloutLines(inc: Incident): string[] {
   const prev = ev.previousRevision !== undefined ? `revision ${ev.previousRevision}` : 'previous';
   return [
     `  Rollout: ${ev.daemonSet.namespace}/${ev.daemonSet.name} revision ${ev.newRevision}, started ${ev.rolloutStart ?? 'unknown'}, ${ev.updatedNodes}/${ev.desiredNodes} nodes updated`,
-    ...table(['NODES', 'STUCK', 'FINE', 'MOUNTED SINCE PLUGIN START'], [
-      [`revision ${ev.newRevision} (new)`, String(c.newStuck), String(c.newFine), String(c.newProven ?? 0)],
-      [prev, String(c.oldStuck), String(c.oldFine), String(c.oldProven ?? 0)],
-    ], '    '),
+    ...table(
+      ['NODES', 'STUCK', 'FINE', 'MOUNTED SINCE PLUGIN START'],
+      [
+        [`revision ${ev.newRevision} (new)`, String(c.newStuck), String(c.newFine), String(c.newProven ?? 0)],
+        [prev, String(c.oldStuck), String(c.oldFine), String(c.oldProven ?? 0)],
+      ],
+      '    ',
+    ),
     `  Revision diff ${ev.previousRevision ?? '?'} -> ${ev.newRevision}:${ev.diff.length === 0 ? ' (no template change found)' : ''}`,
     // Container-level texts already start with the container name; mount texts name the mount, so add the container.
-    ...ev.diff.map((d) => `    [${d.category}]${d.container && !d.text.startsWith(`${d.container}:`) ? ` (${clean(d.container)})` : ''} ${clean(d.text)}`),
+    ...ev.diff.map(
+      (d) =>
+        `    [${d.category}]${d.container && !d.text.startsWith(`${d.container}:`) ? ` (${clean(d.container)})` : ''} ${clean(d.text)}`,
+    ),
   ];
 }
 
@@ -32,21 +39,38 @@ export function renderIncident(inc: Incident): string[] {
   ];
   if (inc.nodes.length > 0) {
     out.push('  Nodes:');
-    out.push(...table(['NODE', 'PLUGIN', 'REVISION', 'PLUGIN AGE', 'STUCK PODS', 'RUNNING (same workloads)'], inc.nodes.map((n) => [
-      n.node, n.plugin?.pod ?? '-', n.plugin?.revision !== undefined ? String(n.plugin.revision) : '-',
-      n.plugin?.ageSeconds !== undefined ? formatAge(n.plugin.ageSeconds * 1000) : '-',
-      n.stuckPods.join(' ') || '-', (n.runningPods ?? []).join(' ') || '-',
-    ]), '    '));
+    out.push(
+      ...table(
+        ['NODE', 'PLUGIN', 'REVISION', 'PLUGIN AGE', 'STUCK PODS', 'RUNNING (same workloads)'],
+        inc.nodes.map((n) => [
+          n.node,
+          n.plugin?.pod ?? '-',
+          n.plugin?.revision !== undefined ? String(n.plugin.revision) : '-',
+          n.plugin?.ageSeconds !== undefined ? formatAge(n.plugin.ageSeconds * 1000) : '-',
+          n.stuckPods.join(' ') || '-',
+          (n.runningPods ?? []).join(' ') || '-',
+        ]),
+        '    ',
+      ),
+    );
   }
   if (inc.workloads.length > 0) {
     out.push('  Workloads:');
-    for (const w of inc.workloads) out.push(`    ${clean(`${w.kind} ${w.namespace}/${w.name}`)}: ${clean(w.pods.join(' ') || '(no stuck pod)')}`);
+    for (const w of inc.workloads)
+      out.push(`    ${clean(`${w.kind} ${w.namespace}/${w.name}`)}: ${clean(w.pods.join(' ') || '(no stuck pod)')}`);
   }
   if (inc.cronJobs.length > 0) {
     out.push('  CronJobs:');
     for (const c of inc.cronJobs) {
-      const jobs = c.jobs.map((j) => `${j.name} (active ${j.active}, succeeded ${j.succeeded}, failed ${j.failed}${j.pods.length ? `, pods ${j.pods.join(' ')}` : ''})`);
-      out.push(clean(`    ${c.cronJob.namespace}/${c.cronJob.name}  "${c.schedule}"${c.timeZone ? ` ${c.timeZone}` : ''}: ${c.missedRuns} missed run${c.missedRuns === 1 ? '' : 's'}, latest scheduled ${c.latestScheduled}, last success ${c.lastSuccessfulTime ?? 'never'}`));
+      const jobs = c.jobs.map(
+        (j) =>
+          `${j.name} (active ${j.active}, succeeded ${j.succeeded}, failed ${j.failed}${j.pods.length ? `, pods ${j.pods.join(' ')}` : ''})`,
+      );
+      out.push(
+        clean(
+          `    ${c.cronJob.namespace}/${c.cronJob.name}  "${c.schedule}"${c.timeZone ? ` ${c.timeZone}` : ''}: ${c.missedRuns} missed run${c.missedRuns === 1 ? '' : 's'}, latest scheduled ${c.latestScheduled}, last success ${c.lastSuccessfulTime ?? 'never'}`,
+        ),
+      );
       for (const j of jobs) out.push(clean(`      job ${j}`));
     }
   }

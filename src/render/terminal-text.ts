@@ -11,5 +11,7 @@ export function clean(text: string): string {
 export function table(header: readonly string[], rows: readonly (readonly string[])[], indent = ''): string[] {
   const all = [header, ...rows].map((r) => r.map((c) => clean(c)));
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  return all.map((r) => `${indent}${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')}`.trimEnd());
+  return all.map((r) =>
+    `${indent}${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')}`.trimEnd(),
+  );
 }

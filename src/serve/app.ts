@@ -77,23 +77,46 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
   const timers = parts.timers ?? realTimers;
   const log = parts.log;
   const watcher = new ClusterWatcher({
-    source: parts.source, project: parts.project, clock, timers, log, metrics: parts.metrics.watch(),
+    source: parts.source,
+    project: parts.project,
+    clock,
+    timers,
+    log,
+    metrics: parts.metrics.watch(),
     reflector: { stallMs: parts.watchIdleMs, ...parts.reflector },
   });
   const notifyClock = parts.notifyClock;
-  const sink = notifyClock ? { submit: (inc: Incident[]) => parts.notifier.submit(inc, notifyClock.now()) } : parts.notifier;
-  const pipeline = new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, parts.metrics.pipeline(), () => watcher.synced());
+  const sink = notifyClock
+    ? { submit: (inc: Incident[]) => parts.notifier.submit(inc, notifyClock.now()) }
+    : parts.notifier;
+  const pipeline = new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, parts.metrics.pipeline(), () =>
+    watcher.synced(),
+  );
   parts.metrics.queueDepthFrom({ work: () => watcher.queue.length });
 
   let alive = true;
   const checks: ReadyCheck[] = [
-    { name: 'watches', probe: () => watcher.synced() || `not synced: ${watcher.status().filter((s) => !s.synced).map((s) => s.kind).join(', ')}` },
+    {
+      name: 'watches',
+      probe: () =>
+        watcher.synced() ||
+        `not synced: ${watcher
+          .status()
+          .filter((s) => !s.synced)
+          .map((s) => s.kind)
+          .join(', ')}`,
+    },
     { name: 'kubernetes', probe: () => watcher.reachable() || 'API server unreachable' },
     ...(parts.checks ?? []),
   ];
   let server: Server | undefined;
   let port: number | undefined;
-  const ops = opsHandler({ registry: parts.metrics.registry, checks, alive: () => alive, ...(parts.fallback ? { fallback: parts.fallback } : {}) });
+  const ops = opsHandler({
+    registry: parts.metrics.registry,
+    checks,
+    alive: () => alive,
+    ...(parts.fallback ? { fallback: parts.fallback } : {}),
+  });
   if (parts.port !== undefined) {
     ({ server, port } = await listen(ops, parts.port));
     log.info({ port }, 'serving /healthz /readyz /metrics');
@@ -105,11 +128,16 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
     await pipeline.tick(clock.now());
   };
   let ticking = false;
-  const interval = parts.tickMs === 0 ? undefined : setInterval(() => {
-    if (ticking) return; // a slow submit (Redis) must not stack ticks
-    ticking = true;
-    tick().catch((e: unknown) => log.error({ err: e }, 'tick failed')).finally(() => (ticking = false));
-  }, parts.tickMs ?? 1000);
+  const interval =
+    parts.tickMs === 0
+      ? undefined
+      : setInterval(() => {
+          if (ticking) return; // a slow submit (Redis) must not stack ticks
+          ticking = true;
+          tick()
+            .catch((e: unknown) => log.error({ err: e }, 'tick failed'))
+            .finally(() => (ticking = false));
+        }, parts.tickMs ?? 1000);
 
   watcher.start();
   const done = pipeline.run().catch((e: unknown) => {
@@ -128,13 +156,19 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
       await pipeline.flush().catch((e: unknown) => log.warn({ err: e }, 'last flush failed'));
       await parts.notifier.close().catch((e: unknown) => log.warn({ err: e }, 'notifier close failed'));
       if (server) await closeServer(server);
-      for (const c of closers) await c.close().catch((e: unknown) => log.warn({ err: e, what: c.name }, 'close failed'));
+      for (const c of closers)
+        await c.close().catch((e: unknown) => log.warn({ err: e, what: c.name }, 'close failed'));
     })();
     return stopping;
   };
 
   return {
-    watcher, pipeline, tick, stop, done, ops,
+    watcher,
+    pipeline,
+    tick,
+    stop,
+    done,
+    ops,
     addCloser: (name, close) => closers.unshift({ name, close }),
     ...(port !== undefined ? { port } : {}),
     notReady: () => readiness(checks),

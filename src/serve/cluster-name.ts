@@ -12,5 +12,8 @@ export function withClusterName(incidents: Incident[], name: string | undefined)
 /** A notifier that names the cluster in every incident it is given. */
 export function namedNotifier(notifier: NotifierPort, name: string | undefined): NotifierPort {
   if (!name) return notifier;
-  return { submit: (incidents, now) => notifier.submit(withClusterName(incidents, name), now), close: () => notifier.close() };
+  return {
+    submit: (incidents, now) => notifier.submit(withClusterName(incidents, name), now),
+    close: () => notifier.close(),
+  };
 }

@@ -50,20 +50,37 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const simClock: Clock = { now: () => s.now() };
     say(`rwx demo: scenario "${scenario.name}": ${scenario.description ?? ''}`);
     say(`  simulated API server ${s.url} (time runs ${o.speed}x), Redis ${o.redisUrl} (prefix ${prefix})`);
-    say(`  demo timers: group_wait ${DEMO_TIMERS.groupWait / 1000}s, group_interval ${DEMO_TIMERS.groupInterval / 1000}s (production defaults 30s / 5m); stuckAfter 5m of simulated time`);
-    say(`  Slack is printed below as the bot would post it. ${o.follow ? 'Ctrl-C to stop.' : 'Exits when every incident is resolved.'}\n`);
+    say(
+      `  demo timers: group_wait ${DEMO_TIMERS.groupWait / 1000}s, group_interval ${DEMO_TIMERS.groupInterval / 1000}s (production defaults 30s / 5m); stuckAfter 5m of simulated time`,
+    );
+    say(
+      `  Slack is printed below as the bot would post it. ${o.follow ? 'Ctrl-C to stop.' : 'Exits when every incident is resolved.'}\n`,
+    );
 
     const slack = new TerminalSlack({ out: o.out, stamp: () => `[${hhmm(s.now())}]` });
     const metrics = new ServeMetrics();
     const late: { index?: ClusterIndex } = {};
     const notifier = createNotifier({
-      redis, prefix, slack: metrics.countSlack(slack), channel: 'C0DEMO', logger: o.log, timers: DEMO_TIMERS,
-      observeResolution: (last, now, completionOnly) => (late.index ? observeResolution(late.index)(last, now, completionOnly) : undefined),
+      redis,
+      prefix,
+      slack: metrics.countSlack(slack),
+      channel: 'C0DEMO',
+      logger: o.log,
+      timers: DEMO_TIMERS,
+      observeResolution: (last, now, completionOnly) =>
+        late.index ? observeResolution(late.index)(last, now, completionOnly) : undefined,
       backoffMs: 200,
     });
     const conn = await connect({ kubeconfig: s.kubeconfigPath, env: {} });
     const running = await startServe({
-      source: new KubeClusterSource(conn), notifier, project: serveProjector(project), log: o.log, metrics, clock: simClock, notifyClock: systemClock, tickMs: 250,
+      source: new KubeClusterSource(conn),
+      notifier,
+      project: serveProjector(project),
+      log: o.log,
+      metrics,
+      clock: simClock,
+      notifyClock: systemClock,
+      tickMs: 250,
       stages: realStages({ stuckAfterMs: 5 * 60_000, cronJobGraceMs: 10 * 60_000, driverDaemonSets: {} }),
       watchIdleMs: 5 * 60_000,
     });
@@ -91,12 +108,16 @@ export async function runDemo(o: DemoOptions): Promise<number> {
         const open = await notifier.store.listOpen();
         const posted = slack.messages.length > 0;
         if (posted && open.length === 0 && s.now() >= endOfStory) {
-          say(`\nrwx demo: every incident is resolved (simulated ${hhmm(s.now())}). Run \`rwx demo --follow\` to keep watching.`);
+          say(
+            `\nrwx demo: every incident is resolved (simulated ${hhmm(s.now())}). Run \`rwx demo --follow\` to keep watching.`,
+          );
           code = 0;
           return;
         }
         if (Date.now() > deadline) {
-          say(`\nrwx demo: not resolved within ${(o.timeoutMs ?? 180_000) / 1000}s of wall time (open incidents: ${open.join(', ') || 'none'})`);
+          say(
+            `\nrwx demo: not resolved within ${(o.timeoutMs ?? 180_000) / 1000}s of wall time (open incidents: ${open.join(', ') || 'none'})`,
+          );
           return;
         }
       }

@@ -23,20 +23,24 @@ export interface OpsOptions {
 
 /** Runs every check with a deadline; returns the failing ones as "name: reason". */
 export async function readiness(checks: ReadyCheck[], timeoutMs = 2000): Promise<string[]> {
-  const results = await Promise.all(checks.map(async (c) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      const r = await Promise.race([
-        Promise.resolve(c.probe()),
-        new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs))),
-      ]);
-      return r === true ? undefined : `${c.name}: ${r}`;
-    } catch (e) {
-      return `${c.name}: ${e instanceof Error ? e.message : String(e)}`;
-    } finally {
-      clearTimeout(timer);
-    }
-  }));
+  const results = await Promise.all(
+    checks.map(async (c) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        const r = await Promise.race([
+          Promise.resolve(c.probe()),
+          new Promise<string>(
+            (resolve) => (timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs)),
+          ),
+        ]);
+        return r === true ? undefined : `${c.name}: ${r}`;
+      } catch (e) {
+        return `${c.name}: ${e instanceof Error ? e.message : String(e)}`;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
   return results.filter((r): r is string => r !== undefined);
 }
 
@@ -70,7 +74,11 @@ export function opsHandler(opts: OpsOptions): (req: IncomingMessage, res: Server
 }
 
 /** Listens on `port` (0 = any) at `host`; resolves with the server and the bound port. */
-export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, port: number, host = '0.0.0.0'): Promise<{ server: Server; port: number }> {
+export async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  port: number,
+  host = '0.0.0.0',
+): Promise<{ server: Server; port: number }> {
   const server = createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

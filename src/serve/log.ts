@@ -5,9 +5,23 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Field paths whose values are never logged. */
 export const REDACT_PATHS = [
-  'token', '*.token', 'botToken', '*.botToken', 'appToken', '*.appToken', 'signingSecret', '*.signingSecret',
-  'password', '*.password', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
-  'config.slack.botToken', 'config.slack.appToken', 'config.slack.signingSecret',
+  'token',
+  '*.token',
+  'botToken',
+  '*.botToken',
+  'appToken',
+  '*.appToken',
+  'signingSecret',
+  '*.signingSecret',
+  'password',
+  '*.password',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'config.slack.botToken',
+  'config.slack.appToken',
+  'config.slack.signingSecret',
 ];
 
 const TOKEN = /\b(xox[abposr]|xapp)-[A-Za-z0-9-]+/g;

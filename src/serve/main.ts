@@ -37,17 +37,36 @@ export interface ServeOverrides {
 
 /** Starts the bot from a loaded Config. Throws RwxError (CONFIG, REDIS_UNREACHABLE) before anything runs. */
 export async function runServe(config: Config, log: Logger, o: ServeOverrides = {}): Promise<RunningServe> {
-  const source = o.source ?? new KubeClusterSource(await connect({ kubeconfig: config.kube.kubeconfig, context: config.kube.context, env: o.env ?? process.env }));
+  const source =
+    o.source ??
+    new KubeClusterSource(
+      await connect({ kubeconfig: config.kube.kubeconfig, context: config.kube.context, env: o.env ?? process.env }),
+    );
   const redis = await connectRedis(config.redis.url);
   log.info({ redis: redactRedisUrl(config.redis.url), prefix: config.redis.prefix }, 'redis connected');
   const metrics = new ServeMetrics({ processMetrics: true });
-  const slack = metrics.countSlack(o.slack ?? createWebSlackApi({ token: config.slack.botToken, ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}) }));
+  const slack = metrics.countSlack(
+    o.slack ??
+      createWebSlackApi({
+        token: config.slack.botToken,
+        ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+      }),
+  );
   // The index is created by the watcher inside startServe; resolution facts read it through this late binding.
   const late: { running?: RunningServe } = {};
   const notifier = createNotifier({
-    redis, prefix: config.redis.prefix, slack, channel: config.slack.channel, logger: log,
-    timers: { groupWait: config.timers.groupWaitMs, groupInterval: config.timers.groupIntervalMs, repeatInterval: config.timers.repeatIntervalMs },
-    observeResolution: (last, now, completionOnly) => (late.running ? observeResolution(late.running.watcher.index)(last, now, completionOnly) : undefined),
+    redis,
+    prefix: config.redis.prefix,
+    slack,
+    channel: config.slack.channel,
+    logger: log,
+    timers: {
+      groupWait: config.timers.groupWaitMs,
+      groupInterval: config.timers.groupIntervalMs,
+      repeatInterval: config.timers.repeatIntervalMs,
+    },
+    observeResolution: (last, now, completionOnly) =>
+      late.running ? observeResolution(late.running.watcher.index)(last, now, completionOnly) : undefined,
     ...(o.parts?.clock ? { clock: o.parts.clock } : {}),
     ...o.notifier,
   });
@@ -56,8 +75,16 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const bolt = o.bolt ?? true;
   const boltOnPort = bolt && config.slack.mode === 'http';
   const running = await startServe({
-    source, notifier: namedNotifier(notifier, config.clusterName), project: serveProjector(project), log, metrics,
-    stages: realStages({ stuckAfterMs: config.timers.stuckAfterMs, cronJobGraceMs: config.timers.cronJobGraceMs, driverDaemonSets: config.driverDaemonSets }),
+    source,
+    notifier: namedNotifier(notifier, config.clusterName),
+    project: serveProjector(project),
+    log,
+    metrics,
+    stages: realStages({
+      stuckAfterMs: config.timers.stuckAfterMs,
+      cronJobGraceMs: config.timers.cronJobGraceMs,
+      driverDaemonSets: config.driverDaemonSets,
+    }),
     watchIdleMs: config.timers.watchIdleTimeoutMs,
     checks: [{ name: 'redis', probe: redisProbe(redis) }],
     ...(boltOnPort ? {} : { port: o.port ?? config.port }),
@@ -79,7 +106,8 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       port: o.port ?? config.port,
       actions: notifier,
       registerCommands: cmds.register,
-      authorize: async (user, channel) => (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
+      authorize: async (user, channel) =>
+        (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
       customRoutes: ['/healthz', '/readyz', '/metrics'].map((path) => ({ path, method: ['GET'], handler: r.ops })),
     });
     try {

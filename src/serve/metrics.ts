@@ -11,19 +11,50 @@ import type { PipelineMetrics } from './pipeline.js';
 /** Every metric the bot exports, plus adapters for the components that report into them. */
 export class ServeMetrics {
   readonly registry = new Registry();
-  readonly findings = new Gauge({ name: 'rwx_findings', help: 'Current findings by kind', labelNames: ['kind'], registers: [this.registry] });
-  readonly openIncidents = new Gauge({ name: 'rwx_open_incidents', help: 'Incidents in the last correlation', registers: [this.registry] });
-  readonly slackCalls = new Counter({ name: 'rwx_slack_calls_total', help: 'Slack Web API calls by method and outcome', labelNames: ['method', 'outcome'], registers: [this.registry] });
-  readonly watchRestarts = new Counter({ name: 'rwx_watch_restarts_total', help: 'Watch restarts by kind and reason (gone=410 relist, stalled=watchdog, error=backoff, closed=server timeout)', labelNames: ['kind', 'reason'], registers: [this.registry] });
-  readonly watchEvents = new Counter({ name: 'rwx_watch_events_total', help: 'Watch events applied to the cache by kind', labelNames: ['kind'], registers: [this.registry] });
-  readonly apiReachable = new Gauge({ name: 'rwx_kube_api_reachable', help: '1 when the Kubernetes API answers, 0 during an outage', registers: [this.registry] });
+  readonly findings = new Gauge({
+    name: 'rwx_findings',
+    help: 'Current findings by kind',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  readonly openIncidents = new Gauge({
+    name: 'rwx_open_incidents',
+    help: 'Incidents in the last correlation',
+    registers: [this.registry],
+  });
+  readonly slackCalls = new Counter({
+    name: 'rwx_slack_calls_total',
+    help: 'Slack Web API calls by method and outcome',
+    labelNames: ['method', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly watchRestarts = new Counter({
+    name: 'rwx_watch_restarts_total',
+    help: 'Watch restarts by kind and reason (gone=410 relist, stalled=watchdog, error=backoff, closed=server timeout)',
+    labelNames: ['kind', 'reason'],
+    registers: [this.registry],
+  });
+  readonly watchEvents = new Counter({
+    name: 'rwx_watch_events_total',
+    help: 'Watch events applied to the cache by kind',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  readonly apiReachable = new Gauge({
+    name: 'rwx_kube_api_reachable',
+    help: '1 when the Kubernetes API answers, 0 during an outage',
+    registers: [this.registry],
+  });
   private readonly depthSources = new Map<string, () => number | Promise<number>>();
   readonly queueDepth: Gauge<'queue'>;
 
   constructor(opts: { processMetrics?: boolean } = {}) {
     const sources = this.depthSources;
     this.queueDepth = new Gauge({
-      name: 'rwx_queue_depth', help: 'Keys or jobs waiting, by queue (work = dirty keys, notify = BullMQ jobs)', labelNames: ['queue'], registers: [this.registry],
+      name: 'rwx_queue_depth',
+      help: 'Keys or jobs waiting, by queue (work = dirty keys, notify = BullMQ jobs)',
+      labelNames: ['queue'],
+      registers: [this.registry],
       async collect() {
         for (const [queue, f] of sources) {
           try {

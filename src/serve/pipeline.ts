@@ -217,7 +217,11 @@ export class Pipeline {
     if (!old && next.length === 0) return;
     for (const k of old ?? []) this.findings.delete(k);
     for (const f of next) this.findings.set(f.key, f);
-    if (next.length) this.byObject.set(objectKey, next.map((f) => f.key));
+    if (next.length)
+      this.byObject.set(
+        objectKey,
+        next.map((f) => f.key),
+      );
     else this.byObject.delete(objectKey);
     this.dirty = true;
   }

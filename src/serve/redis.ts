@@ -18,7 +18,12 @@ export function redactRedisUrl(url: string): string {
 export async function connectRedis(url: string, timeoutMs = 3000): Promise<Redis> {
   let redis: Redis;
   try {
-    redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: timeoutMs, enableOfflineQueue: true });
+    redis = new Redis(url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      connectTimeout: timeoutMs,
+      enableOfflineQueue: true,
+    });
   } catch (e) {
     throw new RwxError('CONFIG', `REDIS_URL ${redactRedisUrl(url)} is not a Redis URL`, { cause: e });
   }
@@ -29,14 +34,21 @@ export async function connectRedis(url: string, timeoutMs = 3000): Promise<Redis
   try {
     await Promise.race([
       redis.connect().then(() => redis.ping()),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs))),
+      new Promise(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)),
+      ),
     ]);
   } catch (e) {
     redis.disconnect();
     // ioredis rejects with "Connection is closed."; the socket's own error (ECONNREFUSED...) says why.
     const cause = lastError ?? e;
-    const why = (cause as { code?: string }).code ?? (cause instanceof Error ? cause.message.split('\n')[0] : String(cause));
-    throw new RwxError('REDIS_UNREACHABLE', `no Redis answers at ${redactRedisUrl(url)} (${why}); start one (e.g. docker run -p 6379:6379 redis:7) or set REDIS_URL`, { cause: e });
+    const why =
+      (cause as { code?: string }).code ?? (cause instanceof Error ? cause.message.split('\n')[0] : String(cause));
+    throw new RwxError(
+      'REDIS_UNREACHABLE',
+      `no Redis answers at ${redactRedisUrl(url)} (${why}); start one (e.g. docker run -p 6379:6379 redis:7) or set REDIS_URL`,
+      { cause: e },
+    );
   } finally {
     clearTimeout(timer);
   }

@@ -23,7 +23,9 @@ export interface StageConfig {
 /** The real detectors and correlator with `cfg` applied. */
 export function realStages(cfg: StageConfig): Stages {
   const detect = { stuckAfterMs: cfg.stuckAfterMs, cronJobGraceMs: cfg.cronJobGraceMs };
-  const driverDaemonSets = Object.fromEntries(Object.entries(cfg.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]));
+  const driverDaemonSets = Object.fromEntries(
+    Object.entries(cfg.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]),
+  );
   return {
     detectPod: (index, pod, now) => detectPod(index, pod, detectContext(now, detect)),
     detectCronJob: (index, cj, now) => detectCronJob(index, cj, detectContext(now, detect)),
@@ -41,13 +43,23 @@ export function realStages(cfg: StageConfig): Stages {
  *   whether a run is in progress (status.active), and its next scheduled run after `now`.
  * With `completionOnly` (ObserveResolution): no pods, and no next run (parsing a schedule costs about a millisecond).
  */
-export function observeResolution(index: ClusterIndex): (history: IncidentHistory, now: number, completionOnly?: boolean) => ResolutionFacts {
+export function observeResolution(
+  index: ClusterIndex,
+): (history: IncidentHistory, now: number, completionOnly?: boolean) => ResolutionFacts {
   return (history, now, completionOnly = false) => {
-    const facts: Required<Pick<ResolutionFacts, 'recovered' | 'deleted' | 'terminated' | 'notRunning'>> = { recovered: [], deleted: [], terminated: [], notRunning: [] };
+    const facts: Required<Pick<ResolutionFacts, 'recovered' | 'deleted' | 'terminated' | 'notRunning'>> = {
+      recovered: [],
+      deleted: [],
+      terminated: [],
+      notRunning: [],
+    };
     for (const p of completionOnly ? [] : history.pods) {
       const pod = index.get('pods', p.pod);
       const same = pod !== undefined && (!p.uid || pod.metadata?.uid === p.uid);
-      const running = same && !pod.metadata?.deletionTimestamp && (pod.status?.phase === 'Running' || pod.status?.phase === 'Succeeded');
+      const running =
+        same &&
+        !pod.metadata?.deletionTimestamp &&
+        (pod.status?.phase === 'Running' || pod.status?.phase === 'Succeeded');
       if (p.kind === 'stuck-terminating') (same ? facts.notRunning : facts.terminated).push(p.pod);
       else if (running) facts.recovered.push(p.pod);
       else if (!same || pod.metadata?.deletionTimestamp) facts.deleted.push(p.pod);
@@ -62,7 +74,13 @@ export function observeResolution(index: ClusterIndex): (history: IncidentHistor
       const since = last !== undefined && last > (timeMs(c.lastSuccessfulTime) ?? -Infinity);
       const running = !since && (cj.status?.active ?? []).length > 0;
       const next = since || completionOnly ? undefined : nextRun(cj, now);
-      return { cronJob: c.cronJob, completedSince: since, ...(since && at ? { at } : {}), ...(running ? { running } : {}), ...(next ? { nextRunAt: next } : {}) };
+      return {
+        cronJob: c.cronJob,
+        completedSince: since,
+        ...(since && at ? { at } : {}),
+        ...(running ? { running } : {}),
+        ...(next ? { nextRunAt: next } : {}),
+      };
     });
     return { ...facts, cronJobs };
   };
@@ -72,7 +90,11 @@ export function observeResolution(index: ClusterIndex): (history: IncidentHistor
 function nextRun(cj: CronJob, now: number): string | undefined {
   if (cj.spec?.suspend || !cj.spec?.schedule) return undefined;
   try {
-    return new Date(parseSchedule(cj.spec.schedule, cj.spec.timeZone ?? undefined, now).next().getTime()).toISOString();
+    return new Date(
+      parseSchedule(cj.spec.schedule, cj.spec.timeZone ?? undefined, now)
+        .next()
+        .getTime(),
+    ).toISOString();
   } catch {
     return undefined; // the missed-run detector reports an invalid schedule; here it only means "no date to give"
   }

@@ -11,7 +11,9 @@ export function answerAccessReview(body: Rec, authz: Authorizer): Rec {
   let reason: string | undefined;
   if (ra) {
     const attrs = {
-      verb: String(ra.verb ?? ''), group: String(ra.group ?? ''), resource: String(ra.resource ?? ''),
+      verb: String(ra.verb ?? ''),
+      group: String(ra.group ?? ''),
+      resource: String(ra.resource ?? ''),
       ...(ra.namespace ? { namespace: String(ra.namespace) } : {}),
     };
     allowed = authz.allowed(attrs);
@@ -20,7 +22,10 @@ export function answerAccessReview(body: Rec, authz: Authorizer): Rec {
   const status: Rec = { allowed };
   if (reason) status.reason = reason;
   return {
-    kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1',
-    metadata: { creationTimestamp: null }, spec, status,
+    kind: 'SelfSubjectAccessReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    metadata: { creationTimestamp: null },
+    spec,
+    status,
   };
 }

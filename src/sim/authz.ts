@@ -16,12 +16,20 @@ export interface Attributes {
 
 function matches(r: PermissionRule, a: Attributes): boolean {
   const any = (v: string | undefined, x: string | undefined) => v === undefined || v === '*' || v === (x ?? '');
-  return any(r.verb, a.verb) && any(r.resource, a.resource) && any(r.group, a.group) && (r.namespace === undefined || r.namespace === a.namespace);
+  return (
+    any(r.verb, a.verb) &&
+    any(r.resource, a.resource) &&
+    any(r.group, a.group) &&
+    (r.namespace === undefined || r.namespace === a.namespace)
+  );
 }
 
 /** Decides requests from scenario rules and faults. Without `allow` rules everything not denied is allowed. */
 export class Authorizer {
-  constructor(private readonly perms: Scenario['permissions'], private readonly faults: Faults) {}
+  constructor(
+    private readonly perms: Scenario['permissions'],
+    private readonly faults: Faults,
+  ) {}
 
   /** Whether the simulated user may do `a`. */
   allowed(a: Attributes): boolean {

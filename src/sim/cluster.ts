@@ -26,7 +26,10 @@ export class SimCluster {
   readonly createdPods = new Set<string>();
   private writes = 0;
 
-  constructor(readonly scenario: Scenario, readonly startMs: number) {
+  constructor(
+    readonly scenario: Scenario,
+    readonly startMs: number,
+  ) {
     this.kubelet = { ...scenario.kubelet };
   }
 
@@ -52,12 +55,26 @@ export class SimCluster {
     const ready = objects.map((o) => materialize(o, now, `${this.scenario.name}|${seed}`));
     const namespaces = new Set(ready.map((o) => o.metadata?.namespace).filter((n): n is string => !!n));
     for (const ns of namespaces) {
-      if (!this.lookup('Namespace', undefined, ns) && !ready.some((o) => o.kind === 'Namespace' && o.metadata?.name === ns)) {
-        ready.unshift(materialize({ kind: 'Namespace', metadata: { name: ns, creationTimestamp: formatTime(this.startMs - 90 * 86_400_000) } }, now, this.scenario.name));
+      if (
+        !this.lookup('Namespace', undefined, ns) &&
+        !ready.some((o) => o.kind === 'Namespace' && o.metadata?.name === ns)
+      ) {
+        ready.unshift(
+          materialize(
+            {
+              kind: 'Namespace',
+              metadata: { name: ns, creationTimestamp: formatTime(this.startMs - 90 * 86_400_000) },
+            },
+            now,
+            this.scenario.name,
+          ),
+        );
       }
     }
     const pending = new Map(ready.map((o) => [`${o.kind}|${o.metadata?.namespace ?? ''}|${o.metadata?.name}`, o]));
-    const lookup: Lookup = (kind, ns, name) => pending.get(`${kind}|${resourceOfKind(kind)?.namespaced ? ns ?? '' : ''}|${name}`) ?? this.lookup(kind, ns, name);
+    const lookup: Lookup = (kind, ns, name) =>
+      pending.get(`${kind}|${resourceOfKind(kind)?.namespaced ? (ns ?? '') : ''}|${name}`) ??
+      this.lookup(kind, ns, name);
     // Owners first (ControllerRevisions before the pods that copy their template), then everything else.
     const order = (o: KubeObject) => (o.kind === 'Pod' ? 2 : o.kind === 'Event' ? 3 : 1);
     for (const o of [...ready].sort((a, b) => order(a) - order(b))) {
@@ -74,7 +91,7 @@ export class SimCluster {
     for (const s of step.set ?? []) this.setFields(s.kind, s.namespace, s.name, s.fields, now);
     for (const d of step.delete ?? []) {
       const res = resourceOfKind(d.kind);
-      if (res) this.remove(res, nsKey(res.namespaced ? d.namespace ?? 'default' : undefined, d.name), now);
+      if (res) this.remove(res, nsKey(res.namespaced ? (d.namespace ?? 'default') : undefined, d.name), now);
     }
     for (const b of step.bumpEvent ?? []) this.bumpEvent(b.namespace, b.name, b.by ?? 1, now);
     if (step.compact) this.store.compact();
@@ -99,7 +116,8 @@ export class SimCluster {
       const start = Date.parse(String((cur.status as Rec | undefined)?.startTime ?? '')) || now;
       obj.status = podStatus(pod, stateOfPhase(pod, phase), now, start);
     }
-    if (kind === 'Event' && touched.includes('count') && !touched.includes('lastTimestamp')) obj.lastTimestamp = formatTime(now);
+    if (kind === 'Event' && touched.includes('count') && !touched.includes('lastTimestamp'))
+      obj.lastTimestamp = formatTime(now);
     this.store.put(resourceKey(res), obj as KubeObject);
   }
 
@@ -117,18 +135,42 @@ export class SimCluster {
       throw new ApiError(400, 'BadRequest', `the kind of the body (${String(body.kind)}) does not match ${res.kind}`);
     }
     if (res.namespaced && meta.namespace !== undefined && meta.namespace !== namespace) {
-      throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+      throw new ApiError(
+        400,
+        'BadRequest',
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     }
     this.writes++;
-    const name = meta.name ?? (meta.generateName ? `${String(meta.generateName)}${stableSuffix(`${this.writes}|${now}`)}` : undefined);
+    const name =
+      meta.name ??
+      (meta.generateName ? `${String(meta.generateName)}${stableSuffix(`${this.writes}|${now}`)}` : undefined);
     if (typeof name !== 'string' || name === '') {
-      throw new ApiError(422, 'Invalid', `${res.kind} "" is invalid: metadata.name: Required value: name or generateName is required`);
+      throw new ApiError(
+        422,
+        'Invalid',
+        `${res.kind} "" is invalid: metadata.name: Required value: name or generateName is required`,
+      );
     }
     const key = nsKey(res.namespaced ? namespace : undefined, name);
     if (this.store.get(resourceKey(res), key)) {
-      throw new ApiError(409, 'AlreadyExists', `${res.resource} "${name}" already exists`, { name, kind: res.resource });
+      throw new ApiError(409, 'AlreadyExists', `${res.resource} "${name}" already exists`, {
+        name,
+        kind: res.resource,
+      });
     }
-    const input = { ...body, kind: res.kind, metadata: { ...meta, name, namespace: res.namespaced ? namespace : undefined, creationTimestamp: formatTime(now), uid: undefined, resourceVersion: undefined } };
+    const input = {
+      ...body,
+      kind: res.kind,
+      metadata: {
+        ...meta,
+        name,
+        namespace: res.namespaced ? namespace : undefined,
+        creationTimestamp: formatTime(now),
+        uid: undefined,
+        resourceVersion: undefined,
+      },
+    };
     delete (input.metadata as Rec).namespace;
     if (res.namespaced) (input.metadata as Rec).namespace = namespace;
     if (res.kind === 'Pod') delete (input as Rec).status;
@@ -162,7 +204,12 @@ export class SimCluster {
       out = cur.metadata?.deletionTimestamp ? cur : this.store.put(rk, terminating);
     } else {
       // Pods on a node are first marked (the kubelet sees deletionTimestamp), then removed once stopped.
-      if (res.kind === 'Pod' && (cur as Rec).spec && ((cur as Rec).spec as Rec).nodeName && !cur.metadata?.deletionTimestamp) {
+      if (
+        res.kind === 'Pod' &&
+        (cur as Rec).spec &&
+        ((cur as Rec).spec as Rec).nodeName &&
+        !cur.metadata?.deletionTimestamp
+      ) {
         this.store.put(rk, terminating);
       }
       out = this.store.remove(rk, key) ?? terminating;

@@ -12,20 +12,31 @@ export type Lookup = (kind: string, namespace: string | undefined, name: string)
 type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' ? (v as Rec) : {});
 
-
 function defaults(o: Rec, d: Rec): void {
   for (const [k, v] of Object.entries(d)) if (o[k] === undefined) o[k] = v;
 }
 
 function podSpecDefaults(spec: Rec): void {
   defaults(spec, {
-    dnsPolicy: 'ClusterFirst', enableServiceLinks: true, preemptionPolicy: 'PreemptLowerPriority', priority: 0,
-    restartPolicy: 'Always', schedulerName: 'default-scheduler', securityContext: {}, serviceAccount: 'default',
-    serviceAccountName: 'default', terminationGracePeriodSeconds: 30,
+    dnsPolicy: 'ClusterFirst',
+    enableServiceLinks: true,
+    preemptionPolicy: 'PreemptLowerPriority',
+    priority: 0,
+    restartPolicy: 'Always',
+    schedulerName: 'default-scheduler',
+    securityContext: {},
+    serviceAccount: 'default',
+    serviceAccountName: 'default',
+    terminationGracePeriodSeconds: 30,
   });
   if (spec.serviceAccountName !== spec.serviceAccount) spec.serviceAccount = spec.serviceAccountName;
   for (const c of (spec.containers as Rec[] | undefined) ?? []) {
-    defaults(c, { imagePullPolicy: 'IfNotPresent', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' });
+    defaults(c, {
+      imagePullPolicy: 'IfNotPresent',
+      resources: {},
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+    });
   }
 }
 
@@ -38,13 +49,20 @@ function kindDefaults(o: Rec, kind: string): void {
       podSpecDefaults(spec);
       if (spec.tolerations === undefined) {
         spec.tolerations = ['not-ready', 'unreachable'].map((t) => ({
-          effect: 'NoExecute', key: `node.kubernetes.io/${t}`, operator: 'Exists', tolerationSeconds: 300,
+          effect: 'NoExecute',
+          key: `node.kubernetes.io/${t}`,
+          operator: 'Exists',
+          tolerationSeconds: 300,
         }));
       }
       break;
     case 'PersistentVolumeClaim':
       o.spec = spec;
-      defaults(spec, { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } }, volumeMode: 'Filesystem' });
+      defaults(spec, {
+        accessModes: ['ReadWriteOnce'],
+        resources: { requests: { storage: '10Gi' } },
+        volumeMode: 'Filesystem',
+      });
       if (!o.status) {
         o.status = spec.volumeName
           ? { accessModes: spec.accessModes, capacity: rec(rec(spec.resources).requests), phase: 'Bound' }
@@ -53,35 +71,70 @@ function kindDefaults(o: Rec, kind: string): void {
       break;
     case 'PersistentVolume':
       o.spec = spec;
-      defaults(spec, { accessModes: ['ReadWriteOnce'], capacity: { storage: '10Gi' }, persistentVolumeReclaimPolicy: 'Delete', volumeMode: 'Filesystem' });
-      if (!o.status) o.status = { lastPhaseTransitionTime: meta.creationTimestamp, phase: spec.claimRef ? 'Bound' : 'Available' };
+      defaults(spec, {
+        accessModes: ['ReadWriteOnce'],
+        capacity: { storage: '10Gi' },
+        persistentVolumeReclaimPolicy: 'Delete',
+        volumeMode: 'Filesystem',
+      });
+      if (!o.status)
+        o.status = { lastPhaseTransitionTime: meta.creationTimestamp, phase: spec.claimRef ? 'Bound' : 'Available' };
       break;
     case 'Node': {
       const name = String(meta.name);
-      meta.labels = { 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', ...rec(meta.labels) };
+      meta.labels = {
+        'kubernetes.io/arch': 'amd64',
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        ...rec(meta.labels),
+      };
       if (!o.status) o.status = {};
       const st = rec(o.status);
       if (!st.conditions) {
         const at = meta.creationTimestamp;
         st.conditions = [
-          ['MemoryPressure', 'False', 'KubeletHasSufficientMemory'], ['DiskPressure', 'False', 'KubeletHasNoDiskPressure'],
-          ['PIDPressure', 'False', 'KubeletHasSufficientPID'], ['Ready', 'True', 'KubeletReady'],
-        ].map(([type, status, reason]) => ({ lastHeartbeatTime: at, lastTransitionTime: at, message: `kubelet ${reason}`, reason, status, type }));
+          ['MemoryPressure', 'False', 'KubeletHasSufficientMemory'],
+          ['DiskPressure', 'False', 'KubeletHasNoDiskPressure'],
+          ['PIDPressure', 'False', 'KubeletHasSufficientPID'],
+          ['Ready', 'True', 'KubeletReady'],
+        ].map(([type, status, reason]) => ({
+          lastHeartbeatTime: at,
+          lastTransitionTime: at,
+          message: `kubelet ${reason}`,
+          reason,
+          status,
+          type,
+        }));
       }
       const n = Number(/(\d+)$/.exec(name)?.[1] ?? '1');
       const resources = { cpu: '8', 'ephemeral-storage': '104845292Ki', memory: '32386524Ki', pods: '110' };
       defaults(st, {
-        addresses: [{ address: `10.0.${Math.floor(n / 250)}.${(n % 250) + 10}`, type: 'InternalIP' }, { address: name, type: 'Hostname' }],
-        allocatable: { ...resources, cpu: '7910m', memory: '31235548Ki' }, capacity: resources,
+        addresses: [
+          { address: `10.0.${Math.floor(n / 250)}.${(n % 250) + 10}`, type: 'InternalIP' },
+          { address: name, type: 'Hostname' },
+        ],
+        allocatable: { ...resources, cpu: '7910m', memory: '31235548Ki' },
+        capacity: resources,
         daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-        nodeInfo: { architecture: 'amd64', containerRuntimeVersion: 'containerd://1.7.22', kernelVersion: '6.1.112', kubeProxyVersion: 'v1.30.4', kubeletVersion: 'v1.30.4', operatingSystem: 'linux', osImage: 'Ubuntu 22.04.5 LTS' },
+        nodeInfo: {
+          architecture: 'amd64',
+          containerRuntimeVersion: 'containerd://1.7.22',
+          kernelVersion: '6.1.112',
+          kubeProxyVersion: 'v1.30.4',
+          kubeletVersion: 'v1.30.4',
+          operatingSystem: 'linux',
+          osImage: 'Ubuntu 22.04.5 LTS',
+        },
       });
       o.spec = spec;
       break;
     }
     case 'Event':
       defaults(o, { count: 1, type: 'Normal', eventTime: null, reportingComponent: '', reportingInstance: '' });
-      defaults(o, { firstTimestamp: o.lastTimestamp ?? meta.creationTimestamp, lastTimestamp: o.firstTimestamp ?? meta.creationTimestamp });
+      defaults(o, {
+        firstTimestamp: o.lastTimestamp ?? meta.creationTimestamp,
+        lastTimestamp: o.firstTimestamp ?? meta.creationTimestamp,
+      });
       if (!o.source) o.source = { component: 'kubelet' };
       if (o.reportingComponent === '') o.reportingComponent = rec(o.source).component ?? '';
       if (o.reportingInstance === '' && rec(o.source).host) o.reportingInstance = rec(o.source).host;
@@ -93,10 +146,25 @@ function kindDefaults(o: Rec, kind: string): void {
       defaults(o, { spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
       meta.labels = { 'kubernetes.io/metadata.name': String(meta.name), ...rec(meta.labels) };
       break;
-    case 'DaemonSet': case 'Deployment': case 'ReplicaSet': case 'StatefulSet': case 'Job': case 'CronJob':
+    case 'DaemonSet':
+    case 'Deployment':
+    case 'ReplicaSet':
+    case 'StatefulSet':
+    case 'Job':
+    case 'CronJob':
       defaults(meta, { generation: 1 });
-      if (kind === 'DaemonSet') defaults(spec, { revisionHistoryLimit: 10, updateStrategy: { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 }, type: 'RollingUpdate' } });
-      if (kind === 'CronJob') defaults(spec, { concurrencyPolicy: 'Allow', failedJobsHistoryLimit: 1, successfulJobsHistoryLimit: 3, suspend: false });
+      if (kind === 'DaemonSet')
+        defaults(spec, {
+          revisionHistoryLimit: 10,
+          updateStrategy: { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 }, type: 'RollingUpdate' },
+        });
+      if (kind === 'CronJob')
+        defaults(spec, {
+          concurrencyPolicy: 'Allow',
+          failedJobsHistoryLimit: 1,
+          successfulJobsHistoryLimit: 3,
+          suspend: false,
+        });
       if (!o.status) o.status = {};
       break;
   }
@@ -113,12 +181,15 @@ export function materialize(input: KubeObject, base: number, uidSeed: string): K
   if (res) o.apiVersion = apiVersionOfResource(res);
   if (kind === 'Event' && !meta.namespace) meta.namespace = rec(o.involvedObject).namespace ?? 'default';
   if (res?.namespaced && !meta.namespace) meta.namespace = 'default';
-  if (kind === 'Event' && !meta.name) meta.name = `${rec(o.involvedObject).name}.${stableSuffix(`${uidSeed}${o.reason}`, 16)}`;
+  if (kind === 'Event' && !meta.name)
+    meta.name = `${rec(o.involvedObject).name}.${stableSuffix(`${uidSeed}${o.reason}`, 16)}`;
   if (!meta.creationTimestamp) meta.creationTimestamp = formatTime(base);
-  if (!meta.uid) meta.uid = stableUid(`${uidSeed}|${kind}|${meta.namespace ?? ''}|${meta.name}|${meta.creationTimestamp}`);
+  if (!meta.uid)
+    meta.uid = stableUid(`${uidSeed}|${kind}|${meta.namespace ?? ''}|${meta.name}|${meta.creationTimestamp}`);
   // Templates in real objects carry `creationTimestamp: null`; keep that quirk so readers cope with it.
   const tmpl = rec(rec(o.spec).template);
-  if (rec(o.spec).template && rec(tmpl.metadata).creationTimestamp === undefined) tmpl.metadata = { creationTimestamp: null, ...rec(tmpl.metadata) };
+  if (rec(o.spec).template && rec(tmpl.metadata).creationTimestamp === undefined)
+    tmpl.metadata = { creationTimestamp: null, ...rec(tmpl.metadata) };
   kindDefaults(o, kind);
   return o as KubeObject;
 }
@@ -128,7 +199,9 @@ function templateOf(owner: KubeObject | undefined, lookup: Lookup, pod: Pod): Re
   if (owner.kind === 'DaemonSet') {
     // A DaemonSet pod runs its own revision's template, not necessarily the DaemonSet's current one.
     const hash = pod.metadata?.labels?.['controller-revision-hash'];
-    const cr = hash ? lookup('ControllerRevision', owner.metadata?.namespace, `${owner.metadata?.name}-${hash}`) : undefined;
+    const cr = hash
+      ? lookup('ControllerRevision', owner.metadata?.namespace, `${owner.metadata?.name}-${hash}`)
+      : undefined;
     const t = rec(rec(rec(cr?.data).spec).template);
     if (t.spec) return t;
   }
@@ -152,7 +225,11 @@ export function resolveRefs(o: KubeObject, lookup: Lookup): void {
   if (o.kind === 'Event') {
     const io = rec(o.involvedObject);
     io.kind ??= 'Pod';
-    const target = lookup(String(io.kind), io.namespace as string | undefined ?? (resourceOfKind(String(io.kind))?.namespaced ? ns : undefined), String(io.name));
+    const target = lookup(
+      String(io.kind),
+      (io.namespace as string | undefined) ?? (resourceOfKind(String(io.kind))?.namespaced ? ns : undefined),
+      String(io.name),
+    );
     if (target?.metadata?.uid && !io.uid) io.uid = target.metadata.uid;
     if (!io.apiVersion) io.apiVersion = target?.apiVersion ?? 'v1';
     if (target?.metadata?.namespace && !io.namespace) io.namespace = target.metadata.namespace;
@@ -167,7 +244,10 @@ function preparePod(pod: Pod, lookup: Lookup): void {
     const t = templateOf(lookup(ref.kind ?? '', pod.metadata?.namespace, ref.name ?? ''), lookup, pod);
     if (t) {
       Object.assign(spec, structuredClone({ ...rec(t.spec), ...spec }));
-      pod.metadata = { ...pod.metadata, labels: { ...rec(rec(t.metadata).labels) as Record<string, string>, ...pod.metadata?.labels } };
+      pod.metadata = {
+        ...pod.metadata,
+        labels: { ...(rec(rec(t.metadata).labels) as Record<string, string>), ...pod.metadata?.labels },
+      };
     }
   }
   podSpecDefaults(spec as Rec);
@@ -175,7 +255,9 @@ function preparePod(pod: Pod, lookup: Lookup): void {
   if (!st.containerStatuses && st.conditions === undefined) {
     const created = Date.parse(pod.metadata?.creationTimestamp ?? '') || 0;
     const reason = st.reason;
-    pod.status = { ...podStatus(pod, stateOfPhase(pod, st.phase as string | undefined), created + 3000, created + 1000) };
+    pod.status = {
+      ...podStatus(pod, stateOfPhase(pod, st.phase as string | undefined), created + 3000, created + 1000),
+    };
     if (reason) (pod.status as Rec).reason = reason;
   }
 }

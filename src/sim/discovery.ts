@@ -4,8 +4,15 @@ import { allResources, type SimResource } from './resources.js';
 
 /** What /version answers. */
 export const VERSION_INFO = {
-  major: '1', minor: '30', gitVersion: 'v1.30.4', gitCommit: '0000000000000000000000000000000000000000',
-  gitTreeState: 'clean', buildDate: '2024-08-14T00:00:00Z', goVersion: 'go1.22.5', compiler: 'gc', platform: 'linux/amd64',
+  major: '1',
+  minor: '30',
+  gitVersion: 'v1.30.4',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2024-08-14T00:00:00Z',
+  goVersion: 'go1.22.5',
+  compiler: 'gc',
+  platform: 'linux/amd64',
 };
 
 function groups(): Map<string, SimResource[]> {
@@ -22,18 +29,25 @@ export function discovery(path: string): unknown {
   const p = path.replace(/\/+$/, '');
   if (p === '/version') return VERSION_INFO;
   if (p === '/api') {
-    return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }] };
+    return {
+      kind: 'APIVersions',
+      versions: ['v1'],
+      serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }],
+    };
   }
   const gs = groups();
   if (p === '/apis') {
     const names = [...new Set([...gs.keys()].map((k) => k.split('/')[0]).filter((g): g is string => !!g))];
     return {
-      kind: 'APIGroupList', apiVersion: 'v1',
+      kind: 'APIGroupList',
+      apiVersion: 'v1',
       groups: names.map((name) => {
-        const versions = [...gs.keys()].filter((k) => k.startsWith(`${name}/`)).map((k) => {
-          const version = k.split('/')[1] ?? 'v1';
-          return { groupVersion: `${name}/${version}`, version };
-        });
+        const versions = [...gs.keys()]
+          .filter((k) => k.startsWith(`${name}/`))
+          .map((k) => {
+            const version = k.split('/')[1] ?? 'v1';
+            return { groupVersion: `${name}/${version}`, version };
+          });
         return { name, versions, preferredVersion: versions[0] };
       }),
     };
@@ -45,9 +59,15 @@ export function discovery(path: string): unknown {
   const list = gs.get(`${group}/${version}`);
   if (!list) return undefined;
   return {
-    kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version,
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: group ? `${group}/${version}` : version,
     resources: list.map((r) => ({
-      name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs,
+      name: r.resource,
+      singularName: r.singular,
+      namespaced: r.namespaced,
+      kind: r.kind,
+      verbs: r.verbs,
       ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
     })),
   };

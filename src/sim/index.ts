@@ -96,7 +96,15 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   const token = `sim-${randomBytes(16).toString('hex')}`;
   const dir = await simDir();
   const tls = opts.tls ? await selfSignedCert(dir) : undefined;
-  const handler = createHandler({ cluster, clock, faults, authz: new Authorizer(scenario.permissions, faults), hub, audit, token });
+  const handler = createHandler({
+    cluster,
+    clock,
+    faults,
+    authz: new Authorizer(scenario.permissions, faults),
+    hub,
+    audit,
+    token,
+  });
   const server: Server = tls ? createHttps({ key: tls.key, cert: tls.cert }, handler) : createHttp(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
@@ -120,12 +128,19 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   timer?.unref();
 
   return {
-    url, kubeconfigPath, token, audit, faults,
+    url,
+    kubeconfigPath,
+    token,
+    audit,
+    faults,
     async advance(ms) {
       const target = clock.now() + ms;
       if (isSettable(clock)) {
         const c = clock;
-        cluster.runDue(target, (at) => { if (at > c.now()) c.set(at); hub.tick(at); });
+        cluster.runDue(target, (at) => {
+          if (at > c.now()) c.set(at);
+          hub.tick(at);
+        });
         c.set(target);
       } else {
         offset += ms;

@@ -26,11 +26,30 @@ export async function selfSignedCert(dir: string): Promise<TlsMaterial> {
   const cert = join(dir, 'tls.crt');
   try {
     await run('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-      '-subj', '/CN=rwx-sim', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=rwx-sim',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
     ]);
   } catch (e) {
-    throw new RwxError('INTERNAL', `openssl could not make a certificate for TLS mode: ${(e as Error).message.split('\n')[0]}`, { cause: e });
+    throw new RwxError(
+      'INTERNAL',
+      `openssl could not make a certificate for TLS mode: ${(e as Error).message.split('\n')[0]}`,
+      { cause: e },
+    );
   }
   return { key: await readFile(key, 'utf8'), cert: await readFile(cert, 'utf8') };
 }
@@ -38,7 +57,9 @@ export async function selfSignedCert(dir: string): Promise<TlsMaterial> {
 /** Writes a kubeconfig with one context "sim" (cluster and user "sim") for `server`; returns its path. */
 export async function writeKubeconfig(dir: string, server: string, token: string, caPem?: string): Promise<string> {
   // client-node refuses plain http unless the cluster says insecure-skip-tls-verify; kubectl ignores it for http.
-  const cluster = caPem ? `    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}\n` : '    insecure-skip-tls-verify: true\n';
+  const cluster = caPem
+    ? `    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}\n`
+    : '    insecure-skip-tls-verify: true\n';
   const text = [
     'apiVersion: v1',
     'kind: Config',
@@ -59,7 +80,9 @@ export async function writeKubeconfig(dir: string, server: string, token: string
     '    namespace: default',
     'current-context: sim',
     '',
-  ].filter((l) => l !== '').join('\n');
+  ]
+    .filter((l) => l !== '')
+    .join('\n');
   const path = join(dir, 'kubeconfig');
   await writeFile(path, `${text}\n`, { mode: 0o600 });
   return path;

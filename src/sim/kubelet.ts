@@ -21,9 +21,13 @@ function claimVolumes(pod: Pod): string[] {
 }
 
 function waitingToCreate(pod: Pod): boolean {
-  return pod.status?.phase === 'Pending' && !!pod.spec?.nodeName
-    && (pod.status.containerStatuses ?? [{ state: { waiting: { reason: 'ContainerCreating' } } }])
-      .some((c) => c.state?.waiting?.reason === 'ContainerCreating');
+  return (
+    pod.status?.phase === 'Pending' &&
+    !!pod.spec?.nodeName &&
+    (pod.status.containerStatuses ?? [{ state: { waiting: { reason: 'ContainerCreating' } } }]).some(
+      (c) => c.state?.waiting?.reason === 'ContainerCreating',
+    )
+  );
 }
 
 function brokenNodes(c: SimCluster): Set<string> {
@@ -43,19 +47,44 @@ function failedMountMessage(pod: Pod): string {
 
 function bumpFailedMount(c: SimCluster, pod: Pod, now: number): void {
   const ns = pod.metadata?.namespace ?? 'default';
-  const existing = c.store.list('/events').find((e) => e.metadata?.namespace === ns && e.reason === 'FailedMount'
-    && (e.involvedObject as Rec | undefined)?.name === pod.metadata?.name);
+  const existing = c.store
+    .list('/events')
+    .find(
+      (e) =>
+        e.metadata?.namespace === ns &&
+        e.reason === 'FailedMount' &&
+        (e.involvedObject as Rec | undefined)?.name === pod.metadata?.name,
+    );
   if (existing) {
-    c.store.put('/events', { ...existing, count: Number(existing.count ?? 1) + 1, lastTimestamp: formatTime(now), message: existing.message });
+    c.store.put('/events', {
+      ...existing,
+      count: Number(existing.count ?? 1) + 1,
+      lastTimestamp: formatTime(now),
+      message: existing.message,
+    });
     return;
   }
-  const ev = materialize({
-    kind: 'Event',
-    metadata: { namespace: ns },
-    involvedObject: { kind: 'Pod', namespace: ns, name: pod.metadata?.name, uid: pod.metadata?.uid, apiVersion: 'v1' },
-    reason: 'FailedMount', type: 'Warning', message: failedMountMessage(pod),
-    source: { component: 'kubelet', host: pod.spec?.nodeName }, firstTimestamp: formatTime(now), lastTimestamp: formatTime(now),
-  }, now, `${pod.metadata?.uid}|failedmount`);
+  const ev = materialize(
+    {
+      kind: 'Event',
+      metadata: { namespace: ns },
+      involvedObject: {
+        kind: 'Pod',
+        namespace: ns,
+        name: pod.metadata?.name,
+        uid: pod.metadata?.uid,
+        apiVersion: 'v1',
+      },
+      reason: 'FailedMount',
+      type: 'Warning',
+      message: failedMountMessage(pod),
+      source: { component: 'kubelet', host: pod.spec?.nodeName },
+      firstTimestamp: formatTime(now),
+      lastTimestamp: formatTime(now),
+    },
+    now,
+    `${pod.metadata?.uid}|failedmount`,
+  );
   c.store.put('/events', ev);
 }
 
@@ -85,23 +114,39 @@ export function kubeletSync(c: SimCluster, now: number): void {
     if (!created && claimVolumes(pod).length === 0) continue;
     if (broken.has(pod.spec?.nodeName ?? '')) {
       c.scheduler.cancel(`start:${uid}`);
-      c.scheduler.schedule(now + interval, (t) => {
-        const cur = c.store.get('/pods', key) as Pod | undefined;
-        if (cur?.metadata?.uid === uid && waitingToCreate(cur) && brokenNodes(c).has(cur.spec?.nodeName ?? '')) bumpFailedMount(c, cur, t);
-        c.settle(t);
-      }, `mount:${uid}`);
+      c.scheduler.schedule(
+        now + interval,
+        (t) => {
+          const cur = c.store.get('/pods', key) as Pod | undefined;
+          if (cur?.metadata?.uid === uid && waitingToCreate(cur) && brokenNodes(c).has(cur.spec?.nodeName ?? ''))
+            bumpFailedMount(c, cur, t);
+          c.settle(t);
+        },
+        `mount:${uid}`,
+      );
       continue;
     }
     c.scheduler.cancel(`mount:${uid}`);
-    c.scheduler.schedule(now + (created ? 300 : 1000), (t) => {
-      if (!setPodState(c, uid, key, 'Running', t)) return;
-      const cur = c.store.get('/pods', key) as Pod;
-      if (runsToCompletion(cur)) {
-        const runFor = parseDuration(cur.metadata?.annotations?.[RUNS_FOR] ?? '500ms', RUNS_FOR);
-        c.scheduler.schedule(t + runFor, (t2) => { setPodState(c, uid, key, 'Succeeded', t2); c.settle(t2); }, `finish:${uid}`);
-      }
-      c.settle(t);
-    }, `start:${uid}`);
+    c.scheduler.schedule(
+      now + (created ? 300 : 1000),
+      (t) => {
+        if (!setPodState(c, uid, key, 'Running', t)) return;
+        const cur = c.store.get('/pods', key) as Pod;
+        if (runsToCompletion(cur)) {
+          const runFor = parseDuration(cur.metadata?.annotations?.[RUNS_FOR] ?? '500ms', RUNS_FOR);
+          c.scheduler.schedule(
+            t + runFor,
+            (t2) => {
+              setPodState(c, uid, key, 'Succeeded', t2);
+              c.settle(t2);
+            },
+            `finish:${uid}`,
+          );
+        }
+        c.settle(t);
+      },
+      `start:${uid}`,
+    );
   }
 }
 
@@ -116,33 +161,73 @@ export function forgetPod(c: SimCluster, pod: KubeObject): void {
 export function provisionClaim(c: SimCluster, pvc: KubeObject, now: number): void {
   const spec = (pvc.spec ?? {}) as Rec;
   const classes = c.store.list('storage.k8s.io/storageclasses') as StorageClass[];
-  const sc = typeof spec.storageClassName === 'string'
-    ? classes.find((s) => s.metadata?.name === spec.storageClassName)
-    : classes.find((s) => s.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true');
+  const sc =
+    typeof spec.storageClassName === 'string'
+      ? classes.find((s) => s.metadata?.name === spec.storageClassName)
+      : classes.find((s) => s.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true');
   const ns = pvc.metadata?.namespace ?? 'default';
   if (!sc) {
-    const ev = materialize({
-      kind: 'Event', metadata: { namespace: ns }, type: 'Warning', reason: 'ProvisioningFailed',
-      involvedObject: { kind: 'PersistentVolumeClaim', namespace: ns, name: pvc.metadata?.name, uid: pvc.metadata?.uid, apiVersion: 'v1' },
-      message: `storageclass.storage.k8s.io "${String(spec.storageClassName ?? '')}" not found`,
-      source: { component: 'persistentvolume-controller' },
-    }, now, `${pvc.metadata?.uid}|provision`);
+    const ev = materialize(
+      {
+        kind: 'Event',
+        metadata: { namespace: ns },
+        type: 'Warning',
+        reason: 'ProvisioningFailed',
+        involvedObject: {
+          kind: 'PersistentVolumeClaim',
+          namespace: ns,
+          name: pvc.metadata?.name,
+          uid: pvc.metadata?.uid,
+          apiVersion: 'v1',
+        },
+        message: `storageclass.storage.k8s.io "${String(spec.storageClassName ?? '')}" not found`,
+        source: { component: 'persistentvolume-controller' },
+      },
+      now,
+      `${pvc.metadata?.uid}|provision`,
+    );
     c.store.put('/events', ev);
     return;
   }
   const pvName = `pvc-${pvc.metadata?.uid}`;
   const storage = ((spec.resources as Rec | undefined)?.requests as Rec | undefined)?.storage ?? '1Gi';
-  const pv = materialize({
-    kind: 'PersistentVolume',
-    metadata: { name: pvName, annotations: { 'pv.kubernetes.io/provisioned-by': sc.provisioner ?? '', 'volume.kubernetes.io/provisioner-deletion-secret-name': '', 'volume.kubernetes.io/provisioner-deletion-secret-namespace': '' }, finalizers: ['external-provisioner.volume.kubernetes.io/finalizer', 'kubernetes.io/pv-protection'] },
-    spec: {
-      accessModes: spec.accessModes, capacity: { storage },
-      claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: pvc.metadata?.name, namespace: ns, resourceVersion: pvc.metadata?.resourceVersion, uid: pvc.metadata?.uid },
-      csi: { driver: sc.provisioner, fsType: 'ext4', volumeHandle: `vol-${stableUid(pvName).replace(/-/g, '').slice(0, 17)}` },
-      persistentVolumeReclaimPolicy: (sc as Rec).reclaimPolicy ?? 'Delete', storageClassName: sc.metadata?.name, volumeMode: spec.volumeMode ?? 'Filesystem',
+  const pv = materialize(
+    {
+      kind: 'PersistentVolume',
+      metadata: {
+        name: pvName,
+        annotations: {
+          'pv.kubernetes.io/provisioned-by': sc.provisioner ?? '',
+          'volume.kubernetes.io/provisioner-deletion-secret-name': '',
+          'volume.kubernetes.io/provisioner-deletion-secret-namespace': '',
+        },
+        finalizers: ['external-provisioner.volume.kubernetes.io/finalizer', 'kubernetes.io/pv-protection'],
+      },
+      spec: {
+        accessModes: spec.accessModes,
+        capacity: { storage },
+        claimRef: {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          name: pvc.metadata?.name,
+          namespace: ns,
+          resourceVersion: pvc.metadata?.resourceVersion,
+          uid: pvc.metadata?.uid,
+        },
+        csi: {
+          driver: sc.provisioner,
+          fsType: 'ext4',
+          volumeHandle: `vol-${stableUid(pvName).replace(/-/g, '').slice(0, 17)}`,
+        },
+        persistentVolumeReclaimPolicy: (sc as Rec).reclaimPolicy ?? 'Delete',
+        storageClassName: sc.metadata?.name,
+        volumeMode: spec.volumeMode ?? 'Filesystem',
+      },
+      status: { lastPhaseTransitionTime: formatTime(now), phase: 'Bound' },
     },
-    status: { lastPhaseTransitionTime: formatTime(now), phase: 'Bound' },
-  }, now, 'provisioner');
+    now,
+    'provisioner',
+  );
   // Dynamically provisioned volumes are deleted with their claim; no finalizer controller runs here.
   delete pv.metadata?.finalizers;
   resolveRefs(pv, c.lookup);
@@ -150,7 +235,16 @@ export function provisionClaim(c: SimCluster, pvc: KubeObject, now: number): voi
   const cur = c.store.get('/persistentvolumeclaims', `${ns}/${pvc.metadata?.name}`) ?? pvc;
   c.store.put('/persistentvolumeclaims', {
     ...cur,
-    metadata: { ...cur.metadata, annotations: { ...cur.metadata?.annotations, 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes', 'volume.beta.kubernetes.io/storage-provisioner': sc.provisioner ?? '', 'volume.kubernetes.io/storage-provisioner': sc.provisioner ?? '' } },
+    metadata: {
+      ...cur.metadata,
+      annotations: {
+        ...cur.metadata?.annotations,
+        'pv.kubernetes.io/bind-completed': 'yes',
+        'pv.kubernetes.io/bound-by-controller': 'yes',
+        'volume.beta.kubernetes.io/storage-provisioner': sc.provisioner ?? '',
+        'volume.kubernetes.io/storage-provisioner': sc.provisioner ?? '',
+      },
+    },
     spec: { ...spec, volumeName: pvName },
     status: { accessModes: spec.accessModes, capacity: { storage }, phase: 'Bound' },
   });

@@ -7,7 +7,12 @@ import { formatTime } from './times.js';
 export type PodState = 'Unschedulable' | 'ContainerCreating' | 'Running' | 'Succeeded' | 'Failed';
 
 function cond(type: string, status: boolean, at: string, reason?: string): Record<string, unknown> {
-  const c: Record<string, unknown> = { lastProbeTime: null, lastTransitionTime: at, status: status ? 'True' : 'False', type };
+  const c: Record<string, unknown> = {
+    lastProbeTime: null,
+    lastTransitionTime: at,
+    status: status ? 'True' : 'False',
+    type,
+  };
   if (reason) c.reason = reason;
   return c;
 }
@@ -26,15 +31,25 @@ function hostIp(node: string): string {
 
 function containerStatus(c: Container, state: PodState, at: string): Record<string, unknown> {
   const base = { image: c.image ?? '', imageID: '', lastState: {}, name: c.name ?? '', restartCount: 0 };
-  const id = { containerID: `containerd://${Buffer.from(`${c.name}${at}`).toString('hex').padEnd(64, '0').slice(0, 64)}` };
-  const imageID = c.image ? `${c.image.split(':')[0]}@sha256:${Buffer.from(c.image).toString('hex').padEnd(64, '0').slice(0, 64)}` : '';
+  const id = {
+    containerID: `containerd://${Buffer.from(`${c.name}${at}`).toString('hex').padEnd(64, '0').slice(0, 64)}`,
+  };
+  const imageID = c.image
+    ? `${c.image.split(':')[0]}@sha256:${Buffer.from(c.image).toString('hex').padEnd(64, '0').slice(0, 64)}`
+    : '';
   switch (state) {
     case 'Running':
       return { ...id, ...base, imageID, ready: true, started: true, state: { running: { startedAt: at } } };
     case 'Succeeded':
     case 'Failed': {
       const ok = state === 'Succeeded';
-      const terminated = { ...id, exitCode: ok ? 0 : 1, finishedAt: at, reason: ok ? 'Completed' : 'Error', startedAt: at };
+      const terminated = {
+        ...id,
+        exitCode: ok ? 0 : 1,
+        finishedAt: at,
+        reason: ok ? 'Completed' : 'Error',
+        startedAt: at,
+      };
       return { ...id, ...base, imageID, ready: false, started: false, state: { terminated } };
     }
     default:
@@ -43,13 +58,19 @@ function containerStatus(c: Container, state: PodState, at: string): Record<stri
 }
 
 /** The status a kubelet reports for `pod` in `state`; `sinceMs` dates the transitions, `startMs` the start time. */
-export function podStatus(pod: Pod, state: PodState, sinceMs: number, startMs = sinceMs): Pod['status'] & Record<string, unknown> {
+export function podStatus(
+  pod: Pod,
+  state: PodState,
+  sinceMs: number,
+  startMs = sinceMs,
+): Pod['status'] & Record<string, unknown> {
   const at = formatTime(sinceMs);
   const start = formatTime(startMs);
   if (state === 'Unschedulable') {
     return {
       conditions: [{ ...cond('PodScheduled', false, at, 'Unschedulable'), message: '0/1 nodes are available.' }],
-      phase: 'Pending', qosClass: 'BestEffort',
+      phase: 'Pending',
+      qosClass: 'BestEffort',
     } as Pod['status'] & Record<string, unknown>;
   }
   const node = pod.spec?.nodeName ?? '';

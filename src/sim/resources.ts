@@ -15,9 +15,18 @@ export interface SimResource extends KindInfo {
 const READ_WRITE = ['create', 'delete', 'deletecollection', 'get', 'list', 'watch'];
 
 const SHORT: Record<string, string[]> = {
-  pods: ['po'], persistentvolumeclaims: ['pvc'], persistentvolumes: ['pv'], nodes: ['no'], events: ['ev'],
-  storageclasses: ['sc'], daemonsets: ['ds'], cronjobs: ['cj'], namespaces: ['ns'], deployments: ['deploy'],
-  replicasets: ['rs'], statefulsets: ['sts'],
+  pods: ['po'],
+  persistentvolumeclaims: ['pvc'],
+  persistentvolumes: ['pv'],
+  nodes: ['no'],
+  events: ['ev'],
+  storageclasses: ['sc'],
+  daemonsets: ['ds'],
+  cronjobs: ['cj'],
+  namespaces: ['ns'],
+  deployments: ['deploy'],
+  replicasets: ['rs'],
+  statefulsets: ['sts'],
 };
 
 const EXTRA: KindInfo[] = [
@@ -37,8 +46,14 @@ export const RESOURCES: SimResource[] = [...Object.values(KINDS), ...EXTRA].map(
 
 /** The access-review resource: POST only, answered from the scenario's permissions. */
 export const SSAR: SimResource = {
-  kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', group: 'authorization.k8s.io',
-  version: 'v1', namespaced: false, singular: 'selfsubjectaccessreview', shortNames: [], verbs: ['create'],
+  kind: 'SelfSubjectAccessReview',
+  resource: 'selfsubjectaccessreviews',
+  group: 'authorization.k8s.io',
+  version: 'v1',
+  namespaced: false,
+  singular: 'selfsubjectaccessreview',
+  shortNames: [],
+  verbs: ['create'],
   createOnly: true,
 };
 

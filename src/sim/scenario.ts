@@ -11,7 +11,9 @@ import { resourceOfKind } from './resources.js';
 
 const ref = z.object({ kind: z.string(), namespace: z.string().optional(), name: z.string() });
 const rule = z.object({
-  verb: z.string().optional(), resource: z.string().optional(), group: z.string().optional(),
+  verb: z.string().optional(),
+  resource: z.string().optional(),
+  group: z.string().optional(),
   namespace: z.string().optional(),
 });
 const kubelet = z.object({
@@ -20,8 +22,12 @@ const kubelet = z.object({
   failedMountInterval: z.string().optional(),
 });
 // Events may omit their name (the simulator makes one like the API server's "<object>.<hex>").
-const obj = z.looseObject({ kind: z.string(), metadata: z.looseObject({ name: z.string().optional() }) })
-  .refine((o) => o.kind === 'Event' || typeof o.metadata.name === 'string', { message: 'metadata.name is required', path: ['metadata', 'name'] });
+const obj = z
+  .looseObject({ kind: z.string(), metadata: z.looseObject({ name: z.string().optional() }) })
+  .refine((o) => o.kind === 'Event' || typeof o.metadata.name === 'string', {
+    message: 'metadata.name is required',
+    path: ['metadata', 'name'],
+  });
 const step = z.object({
   at: z.string(),
   note: z.string().optional(),
@@ -76,7 +82,8 @@ export function parseScenario(doc: unknown, source = 'scenario'): Scenario {
   if (!r.success) throw new RwxError('INPUT', `${source}: ${r.error.issues.slice(0, 3).map(describeIssue).join('; ')}`);
   const f = r.data;
   const checkKind = (k: string, where: string) => {
-    if (!resourceOfKind(k)) throw new RwxError('INPUT', `${source}: ${where}: kind "${k}" is not served by the simulator`);
+    if (!resourceOfKind(k))
+      throw new RwxError('INPUT', `${source}: ${where}: kind "${k}" is not served by the simulator`);
   };
   f.objects.forEach((o, i) => checkKind(o.kind, `objects[${i}]`));
   const timeline = f.timeline.map((s, i) => {
@@ -100,7 +107,9 @@ export async function loadScenario(path: string): Promise<Scenario> {
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw new RwxError('INPUT', `cannot read scenario ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, { cause: e });
+    throw new RwxError('INPUT', `cannot read scenario ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
+      cause: e,
+    });
   }
   const docs = parseAllDocuments(text, { merge: true });
   const list = Array.isArray(docs) ? docs : [docs];

@@ -35,7 +35,10 @@ const EXISTS_RE = /^(!?)([A-Za-z0-9./_-]+)$/;
 function parseLabelReq(part: string): LabelReq {
   let m = SET_RE.exec(part);
   if (m) {
-    const values = (m[3] ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
+    const values = (m[3] ?? '')
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
     return { key: m[1] ?? '', op: m[2] as 'in' | 'notin', values };
   }
   m = EQ_RE.exec(part);
@@ -55,10 +58,14 @@ export function parseLabelSelector(text: string | null | undefined): Matcher {
       const has = Object.prototype.hasOwnProperty.call(labels, r.key);
       const v = labels[r.key];
       switch (r.op) {
-        case 'exists': return has;
-        case '!exists': return !has;
-        case 'in': return has && r.values.includes(v ?? '');
-        case 'notin': return !has || !r.values.includes(v ?? '');
+        case 'exists':
+          return has;
+        case '!exists':
+          return !has;
+        case 'in':
+          return has && r.values.includes(v ?? '');
+        case 'notin':
+          return !has || !r.values.includes(v ?? '');
       }
     });
   };
@@ -66,11 +73,28 @@ export function parseLabelSelector(text: string | null | undefined): Matcher {
 
 /** Field paths the API server accepts per resource (metadata.name and metadata.namespace are always accepted). */
 const FIELDS: Record<string, string[]> = {
-  pods: ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase',
-    'status.podIP', 'status.nominatedNodeName'],
-  events: ['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
-    'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason',
-    'reportingComponent', 'source', 'type'],
+  pods: [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'status.phase',
+    'status.podIP',
+    'status.nominatedNodeName',
+  ],
+  events: [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
   nodes: ['spec.unschedulable'],
   persistentvolumeclaims: [],
   namespaces: ['status.phase'],
@@ -93,7 +117,8 @@ export function parseFieldSelector(text: string | null | undefined, resource: st
     const m = /^([A-Za-z0-9._-]+)\s*(==|!=|=)\s*(.*)$/.exec(part);
     if (!m) throw new RwxError('USAGE', `invalid selector: '${part}'; can't understand '${part}'`);
     const field = m[1] ?? '';
-    const allowed = field === 'metadata.name' || field === 'metadata.namespace' || (FIELDS[resource] ?? []).includes(field);
+    const allowed =
+      field === 'metadata.name' || field === 'metadata.namespace' || (FIELDS[resource] ?? []).includes(field);
     if (!allowed) throw new RwxError('USAGE', `field label not supported: ${field}`);
     return { field, neg: m[2] === '!=', value: m[3] ?? '' };
   });

@@ -69,12 +69,18 @@ function verbOf(method: string, route: Route | undefined, query: URLSearchParams
   if (!route) return method.toLowerCase();
   const watch = query.get('watch') === 'true' || query.get('watch') === '1';
   switch (method) {
-    case 'GET': return route.name ? 'get' : watch ? 'watch' : 'list';
-    case 'POST': return 'create';
-    case 'PUT': return 'update';
-    case 'PATCH': return 'patch';
-    case 'DELETE': return route.name ? 'delete' : 'deletecollection';
-    default: return method.toLowerCase();
+    case 'GET':
+      return route.name ? 'get' : watch ? 'watch' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return route.name ? 'delete' : 'deletecollection';
+    default:
+      return method.toLowerCase();
   }
 }
 
@@ -137,7 +143,11 @@ function list(deps: ServerDeps, route: Route, q: URLSearchParams, out: ServerRes
       throw new ApiError(400, 'BadRequest', 'continue key is not valid: illegal base64 data');
     }
     if (typeof tok.rv !== 'number' || tok.rv < store.oldestServable()) {
-      throw new ApiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+      throw new ApiError(
+        410,
+        'Expired',
+        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+      );
     }
     rv = tok.rv;
     after = tok.start ?? '';
@@ -153,17 +163,30 @@ function list(deps: ServerDeps, route: Route, q: URLSearchParams, out: ServerRes
     if (!q.get('labelSelector') && !q.get('fieldSelector')) metadata.remainingItemCount = all.length - page.length;
   }
   if (table) return send(out, 200, toTable(route.res.resource, page, deps.clock.now(), metadata));
-  send(out, 200, { kind: `${route.res.kind}List`, apiVersion: apiVersionOfResource(route.res), metadata, items: page.map(listItem) });
+  send(out, 200, {
+    kind: `${route.res.kind}List`,
+    apiVersion: apiVersionOfResource(route.res),
+    metadata,
+    items: page.map(listItem),
+  });
 }
 
-async function dispatch(deps: ServerDeps, req: IncomingMessage, out: ServerResponse, url: URL, route: Route, verb: string): Promise<void> {
+async function dispatch(
+  deps: ServerDeps,
+  req: IncomingMessage,
+  out: ServerResponse,
+  url: URL,
+  route: Route,
+  verb: string,
+): Promise<void> {
   const { res, namespace, name } = route;
   const q = url.searchParams;
   const now = deps.clock.now();
   const key = () => nsKey(res.namespaced ? namespace : undefined, name);
   const table = wantsTable(req.headers.accept);
   if (res.createOnly) {
-    if (verb !== 'create') throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
+    if (verb !== 'create')
+      throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
     send(out, 201, answerAccessReview(await readBody(req), deps.authz));
     return;
   }
@@ -179,17 +202,25 @@ async function dispatch(deps: ServerDeps, req: IncomingMessage, out: ServerRespo
       // A too-old resourceVersion still opens the stream with 200: the 410 arrives as an ERROR event.
       const rv = q.get('resourceVersion') ?? '';
       const timeout = q.get('timeoutSeconds');
-      deps.hub.start({
-        res: resourceKey(res), kind: res.kind, apiVersion: apiVersionOfResource(res), match: selection(route, q),
-        resourceVersion: rv, bookmarks: q.get('allowWatchBookmarks') === 'true',
-        sendInitialEvents: q.get('sendInitialEvents') === 'true',
-        ...(table ? { render: (o: KubeObject) => toTable(res.resource, [o], deps.clock.now()) } : {}),
-        ...(timeout !== null && Number(timeout) > 0 ? { timeoutSeconds: Number(timeout) } : {}),
-      }, out);
+      deps.hub.start(
+        {
+          res: resourceKey(res),
+          kind: res.kind,
+          apiVersion: apiVersionOfResource(res),
+          match: selection(route, q),
+          resourceVersion: rv,
+          bookmarks: q.get('allowWatchBookmarks') === 'true',
+          sendInitialEvents: q.get('sendInitialEvents') === 'true',
+          ...(table ? { render: (o: KubeObject) => toTable(res.resource, [o], deps.clock.now()) } : {}),
+          ...(timeout !== null && Number(timeout) > 0 ? { timeoutSeconds: Number(timeout) } : {}),
+        },
+        out,
+      );
       return;
     }
     case 'create': {
-      if (res.namespaced && namespace === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      if (res.namespaced && namespace === undefined)
+        throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       const created = deps.cluster.create(res, namespace, await readBody(req), now);
       return send(out, 201, created);
     }
@@ -197,8 +228,16 @@ async function dispatch(deps: ServerDeps, req: IncomingMessage, out: ServerRespo
       return send(out, 200, deps.cluster.remove(res, key(), now));
     case 'deletecollection': {
       const match = selection(route, q);
-      const gone = deps.cluster.store.list(resourceKey(res)).filter(match).map((o) => deps.cluster.remove(res, storeKey(o), now));
-      return send(out, 200, { kind: `${res.kind}List`, apiVersion: apiVersionOfResource(res), metadata: { resourceVersion: String(deps.cluster.store.currentRv()) }, items: gone.map(listItem) });
+      const gone = deps.cluster.store
+        .list(resourceKey(res))
+        .filter(match)
+        .map((o) => deps.cluster.remove(res, storeKey(o), now));
+      return send(out, 200, {
+        kind: `${res.kind}List`,
+        apiVersion: apiVersionOfResource(res),
+        metadata: { resourceVersion: String(deps.cluster.store.currentRv()) },
+        items: gone.map(listItem),
+      });
     }
     default:
       throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
@@ -212,8 +251,20 @@ export function createHandler(deps: ServerDeps): (req: IncomingMessage, out: Ser
     const method = req.method ?? 'GET';
     const route = parseRoute(url.pathname);
     const verb = verbOf(method, route, url.searchParams);
-    const entry: AuditEntry = { verb, method, path: url.pathname, query: Object.fromEntries(url.searchParams), status: 0 };
-    if (route) Object.assign(entry, { resource: route.res.resource, group: route.res.group, ...(route.namespace ? { namespace: route.namespace } : {}), ...(route.name ? { name: route.name } : {}) });
+    const entry: AuditEntry = {
+      verb,
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      status: 0,
+    };
+    if (route)
+      Object.assign(entry, {
+        resource: route.res.resource,
+        group: route.res.group,
+        ...(route.namespace ? { namespace: route.namespace } : {}),
+        ...(route.name ? { name: route.name } : {}),
+      });
     deps.audit.push(entry);
     const origWriteHead = out.writeHead.bind(out) as (...a: unknown[]) => ServerResponse;
     (out as unknown as { writeHead: (...a: unknown[]) => ServerResponse }).writeHead = (...a: unknown[]) => {
@@ -231,14 +282,25 @@ export function createHandler(deps: ServerDeps): (req: IncomingMessage, out: Ser
       }
       const doc = method === 'GET' ? discovery(url.pathname) : undefined;
       if (doc !== undefined) return send(out, 200, doc);
-      if (!route) return send(out, 404, statusBody(404, 'NotFound', 'the server could not find the requested resource'));
-      const attrs = { verb, group: route.res.group, resource: route.res.resource, ...(route.namespace ? { namespace: route.namespace } : {}) };
-      if (!route.res.createOnly && !deps.authz.allowed(attrs)) return send(out, 403, statusBody(403, 'Forbidden', deps.authz.message(attrs), { kind: route.res.resource }));
+      if (!route)
+        return send(out, 404, statusBody(404, 'NotFound', 'the server could not find the requested resource'));
+      const attrs = {
+        verb,
+        group: route.res.group,
+        resource: route.res.resource,
+        ...(route.namespace ? { namespace: route.namespace } : {}),
+      };
+      if (!route.res.createOnly && !deps.authz.allowed(attrs))
+        return send(out, 403, statusBody(403, 'Forbidden', deps.authz.message(attrs), { kind: route.res.resource }));
       await dispatch(deps, req, out, url, route, verb);
     })().catch((e: unknown) => {
       if (out.headersSent) return void out.destroy();
       if (e instanceof ApiError) return sendError(out, e);
-      send(out, 500, statusBody(500, 'InternalError', `Internal error occurred: ${e instanceof Error ? e.message : String(e)}`));
+      send(
+        out,
+        500,
+        statusBody(500, 'InternalError', `Internal error occurred: ${e instanceof Error ? e.message : String(e)}`),
+      );
     });
   };
 }

@@ -2,15 +2,33 @@
 
 /** An API failure the HTTP layer turns into a Status response. */
 export class ApiError extends Error {
-  constructor(readonly code: number, readonly reason: string, message: string, readonly details?: Record<string, unknown>) {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
     super(message);
     this.name = 'ApiError';
   }
 }
 
 /** The metav1.Status object for an error. */
-export function statusBody(code: number, reason: string, message: string, details?: Record<string, unknown>): Record<string, unknown> {
-  const body: Record<string, unknown> = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+export function statusBody(
+  code: number,
+  reason: string,
+  message: string,
+  details?: Record<string, unknown>,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    code,
+  };
   if (details) body.details = details;
   return body;
 }

@@ -31,7 +31,10 @@ export class ObjectStore {
   private oldestRv: number;
 
   /** `firstRv` makes versions look like a real cluster's (large numbers); `maxHistory` bounds replay. */
-  constructor(firstRv = 1000, private readonly maxHistory = 10_000) {
+  constructor(
+    firstRv = 1000,
+    private readonly maxHistory = 10_000,
+  ) {
     this.rv = firstRv;
     this.oldestRv = firstRv;
   }

@@ -32,9 +32,18 @@ const AGE: Column = { name: 'Age', cell: (o, now) => age(o.metadata?.creationTim
 const COLUMNS: Record<string, Column[]> = {
   pods: [
     NAME,
-    { name: 'Ready', cell: (o) => { const cs = (o as Pod).status?.containerStatuses ?? []; return `${cs.filter((c) => c.ready).length}/${((o as Pod).spec?.containers ?? []).length}`; } },
+    {
+      name: 'Ready',
+      cell: (o) => {
+        const cs = (o as Pod).status?.containerStatuses ?? [];
+        return `${cs.filter((c) => c.ready).length}/${((o as Pod).spec?.containers ?? []).length}`;
+      },
+    },
     { name: 'Status', cell: (o) => podStatus(o as Pod) },
-    { name: 'Restarts', cell: (o) => ((o as Pod).status?.containerStatuses ?? []).reduce((n, c) => n + (c.restartCount ?? 0), 0) },
+    {
+      name: 'Restarts',
+      cell: (o) => ((o as Pod).status?.containerStatuses ?? []).reduce((n, c) => n + (c.restartCount ?? 0), 0),
+    },
     AGE,
     { name: 'IP', priority: 1, cell: (o) => String(rec(o.status).podIP ?? '<none>') },
     { name: 'Node', priority: 1, cell: (o) => (o as Pod).spec?.nodeName ?? '<none>' },
@@ -46,20 +55,40 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'Status', cell: (o) => String(rec(o.status).phase ?? '') },
     { name: 'Volume', cell: (o) => String(rec(o.spec).volumeName ?? '') },
     { name: 'Capacity', cell: (o) => String(rec(rec(o.status).capacity).storage ?? '') },
-    { name: 'Access Modes', cell: (o) => ((rec(o.status).accessModes as string[] | undefined) ?? []).map((m) => m.replace(/[a-z]/g, '')).join(',') },
+    {
+      name: 'Access Modes',
+      cell: (o) =>
+        ((rec(o.status).accessModes as string[] | undefined) ?? []).map((m) => m.replace(/[a-z]/g, '')).join(','),
+    },
     { name: 'StorageClass', cell: (o) => String(rec(o.spec).storageClassName ?? '<unset>') },
     AGE,
   ],
   daemonsets: [
     NAME,
-    ...(['desiredNumberScheduled', 'currentNumberScheduled', 'numberReady', 'updatedNumberScheduled', 'numberAvailable'] as const).map((f, i) => ({
-      name: ['Desired', 'Current', 'Ready', 'Up-to-date', 'Available'][i] ?? f, cell: (o: KubeObject) => Number(rec(o.status)[f] ?? 0),
+    ...(
+      [
+        'desiredNumberScheduled',
+        'currentNumberScheduled',
+        'numberReady',
+        'updatedNumberScheduled',
+        'numberAvailable',
+      ] as const
+    ).map((f, i) => ({
+      name: ['Desired', 'Current', 'Ready', 'Up-to-date', 'Available'][i] ?? f,
+      cell: (o: KubeObject) => Number(rec(o.status)[f] ?? 0),
     })),
     AGE,
   ],
   nodes: [
     NAME,
-    { name: 'Status', cell: (o) => { const ready = ((rec(o.status).conditions as Rec[] | undefined) ?? []).find((c) => c.type === 'Ready')?.status === 'True'; return `${ready ? 'Ready' : 'NotReady'}${rec(o.spec).unschedulable ? ',SchedulingDisabled' : ''}`; } },
+    {
+      name: 'Status',
+      cell: (o) => {
+        const ready =
+          ((rec(o.status).conditions as Rec[] | undefined) ?? []).find((c) => c.type === 'Ready')?.status === 'True';
+        return `${ready ? 'Ready' : 'NotReady'}${rec(o.spec).unschedulable ? ',SchedulingDisabled' : ''}`;
+      },
+    },
     { name: 'Roles', cell: () => '<none>' },
     AGE,
     { name: 'Version', cell: (o) => String(rec(rec(o.status).nodeInfo).kubeletVersion ?? '') },
@@ -68,7 +97,11 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'Last Seen', cell: (o, now) => age(o.lastTimestamp ?? o.eventTime, now) },
     { name: 'Type', cell: (o) => String(o.type ?? '') },
     { name: 'Reason', cell: (o) => String(o.reason ?? '') },
-    { name: 'Object', cell: (o) => `${String(rec(o.involvedObject).kind ?? '').toLowerCase()}/${String(rec(o.involvedObject).name ?? '')}` },
+    {
+      name: 'Object',
+      cell: (o) =>
+        `${String(rec(o.involvedObject).kind ?? '').toLowerCase()}/${String(rec(o.involvedObject).name ?? '')}`,
+    },
     { name: 'Message', cell: (o) => String(o.message ?? '') },
   ],
   volumeattachments: [
@@ -90,8 +123,16 @@ export function wantsTable(accept: string | undefined): boolean {
 export function toTable(resource: string, objects: KubeObject[], now: number, listMeta: Rec = {}): Rec {
   const cols = COLUMNS[resource] ?? [NAME, AGE];
   return {
-    kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: listMeta,
-    columnDefinitions: cols.map((c) => ({ name: c.name, type: 'string', format: c.name === 'Name' ? 'name' : '', description: c.name, priority: c.priority ?? 0 })),
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: listMeta,
+    columnDefinitions: cols.map((c) => ({
+      name: c.name,
+      type: 'string',
+      format: c.name === 'Name' ? 'name' : '',
+      description: c.name,
+      priority: c.priority ?? 0,
+    })),
     rows: objects.map((o) => ({
       cells: cols.map((c) => c.cell(o, now)),
       object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata },

@@ -50,8 +50,15 @@ function evaluate(expr: string, vars: Vars, where: string): unknown {
     const [f, arg = ''] = filter.split(':');
     if (f === 'int') v = Number(v);
     else if (f === 'suffix') v = stableSuffix(`${String(v)}${arg ? `:${arg}` : ''}`);
-    else if (f === 'hex8') v = createHash('sha1').update(`${String(v)}${arg}`).digest('hex').slice(0, 8);
-    else if (f === 'sha256') v = createHash('sha256').update(`${String(v)}${arg}`).digest('hex');
+    else if (f === 'hex8')
+      v = createHash('sha1')
+        .update(`${String(v)}${arg}`)
+        .digest('hex')
+        .slice(0, 8);
+    else if (f === 'sha256')
+      v = createHash('sha256')
+        .update(`${String(v)}${arg}`)
+        .digest('hex');
     else if (f === 'uid') v = stableUid(`${String(v)}${arg ? `:${arg}` : ''}`);
     else throw new RwxError('INPUT', `${where}: unknown filter "${filter}" in \${${expr}}`);
   }
@@ -83,7 +90,8 @@ function bindings(spec: unknown, vars: Vars, where: string): Vars[] {
   }
   const { except, ...rest } = spec as Record<string, unknown>;
   const names = Object.keys(rest);
-  if (names.length !== 1) throw new RwxError('INPUT', `${where}: forEach binds exactly one variable (got ${names.length})`);
+  if (names.length !== 1)
+    throw new RwxError('INPUT', `${where}: forEach binds exactly one variable (got ${names.length})`);
   const name = names[0] ?? '';
   const excluded = new Set((Array.isArray(except) ? except : []).map((e) => String(e)));
   const src = expand(rest[name], vars, where);
@@ -106,7 +114,8 @@ export function expand(node: unknown, vars: Vars, where: string): unknown {
   }
   if (node !== null && typeof node === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(node)) out[String(substitute(k, vars, where))] = expand(v, vars, `${where}.${k}`);
+    for (const [k, v] of Object.entries(node))
+      out[String(substitute(k, vars, where))] = expand(v, vars, `${where}.${k}`);
     return out;
   }
   if (typeof node === 'string') return substitute(node, vars, where);

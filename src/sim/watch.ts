@@ -40,7 +40,11 @@ interface OpenWatch extends WatchRequest {
 export class WatchHub {
   private readonly open = new Set<OpenWatch>();
 
-  constructor(private readonly store: ObjectStore, private readonly clock: Clock, private readonly faults: Faults) {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly clock: Clock,
+    private readonly faults: Faults,
+  ) {
     store.subscribe((c) => this.onChange(c));
     faults.onDrop = () => this.dropAll();
     faults.onResume = () => this.flushHeld();
@@ -57,7 +61,10 @@ export class WatchHub {
     out.flushHeaders();
     const now = this.clock.now();
     const w: OpenWatch = {
-      ...req, out, lastBookmark: now, held: [],
+      ...req,
+      out,
+      lastBookmark: now,
+      held: [],
       ...(req.timeoutSeconds !== undefined ? { deadline: now + req.timeoutSeconds * 1000 } : {}),
     };
     const rv = req.resourceVersion;

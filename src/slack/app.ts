@@ -49,7 +49,8 @@ export interface SlackApp {
 export function createSlackApp(opts: SlackAppOptions): SlackApp {
   if (!opts.botToken) throw new RwxError('CONFIG', 'SLACK_BOT_TOKEN is required');
   const socket = Boolean(opts.appToken);
-  if (!socket && !opts.signingSecret) throw new RwxError('CONFIG', 'SLACK_SIGNING_SECRET is required when SLACK_APP_TOKEN is not set');
+  if (!socket && !opts.signingSecret)
+    throw new RwxError('CONFIG', 'SLACK_SIGNING_SECRET is required when SLACK_APP_TOKEN is not set');
   const clientOptions = opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {};
   const common = {
     token: opts.botToken,
@@ -59,11 +60,11 @@ export function createSlackApp(opts: SlackAppOptions): SlackApp {
   const app = socket
     ? new App({ ...common, appToken: opts.appToken, socketMode: true, installerOptions: { clientOptions } })
     : new App({
-      ...common,
-      signingSecret: opts.signingSecret!,
-      endpoints: '/slack/events',
-      ...(opts.customRoutes ? { customRoutes: opts.customRoutes } : {}),
-    });
+        ...common,
+        signingSecret: opts.signingSecret!,
+        endpoints: '/slack/events',
+        ...(opts.customRoutes ? { customRoutes: opts.customRoutes } : {}),
+      });
   const deps: SlackAppDeps = {
     actions: opts.actions,
     clock: opts.clock ?? systemClock,

@@ -16,7 +16,8 @@ export function registerIncidentButtons(app: App, deps: SlackAppDeps): void {
       await ack();
       const user = body.user.id;
       const channel = body.channel?.id ?? body.container?.channel_id;
-      const reply = (text: string): Promise<unknown> => respond({ response_type: 'ephemeral', replace_original: false, text });
+      const reply = (text: string): Promise<unknown> =>
+        respond({ response_type: 'ephemeral', replace_original: false, text });
       if (!(await deps.authorize(user, channel))) {
         await reply('Sorry, you are not allowed to change incidents here. Ask the on-call team to add you.');
         return;

@@ -1,8 +1,14 @@
 // An in-memory SlackApi for pure tests: records messages, hands out increasing ts values, and can fail on demand.
 import { RwxError } from '../errors.js';
 import {
-  type EphemeralArgs, type MessageMetadata, type PostMessageArgs, type SlackApi, type UpdateArgs, type UploadArgs,
-  isIncidentReply, isIncidentRoot,
+  type EphemeralArgs,
+  type MessageMetadata,
+  type PostMessageArgs,
+  type SlackApi,
+  type UpdateArgs,
+  type UploadArgs,
+  isIncidentReply,
+  isIncidentRoot,
 } from './api.js';
 import type { Block } from '../render/slack-blocks.js';
 
@@ -52,7 +58,15 @@ export class MemorySlack implements SlackApi {
   async postMessage(args: PostMessageArgs): Promise<{ ts: string; channel: string }> {
     this.enter('postMessage', args);
     const ts = `${1_700_000_000 + ++this.seq}.000100`;
-    this.messages.push({ channel: args.channel, ts, threadTs: args.threadTs, text: args.text, blocks: args.blocks, metadata: args.metadata, edits: 0 });
+    this.messages.push({
+      channel: args.channel,
+      ts,
+      threadTs: args.threadTs,
+      text: args.text,
+      blocks: args.blocks,
+      metadata: args.metadata,
+      edits: 0,
+    });
     return { ts, channel: args.channel };
   }
 
@@ -72,12 +86,15 @@ export class MemorySlack implements SlackApi {
 
   async findRootByIncidentKey(channel: string, key: string): Promise<string | undefined> {
     this.enter('findRootByIncidentKey', { channel, key });
-    return [...this.messages].reverse().find((m) => m.channel === channel && m.threadTs === undefined && isIncidentRoot(m.metadata, key))?.ts;
+    return [...this.messages]
+      .reverse()
+      .find((m) => m.channel === channel && m.threadTs === undefined && isIncidentRoot(m.metadata, key))?.ts;
   }
 
   async findThreadReply(channel: string, threadTs: string, key: string, replyId: string): Promise<string | undefined> {
     this.enter('findThreadReply', { channel, threadTs, key, replyId });
-    return [...this.messages].reverse()
+    return [...this.messages]
+      .reverse()
       .find((m) => m.channel === channel && m.threadTs === threadTs && isIncidentReply(m.metadata, key, replyId))?.ts;
   }
 

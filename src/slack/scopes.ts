@@ -17,16 +17,26 @@ export interface MethodScopes {
 /** Every Slack Web API method the bot calls, with the scopes it needs. */
 export const SLACK_METHOD_SCOPES: Readonly<Record<string, MethodScopes>> = Object.freeze({
   'auth.test': { token: 'bot', scopes: [], note: 'Bolt calls it at start to learn the bot user ID' },
-  'apps.connections.open': { token: 'app', scopes: ['connections:write'], note: 'Socket Mode, with the xapp- app-level token' },
-  'chat.postMessage': { token: 'bot', scopes: ['chat:write'], note: 'incident roots and thread replies; the bot must be in the channel' },
+  'apps.connections.open': {
+    token: 'app',
+    scopes: ['connections:write'],
+    note: 'Socket Mode, with the xapp- app-level token',
+  },
+  'chat.postMessage': {
+    token: 'bot',
+    scopes: ['chat:write'],
+    note: 'incident roots and thread replies; the bot must be in the channel',
+  },
   'chat.update': { token: 'bot', scopes: ['chat:write'], note: 'edits the incident root' },
   'chat.postEphemeral': { token: 'bot', scopes: ['chat:write'], note: 'refusals and private answers' },
   'conversations.history': {
-    token: 'bot', scopes: ['channels:history', 'groups:history'],
+    token: 'bot',
+    scopes: ['channels:history', 'groups:history'],
     note: 'finds an incident root by its metadata after a restart; groups:history for private channels',
   },
   'conversations.replies': {
-    token: 'bot', scopes: ['channels:history', 'groups:history'],
+    token: 'bot',
+    scopes: ['channels:history', 'groups:history'],
     note: 'finds a thread reply by its metadata after a restart, so it is not posted twice; groups:history for private channels',
   },
   'conversations.open': { token: 'bot', scopes: ['im:write'], note: 'DM for a full triage report asked for privately' },

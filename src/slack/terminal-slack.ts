@@ -64,7 +64,9 @@ export class TerminalSlack extends MemorySlack {
       case 'context':
         return ((b.elements as unknown[]) ?? []).flatMap((e) => mrkdwn(text(e)).map((l) => this.paint('2', l)));
       case 'actions':
-        return [((b.elements as { text?: { text?: string } }[]) ?? []).map((e) => `[ ${e.text?.text ?? '?'} ]`).join(' ')];
+        return [
+          ((b.elements as { text?: { text?: string } }[]) ?? []).map((e) => `[ ${e.text?.text ?? '?'} ]`).join(' '),
+        ];
       default:
         return [];
     }
@@ -91,10 +93,20 @@ function mrkdwn(s: string): string[] {
 }
 
 const EMOJI: Record<string, string> = {
-  ':rotating_light:': '🚨', ':no_entry:': '⛔', ':warning:': '⚠️', ':white_check_mark:': '✅', ':eyes:': '👀',
-  ':mute:': '🔇', ':grey_question:': '❔', ':information_source:': 'ℹ️',
+  ':rotating_light:': '🚨',
+  ':no_entry:': '⛔',
+  ':warning:': '⚠️',
+  ':white_check_mark:': '✅',
+  ':eyes:': '👀',
+  ':mute:': '🔇',
+  ':grey_question:': '❔',
+  ':information_source:': 'ℹ️',
 };
 
 function unescape(s: string): string {
-  return s.replace(/:[a-z_]+:/g, (m) => EMOJI[m] ?? m).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return s
+    .replace(/:[a-z_]+:/g, (m) => EMOJI[m] ?? m)
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }

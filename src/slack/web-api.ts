@@ -25,7 +25,13 @@ export interface WebSlackOptions {
 }
 
 // Platform errors that mean "Slack had a problem, try again"; every other error code is the caller's fault.
-const RETRYABLE_PLATFORM = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited']);
+const RETRYABLE_PLATFORM = new Set([
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+  'ratelimited',
+]);
 
 /** Maps anything a WebClient call threw to RwxError (SLACK_RATE_LIMITED / SLACK_API) naming the method. */
 export function mapSlackError(method: string, e: unknown): RwxError {
@@ -34,23 +40,34 @@ export function mapSlackError(method: string, e: unknown): RwxError {
   switch (err?.code) {
     case 'slack_webapi_rate_limited_error':
       return new RwxError('SLACK_RATE_LIMITED', `${method}: rate limited, retry after ${err.retryAfter ?? 1}s`, {
-        cause: e, retryAfterSeconds: err.retryAfter ?? 1,
+        cause: e,
+        retryAfterSeconds: err.retryAfter ?? 1,
       });
     case 'slack_webapi_platform_error': {
       const code = err.data?.error ?? 'unknown_error';
       // The message we edit or the thread we read is gone (someone deleted the root): NOT_FOUND lets the notifier
       // post a fresh one.
-      if (code === 'message_not_found' || code === 'thread_not_found') return new RwxError('NOT_FOUND', `${method}: ${code}`, { cause: e, retryable: false });
+      if (code === 'message_not_found' || code === 'thread_not_found')
+        return new RwxError('NOT_FOUND', `${method}: ${code}`, { cause: e, retryable: false });
       return new RwxError('SLACK_API', `${method}: ${code}`, { cause: e, retryable: RETRYABLE_PLATFORM.has(code) });
     }
     case 'slack_webapi_http_error': {
       const status = err.statusCode ?? 0;
-      return new RwxError('SLACK_API', `${method}: HTTP ${status}`, { cause: e, retryable: status >= 500 || status === 408 });
+      return new RwxError('SLACK_API', `${method}: HTTP ${status}`, {
+        cause: e,
+        retryable: status >= 500 || status === 408,
+      });
     }
     case 'slack_webapi_request_error':
-      return new RwxError('SLACK_API', `${method}: request failed (${(e as Error).message.split('\n')[0]})`, { cause: e, retryable: true });
+      return new RwxError('SLACK_API', `${method}: request failed (${(e as Error).message.split('\n')[0]})`, {
+        cause: e,
+        retryable: true,
+      });
     default:
-      return new RwxError('SLACK_API', `${method}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { cause: e, retryable: false });
+      return new RwxError('SLACK_API', `${method}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, {
+        cause: e,
+        retryable: false,
+      });
   }
 }
 
@@ -75,7 +92,12 @@ export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
   return {
     async postMessage(a: PostMessageArgs) {
       const res = await call<{ ts?: string; channel?: string }>('chat.postMessage', {
-        channel: a.channel, text: a.text, blocks: a.blocks, thread_ts: a.threadTs, metadata: a.metadata, unfurl_links: false,
+        channel: a.channel,
+        text: a.text,
+        blocks: a.blocks,
+        thread_ts: a.threadTs,
+        metadata: a.metadata,
+        unfurl_links: false,
       });
       if (!res.ts) throw new RwxError('SLACK_API', 'chat.postMessage: response has no ts', { retryable: false });
       return { ts: res.ts, channel: res.channel ?? a.channel };
@@ -84,16 +106,30 @@ export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
       await call('chat.update', { channel: a.channel, ts: a.ts, text: a.text, blocks: a.blocks });
     },
     async postEphemeral(a: EphemeralArgs) {
-      await call('chat.postEphemeral', { channel: a.channel, user: a.user, text: a.text, blocks: a.blocks, thread_ts: a.threadTs });
+      await call('chat.postEphemeral', {
+        channel: a.channel,
+        user: a.user,
+        text: a.text,
+        blocks: a.blocks,
+        thread_ts: a.threadTs,
+      });
     },
     async findRootByIncidentKey(channel: string, key: string, sinceMs?: number) {
       let cursor: string | undefined;
       for (let page = 0; page < pages; page++) {
-        const res = await call<{ messages?: { ts?: string; thread_ts?: string; metadata?: unknown }[]; response_metadata?: { next_cursor?: string } }>(
-          'conversations.history',
-          { channel, include_all_metadata: true, limit: 200, cursor, ...(sinceMs !== undefined ? { oldest: (sinceMs / 1000).toFixed(6) } : {}) },
+        const res = await call<{
+          messages?: { ts?: string; thread_ts?: string; metadata?: unknown }[];
+          response_metadata?: { next_cursor?: string };
+        }>('conversations.history', {
+          channel,
+          include_all_metadata: true,
+          limit: 200,
+          cursor,
+          ...(sinceMs !== undefined ? { oldest: (sinceMs / 1000).toFixed(6) } : {}),
+        });
+        const hit = (res.messages ?? []).find(
+          (m) => m.ts && (!m.thread_ts || m.thread_ts === m.ts) && isIncidentRoot(m.metadata, key),
         );
-        const hit = (res.messages ?? []).find((m) => m.ts && (!m.thread_ts || m.thread_ts === m.ts) && isIncidentRoot(m.metadata, key));
         if (hit?.ts) return hit.ts;
         cursor = res.response_metadata?.next_cursor || undefined;
         if (!cursor) return undefined;
@@ -106,13 +142,20 @@ export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
       for (let page = 0; page < threadPages; page++) {
         let res: { messages?: { ts?: string; metadata?: unknown }[]; response_metadata?: { next_cursor?: string } };
         try {
-          res = await call('conversations.replies', { channel, ts: threadTs, include_all_metadata: true, limit: 200, cursor });
+          res = await call('conversations.replies', {
+            channel,
+            ts: threadTs,
+            include_all_metadata: true,
+            limit: 200,
+            cursor,
+          });
         } catch (e) {
           if (isRwxError(e, 'NOT_FOUND')) return undefined; // no thread, so no reply in it
           throw e;
         }
         // Pages run oldest to newest: the last match read is the newest.
-        for (const m of res.messages ?? []) if (m.ts && m.ts !== threadTs && isIncidentReply(m.metadata, key, replyId)) found = m.ts;
+        for (const m of res.messages ?? [])
+          if (m.ts && m.ts !== threadTs && isIncidentReply(m.metadata, key, replyId)) found = m.ts;
         cursor = res.response_metadata?.next_cursor || undefined;
         if (!cursor) break;
       }
@@ -120,8 +163,12 @@ export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
     },
     async uploadFile(a: UploadArgs) {
       const bytes = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : Buffer.from(a.content);
-      const target = await call<{ upload_url?: string; file_id?: string }>('files.getUploadURLExternal', { filename: a.filename, length: bytes.length });
-      if (!target.upload_url || !target.file_id) throw new RwxError('SLACK_API', 'files.getUploadURLExternal: no upload_url', { retryable: false });
+      const target = await call<{ upload_url?: string; file_id?: string }>('files.getUploadURLExternal', {
+        filename: a.filename,
+        length: bytes.length,
+      });
+      if (!target.upload_url || !target.file_id)
+        throw new RwxError('SLACK_API', 'files.getUploadURLExternal: no upload_url', { retryable: false });
       let res: Response;
       try {
         res = await fetch(target.upload_url, { method: 'POST', body: bytes });
@@ -130,7 +177,10 @@ export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
       }
       if (!res.ok) throw new RwxError('SLACK_API', `file upload: HTTP ${res.status}`, { retryable: res.status >= 500 });
       await call('files.completeUploadExternal', {
-        files: [{ id: target.file_id, title: a.title ?? a.filename }], channel_id: a.channel, thread_ts: a.threadTs, initial_comment: a.initialComment,
+        files: [{ id: target.file_id, title: a.title ?? a.filename }],
+        channel_id: a.channel,
+        thread_ts: a.threadTs,
+        initial_comment: a.initialComment,
       });
       return { fileId: target.file_id };
     },

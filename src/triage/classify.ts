@@ -12,7 +12,14 @@ import type { AttachmentEvidence, ClaimReport, NodeEvidence, Phase, PodEvidence 
 /** What classifyClaim needs besides the claim: the time and which kinds could be read. */
 export interface ClassifyContext {
   now: number;
-  readable: { pods: boolean; pvs: boolean; storageClasses: boolean; volumeAttachments: boolean; csiNodes: boolean; nodes: boolean };
+  readable: {
+    pods: boolean;
+    pvs: boolean;
+    storageClasses: boolean;
+    volumeAttachments: boolean;
+    csiNodes: boolean;
+    nodes: boolean;
+  };
 }
 
 /** A ContainerCreating pod younger than this with no failure event is still starting, not stuck. */
@@ -20,13 +27,20 @@ export const MOUNT_GRACE_MS = 120_000;
 
 // Shared empty list for the evidence of the (many) OK claims: reports are read-only, so one frozen array will do.
 const NONE: never[] = Object.freeze([]) as unknown as never[];
-const NO_EVIDENCE: ClaimReport['evidence'] = Object.freeze({ events: NONE, pods: NONE, nodes: NONE, attachments: NONE });
+const NO_EVIDENCE: ClaimReport['evidence'] = Object.freeze({
+  events: NONE,
+  pods: NONE,
+  nodes: NONE,
+  attachments: NONE,
+});
 
 const ACTIVE = (p: Pod): boolean => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed';
 
 /** Whether a claim asks for ReadWriteMany (spec, or status once bound). */
 export function isRwx(pvc: PersistentVolumeClaim): boolean {
-  return (pvc.spec?.accessModes ?? []).includes('ReadWriteMany') || (pvc.status?.accessModes ?? []).includes('ReadWriteMany');
+  return (
+    (pvc.spec?.accessModes ?? []).includes('ReadWriteMany') || (pvc.status?.accessModes ?? []).includes('ReadWriteMany')
+  );
 }
 
 /** The CSI driver behind a claim: its PV's driver, else its StorageClass's provisioner, else null. */
@@ -49,12 +63,34 @@ interface ClaimRef {
 
 type Found = { phase: Phase; detail: string; ev: Partial<ClaimReport['evidence']>; node?: string };
 
-function makeReport(index: ClusterIndex, c: ClaimRef, phase: Phase, detail: string, ev: Partial<ClaimReport['evidence']> = {}, also: Phase[] = NONE, node?: string): ClaimReport {
+function makeReport(
+  index: ClusterIndex,
+  c: ClaimRef,
+  phase: Phase,
+  detail: string,
+  ev: Partial<ClaimReport['evidence']> = {},
+  also: Phase[] = NONE,
+  node?: string,
+): ClaimReport {
   return {
-    namespace: c.namespace, name: c.name, phase,
+    namespace: c.namespace,
+    name: c.name,
+    phase,
     needsAttention: phase !== 'OK' && !(phase === 'PENDING_NO_CONSUMER' && waitsByDesign(index, c.scName)),
-    detail, alsoPhases: also, storageClass: c.scName, volume: c.volume, driver: c.driver,
-    evidence: phase === 'OK' ? NO_EVIDENCE : { events: ev.events ?? NONE, pods: ev.pods ?? NONE, nodes: ev.nodes ?? NONE, attachments: ev.attachments ?? NONE },
+    detail,
+    alsoPhases: also,
+    storageClass: c.scName,
+    volume: c.volume,
+    driver: c.driver,
+    evidence:
+      phase === 'OK'
+        ? NO_EVIDENCE
+        : {
+            events: ev.events ?? NONE,
+            pods: ev.pods ?? NONE,
+            nodes: ev.nodes ?? NONE,
+            attachments: ev.attachments ?? NONE,
+          },
     advice: phase === 'OK' ? NONE : adviceFor(phase, { node, volume: c.volume }),
   };
 }
@@ -68,7 +104,10 @@ export function classifyClaim(index: ClusterIndex, pvc: PersistentVolumeClaim, c
   const scName = pvc.spec?.storageClassName ?? null;
   const pvObj = volume ? index.get('pvs', volume) : undefined;
   const c: ClaimRef = {
-    namespace: pvc.metadata?.namespace ?? '', name: pvc.metadata?.name ?? '', volume, scName,
+    namespace: pvc.metadata?.namespace ?? '',
+    name: pvc.metadata?.name ?? '',
+    volume,
+    scName,
     driver: pvObj?.spec?.csi?.driver || (scName ? index.get('storageClasses', scName)?.provisioner : undefined) || null,
   };
   const all = index.podsUsingClaim(c.namespace, c.name);
@@ -79,14 +118,24 @@ export function classifyClaim(index: ClusterIndex, pvc: PersistentVolumeClaim, c
     if (p.metadata?.deletionTimestamp || p.status?.phase !== 'Running') settled = false;
   }
   const status = pvc.status?.phase ?? (volume ? 'Bound' : 'Pending');
-  const claimEvents = (): EventEvidence[] => eventEvidence(index, 'PersistentVolumeClaim', c.namespace, c.name, CLAIM_REASONS, ctx.now);
+  const claimEvents = (): EventEvidence[] =>
+    eventEvidence(index, 'PersistentVolumeClaim', c.namespace, c.name, CLAIM_REASONS, ctx.now);
 
   if (status === 'Lost') {
-    return makeReport(index, c, 'LOST', `claim lost its volume ${volume ?? '(none named)'}; ${consumers.length} pod(s) still reference it`, { events: claimEvents(), pods: consumers.map(podEvidence) });
+    return makeReport(
+      index,
+      c,
+      'LOST',
+      `claim lost its volume ${volume ?? '(none named)'}; ${consumers.length} pod(s) still reference it`,
+      { events: claimEvents(), pods: consumers.map(podEvidence) },
+    );
   }
   if (status !== 'Bound') return classifyUnbound(index, c, ctx, consumers, claimEvents());
   if (volume && ctx.readable.pvs && !pvObj) {
-    return makeReport(index, c, 'BOUND_NO_PV', `claim is Bound but PV ${volume} is missing`, { events: claimEvents(), pods: consumers.map(podEvidence) });
+    return makeReport(index, c, 'BOUND_NO_PV', `claim is Bound but PV ${volume} is missing`, {
+      events: claimEvents(),
+      pods: consumers.map(podEvidence),
+    });
   }
 
   const found: Found[] = [];
@@ -99,7 +148,16 @@ export function classifyClaim(index: ClusterIndex, pvc: PersistentVolumeClaim, c
   const stale = volume ? staleAttachments(index, ctx, consumers, volume) : undefined;
   if (stale) found.push(stale);
   const first = found[0];
-  if (first) return makeReport(index, c, first.phase, first.detail, first.ev, found.slice(1).map((f) => f.phase), first.node);
+  if (first)
+    return makeReport(
+      index,
+      c,
+      first.phase,
+      first.detail,
+      first.ev,
+      found.slice(1).map((f) => f.phase),
+      first.node,
+    );
   return makeReport(index, c, 'OK', `${consumers.length} pod(s) across ${distinctNodes(consumers)} node(s)`);
 }
 
@@ -118,35 +176,65 @@ function waitsByDesign(index: ClusterIndex, scName: string | null): boolean {
   return !!scName && index.get('storageClasses', scName)?.volumeBindingMode === 'WaitForFirstConsumer';
 }
 
-function classifyUnbound(index: ClusterIndex, c: ClaimRef, ctx: ClassifyContext, consumers: Pod[], events: EventEvidence[]): ClaimReport {
+function classifyUnbound(
+  index: ClusterIndex,
+  c: ClaimRef,
+  ctx: ClassifyContext,
+  consumers: Pod[],
+  events: EventEvidence[],
+): ClaimReport {
   const scName = c.scName;
-  const report = (phase: Phase, detail: string, ev: Partial<ClaimReport['evidence']>): ClaimReport => makeReport(index, c, phase, detail, ev);
+  const report = (phase: Phase, detail: string, ev: Partial<ClaimReport['evidence']>): ClaimReport =>
+    makeReport(index, c, phase, detail, ev);
   const pods = consumers.map(podEvidence);
   // The newest Warning says why (ProvisioningFailed); Normal ones (ExternalProvisioning) only say it is waiting.
   const top = events.find((e) => e.type === 'Warning') ?? events[0];
   const why = top ? `: ${top.reason}: ${top.message}` : '';
-  if (consumers.length > 0) return report('PROVISION_FAILED', `unbound but ${consumers.length} pod(s) waiting${why}`, { events, pods });
-  if (scName === '') return report('PROVISION_FAILED', 'unbound, no StorageClass (static binding only) and no matching PV', { events });
-  if (scName === null) return report('PROVISION_FAILED', 'unbound, no StorageClass named and no default class assigned', { events });
+  if (consumers.length > 0)
+    return report('PROVISION_FAILED', `unbound but ${consumers.length} pod(s) waiting${why}`, { events, pods });
+  if (scName === '')
+    return report('PROVISION_FAILED', 'unbound, no StorageClass (static binding only) and no matching PV', { events });
+  if (scName === null)
+    return report('PROVISION_FAILED', 'unbound, no StorageClass named and no default class assigned', { events });
   const podsNote = ctx.readable.pods ? '' : ' (pods not readable: consumers unknown)';
   if (!ctx.readable.storageClasses) {
-    return report('PENDING_NO_CONSUMER', `unbound with no pod; correct only if class ${scName} is WaitForFirstConsumer (storageclasses not readable)${podsNote}`, { events });
+    return report(
+      'PENDING_NO_CONSUMER',
+      `unbound with no pod; correct only if class ${scName} is WaitForFirstConsumer (storageclasses not readable)${podsNote}`,
+      { events },
+    );
   }
   const sc = index.get('storageClasses', scName);
   if (!sc) return report('PROVISION_FAILED', `unbound: StorageClass ${scName} does not exist`, { events });
   if (sc.volumeBindingMode === 'WaitForFirstConsumer') {
-    return report('PENDING_NO_CONSUMER', `unbound with no pod: correct behaviour, class ${scName} is WaitForFirstConsumer${podsNote}`, { events });
+    return report(
+      'PENDING_NO_CONSUMER',
+      `unbound with no pod: correct behaviour, class ${scName} is WaitForFirstConsumer${podsNote}`,
+      { events },
+    );
   }
-  return report('PROVISION_FAILED', `unbound with no pod on Immediate-binding class ${scName}: provisioner ${sc.provisioner ?? '?'} has not created a volume${why}`, { events });
+  return report(
+    'PROVISION_FAILED',
+    `unbound with no pod on Immediate-binding class ${scName}: provisioner ${sc.provisioner ?? '?'} has not created a volume${why}`,
+    { events },
+  );
 }
 
 function mountFailed(index: ClusterIndex, ctx: ClassifyContext, consumers: Pod[], driver: string | null) {
   const stuck: { pod: Pod; events: EventEvidence[] }[] = [];
   for (const p of consumers) {
     if (p.metadata?.deletionTimestamp || (p.status?.phase ?? 'Pending') !== 'Pending' || !p.spec?.nodeName) continue;
-    const events = eventEvidence(index, 'Pod', p.metadata?.namespace ?? '', p.metadata?.name ?? '', POD_REASONS, ctx.now);
-    const creating = [...(p.status?.containerStatuses ?? []), ...(p.status?.initContainerStatuses ?? [])]
-      .some((cs) => cs?.state?.waiting?.reason === 'ContainerCreating');
+    const events = eventEvidence(
+      index,
+      'Pod',
+      p.metadata?.namespace ?? '',
+      p.metadata?.name ?? '',
+      POD_REASONS,
+      ctx.now,
+    );
+    const creating = [...(p.status?.containerStatuses ?? []), ...(p.status?.initContainerStatuses ?? [])].some(
+      (cs) => cs?.state?.waiting?.reason === 'ContainerCreating',
+    );
     const since = timeMs(p.status?.startTime) ?? timeMs(p.metadata?.creationTimestamp);
     const old = since === undefined || ctx.now - since >= MOUNT_GRACE_MS;
     if (events.some((e) => e.type === 'Warning') || (creating && old)) stuck.push({ pod: p, events });
@@ -155,11 +243,20 @@ function mountFailed(index: ClusterIndex, ctx: ClassifyContext, consumers: Pod[]
   const nodeNames = [...new Set(stuck.map((s) => s.pod.spec?.nodeName ?? '?'))].sort();
   const nodes: NodeEvidence[] = nodeNames.map((n) => nodeEvidence(index, ctx, n, driver));
   const unregistered = nodes.filter((n) => n.driverRegistered === false).map((n) => n.name);
-  const events = stuck.flatMap((s) => s.events).sort((a, b) => (a.ageSeconds ?? Infinity) - (b.ageSeconds ?? Infinity)).slice(0, 5);
-  const detail = `${stuck.length} pod(s) stuck ContainerCreating on ${nodeNames.join(', ')}`
-    + (unregistered.length ? `; driver ${driver} not registered on ${unregistered.join(', ')} (CSINode)` : '')
-    + (events[0] ? `: ${events[0].reason}: ${events[0].message}` : '');
-  return { phase: 'MOUNT_FAILED' as const, detail, ev: { events, pods: stuck.map((s) => podEvidence(s.pod)), nodes }, node: nodeNames[0] };
+  const events = stuck
+    .flatMap((s) => s.events)
+    .sort((a, b) => (a.ageSeconds ?? Infinity) - (b.ageSeconds ?? Infinity))
+    .slice(0, 5);
+  const detail =
+    `${stuck.length} pod(s) stuck ContainerCreating on ${nodeNames.join(', ')}` +
+    (unregistered.length ? `; driver ${driver} not registered on ${unregistered.join(', ')} (CSINode)` : '') +
+    (events[0] ? `: ${events[0].reason}: ${events[0].message}` : '');
+  return {
+    phase: 'MOUNT_FAILED' as const,
+    detail,
+    ev: { events, pods: stuck.map((s) => podEvidence(s.pod)), nodes },
+    node: nodeNames[0],
+  };
 }
 
 function unpublishStuck(index: ClusterIndex, ctx: ClassifyContext, consumers: Pod[]) {
@@ -171,11 +268,21 @@ function unpublishStuck(index: ClusterIndex, ctx: ClassifyContext, consumers: Po
     .filter((x): x is { p: Pod; at: number } => x.at !== undefined && ctx.now >= x.at);
   if (stuck.length === 0) return undefined;
   const pods = stuck.map(({ p, at }) => ({ ...podEvidence(p), overdueSeconds: Math.floor((ctx.now - at) / 1000) }));
-  const parts = pods.map((p) => `${p.name} ${formatAge((p.overdueSeconds ?? 0) * 1000)} past grace, finalizers [${(p.finalizers ?? []).join(', ')}]`);
+  const parts = pods.map(
+    (p) =>
+      `${p.name} ${formatAge((p.overdueSeconds ?? 0) * 1000)} past grace, finalizers [${(p.finalizers ?? []).join(', ')}]`,
+  );
   const nodes = [...new Set(pods.map((p) => p.node).filter((n): n is string => !!n))].sort();
   // FailedUnmount ("device or resource busy") on the pod is the evidence that unpublish is tried and refused.
-  const events = pods.flatMap((p) => eventEvidence(index, 'Pod', p.namespace, p.name, POD_REASONS, ctx.now)).slice(0, 5);
-  return { phase: 'UNPUBLISH_STUCK' as const, detail: `terminating: ${parts.join('; ')}`, ev: { pods, events, nodes: nodes.map((n) => ({ name: n, driverRegistered: null })) }, node: nodes[0] };
+  const events = pods
+    .flatMap((p) => eventEvidence(index, 'Pod', p.namespace, p.name, POD_REASONS, ctx.now))
+    .slice(0, 5);
+  return {
+    phase: 'UNPUBLISH_STUCK' as const,
+    detail: `terminating: ${parts.join('; ')}`,
+    ev: { pods, events, nodes: nodes.map((n) => ({ name: n, driverRegistered: null })) },
+    node: nodes[0],
+  };
 }
 
 function staleAttachments(index: ClusterIndex, ctx: ClassifyContext, consumers: Pod[], volume: string) {
@@ -187,7 +294,12 @@ function staleAttachments(index: ClusterIndex, ctx: ClassifyContext, consumers: 
   for (const va of attachments) {
     const node = va.spec?.nodeName ?? '';
     if (va.status?.attached !== true || consumerNodes.has(node)) continue;
-    const a: AttachmentEvidence = { name: va.metadata?.name ?? '', node, attached: true, deleting: !!va.metadata?.deletionTimestamp };
+    const a: AttachmentEvidence = {
+      name: va.metadata?.name ?? '',
+      node,
+      attached: true,
+      deleting: !!va.metadata?.deletionTimestamp,
+    };
     if (va.status?.detachError?.message) a.detachError = va.status.detachError.message;
     stale.push(a);
   }
@@ -195,7 +307,9 @@ function staleAttachments(index: ClusterIndex, ctx: ClassifyContext, consumers: 
   const nodeNames = [...new Set(stale.map((s) => s.node))].sort();
   const nodes = nodeNames.map((n) => nodeEvidence(index, ctx, n, null));
   const gone = nodes.filter((n) => n.exists === false).map((n) => n.name);
-  const detail = `attached on node(s) with no consumer: ${nodeNames.join(', ')}` + (gone.length ? ` (node gone: ${gone.join(', ')})` : '');
+  const detail =
+    `attached on node(s) with no consumer: ${nodeNames.join(', ')}` +
+    (gone.length ? ` (node gone: ${gone.join(', ')})` : '');
   return { phase: 'STALE_ATTACHMENT' as const, detail, ev: { attachments: stale, nodes }, node: nodeNames[0] };
 }
 
@@ -212,7 +326,8 @@ function podEvidence(p: Pod): PodEvidence {
   if (p.spec?.nodeName) ev.node = p.spec.nodeName;
   if (p.status?.phase) ev.phase = p.status.phase;
   if (p.metadata?.deletionTimestamp) ev.deletionTimestamp = p.metadata.deletionTimestamp;
-  if (typeof p.metadata?.deletionGracePeriodSeconds === 'number') ev.gracePeriodSeconds = p.metadata.deletionGracePeriodSeconds;
+  if (typeof p.metadata?.deletionGracePeriodSeconds === 'number')
+    ev.gracePeriodSeconds = p.metadata.deletionGracePeriodSeconds;
   if (p.metadata?.deletionTimestamp) ev.finalizers = [...(p.metadata.finalizers ?? [])];
   return ev;
 }

@@ -5,21 +5,48 @@ import type { KubeEvent } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
 
 /** Reasons that explain a claim that does not provision or bind. */
-export const CLAIM_REASONS: ReadonlySet<string> = new Set(['ProvisioningFailed', 'FailedBinding', 'ExternalProvisioning', 'WaitForFirstConsumer', 'ClaimLost']);
+export const CLAIM_REASONS: ReadonlySet<string> = new Set([
+  'ProvisioningFailed',
+  'FailedBinding',
+  'ExternalProvisioning',
+  'WaitForFirstConsumer',
+  'ClaimLost',
+]);
 /** Reasons that explain a pod that cannot get or release its volume. */
-export const POD_REASONS: ReadonlySet<string> = new Set(['FailedMount', 'FailedAttachVolume', 'FailedUnmount', 'FailedMapVolume', 'VolumeFailedUnmount', 'FailedDetachVolume']);
+export const POD_REASONS: ReadonlySet<string> = new Set([
+  'FailedMount',
+  'FailedAttachVolume',
+  'FailedUnmount',
+  'FailedMapVolume',
+  'VolumeFailedUnmount',
+  'FailedDetachVolume',
+]);
 
 /** Most events per object kept as evidence (latest first). */
 export const MAX_EVENTS_PER_OBJECT = 3;
 
 /** Last time an event was seen (the newest of its timestamps), epoch ms. */
 export function eventLastMs(e: KubeEvent): number | undefined {
-  return timeMs(e.series?.lastObservedTime) ?? timeMs(e.lastTimestamp) ?? timeMs(e.eventTime) ?? timeMs(e.firstTimestamp) ?? timeMs(e.metadata?.creationTimestamp);
+  return (
+    timeMs(e.series?.lastObservedTime) ??
+    timeMs(e.lastTimestamp) ??
+    timeMs(e.eventTime) ??
+    timeMs(e.firstTimestamp) ??
+    timeMs(e.metadata?.creationTimestamp)
+  );
 }
 
 /** The latest events of `kind/namespace/name` whose reason is in `reasons`, newest first, as evidence. */
-export function eventEvidence(index: ClusterIndex, kind: string, namespace: string, name: string, reasons: ReadonlySet<string>, now: number): EventEvidence[] {
-  const picked = index.eventsFor(kind, namespace, name)
+export function eventEvidence(
+  index: ClusterIndex,
+  kind: string,
+  namespace: string,
+  name: string,
+  reasons: ReadonlySet<string>,
+  now: number,
+): EventEvidence[] {
+  const picked = index
+    .eventsFor(kind, namespace, name)
     .filter((e) => reasons.has(e.reason ?? ''))
     .map((e) => ({ e, at: eventLastMs(e) }))
     .sort((a, b) => (b.at ?? 0) - (a.at ?? 0))

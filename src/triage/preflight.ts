@@ -11,9 +11,18 @@ import type { PreflightCheck, TriageOptions } from './types.js';
 export const NEEDED: readonly { kind: KindKey; resource: string; without: string }[] = [
   { kind: 'pvcs', resource: 'persistentvolumeclaims', without: 'no claim can be classified' },
   { kind: 'pvs', resource: 'persistentvolumes', without: 'BOUND_NO_PV and the driver of bound claims are not decided' },
-  { kind: 'pods', resource: 'pods', without: 'consumers unknown: MOUNT_FAILED, UNPUBLISH_STUCK and STALE_ATTACHMENT are not decided' },
+  {
+    kind: 'pods',
+    resource: 'pods',
+    without: 'consumers unknown: MOUNT_FAILED, UNPUBLISH_STUCK and STALE_ATTACHMENT are not decided',
+  },
   { kind: 'volumeAttachments', resource: 'volumeattachments', without: 'STALE_ATTACHMENT is not decided' },
-  { kind: 'storageClasses', resource: 'storageclasses', without: 'binding mode unknown: Pending claims without a pod are not told apart (PENDING_NO_CONSUMER vs PROVISION_FAILED)' },
+  {
+    kind: 'storageClasses',
+    resource: 'storageclasses',
+    without:
+      'binding mode unknown: Pending claims without a pod are not told apart (PENDING_NO_CONSUMER vs PROVISION_FAILED)',
+  },
   { kind: 'csiDrivers', resource: 'csidrivers', without: 'CSIDriver objects are not checked' },
   { kind: 'csiNodes', resource: 'csinodes', without: 'driver registration per node (CSINode coverage) is not decided' },
   { kind: 'nodes', resource: 'nodes', without: 'CSINode coverage is not decided' },
@@ -25,7 +34,10 @@ export const NEEDED: readonly { kind: KindKey; resource: string; without: string
 const DEFAULT_LEASE_SECONDS = 15;
 
 /** Access per needed resource: from SelfSubjectAccessReview answers when given, and from what the read could not list. */
-export function accessChecks(index: ClusterIndex, access: TriageOptions['access']): { checks: PreflightCheck[]; undecided: string[] } {
+export function accessChecks(
+  index: ClusterIndex,
+  access: TriageOptions['access'],
+): { checks: PreflightCheck[]; undecided: string[] } {
   const checks: PreflightCheck[] = [];
   const undecided: string[] = [];
   for (const n of NEEDED) {
@@ -36,7 +48,12 @@ export function accessChecks(index: ClusterIndex, access: TriageOptions['access'
       checks.push({ check: 'access', subject: n.resource, status: 'unknown', detail: `${why}: ${n.without}` });
       undecided.push(`${n.resource} (${why}): ${n.without}`);
     } else if (review?.allowed === null) {
-      checks.push({ check: 'access', subject: n.resource, status: 'ok', detail: `read (access review unavailable: ${review.reason ?? ''})` });
+      checks.push({
+        check: 'access',
+        subject: n.resource,
+        status: 'ok',
+        detail: `read (access review unavailable: ${review.reason ?? ''})`,
+      });
     } else {
       checks.push({ check: 'access', subject: n.resource, status: 'ok', detail: review ? 'list allowed' : 'read' });
     }
@@ -58,14 +75,22 @@ export function driverChecks(index: ClusterIndex, drivers: readonly string[], no
 }
 
 function csiDriverCheck(index: ClusterIndex, d: string): PreflightCheck {
-  if (!index.readable('csiDrivers')) return { check: 'csidriver', subject: d, status: 'unknown', detail: 'csidrivers not readable' };
+  if (!index.readable('csiDrivers'))
+    return { check: 'csidriver', subject: d, status: 'unknown', detail: 'csidrivers not readable' };
   const cd = index.get('csiDrivers', d);
   if (!cd) {
-    return { check: 'csidriver', subject: d, status: 'problem', detail: 'no CSIDriver object: the driver is not (fully) installed; kubelet assumes attachRequired=true' };
+    return {
+      check: 'csidriver',
+      subject: d,
+      status: 'problem',
+      detail: 'no CSIDriver object: the driver is not (fully) installed; kubelet assumes attachRequired=true',
+    };
   }
   const s = cd.spec ?? {};
   return {
-    check: 'csidriver', subject: d, status: 'ok',
+    check: 'csidriver',
+    subject: d,
+    status: 'ok',
     detail: `attachRequired=${s.attachRequired ?? true} podInfoOnMount=${s.podInfoOnMount ?? false} modes=${(s.volumeLifecycleModes ?? ['Persistent']).join(',')}`,
   };
 }
@@ -82,14 +107,30 @@ function schedulableNodes(index: ClusterIndex): { nodes: Node[]; skipped: number
   return { nodes, skipped };
 }
 
-function coverageCheck(index: ClusterIndex, d: string, nodes: { nodes: Node[]; skipped: number } | undefined): PreflightCheck {
+function coverageCheck(
+  index: ClusterIndex,
+  d: string,
+  nodes: { nodes: Node[]; skipped: number } | undefined,
+): PreflightCheck {
   if (!nodes) return { check: 'csinode', subject: d, status: 'unknown', detail: 'nodes or csinodes not readable' };
-  const missing = nodes.nodes.map(objectKey).filter((n) => !index.driversOnNode(n)?.has(d)).sort();
+  const missing = nodes.nodes
+    .map(objectKey)
+    .filter((n) => !index.driversOnNode(n)?.has(d))
+    .sort();
   const skipped = nodes.skipped ? ` (${nodes.skipped} cordoned or tainted node(s) not counted)` : '';
-  if (missing.length === 0) return { check: 'csinode', subject: d, status: 'ok', detail: `registered on all ${nodes.nodes.length} schedulable node(s)${skipped}` };
+  if (missing.length === 0)
+    return {
+      check: 'csinode',
+      subject: d,
+      status: 'ok',
+      detail: `registered on all ${nodes.nodes.length} schedulable node(s)${skipped}`,
+    };
   const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? `, +${missing.length - 10} more` : '');
   return {
-    check: 'csinode', subject: d, status: 'problem', nodes: missing,
+    check: 'csinode',
+    subject: d,
+    status: 'problem',
+    nodes: missing,
     detail: `not registered on ${missing.length} of ${nodes.nodes.length} schedulable node(s): ${shown} (works on some nodes, not others)${skipped}`,
   };
 }
@@ -116,17 +157,46 @@ function leasesByDriver(index: ClusterIndex, drivers: readonly string[]): Map<st
 }
 
 function leaderCheck(index: ClusterIndex, d: string, lease: Lease | undefined, now: number): PreflightCheck {
-  if (!index.readable('leases')) return { check: 'leader', subject: d, status: 'unknown', detail: 'leases not readable' };
-  if (!lease) return { check: 'leader', subject: d, status: 'unknown', detail: `no leader Lease found (looked for "${leaseNameFor(d)}")` };
+  if (!index.readable('leases'))
+    return { check: 'leader', subject: d, status: 'unknown', detail: 'leases not readable' };
+  if (!lease)
+    return {
+      check: 'leader',
+      subject: d,
+      status: 'unknown',
+      detail: `no leader Lease found (looked for "${leaseNameFor(d)}")`,
+    };
   const where = objectKey(lease);
   const holder = lease.spec?.holderIdentity;
   const duration = lease.spec?.leaseDurationSeconds ?? DEFAULT_LEASE_SECONDS;
   const renewed = timeMs(lease.spec?.renewTime) ?? timeMs(lease.spec?.acquireTime);
-  if (!holder) return { check: 'leader', subject: d, status: 'problem', detail: `lease ${where} has no holder: no leader, nothing provisions` };
-  if (renewed === undefined) return { check: 'leader', subject: d, status: 'problem', detail: `lease ${where} held by ${holder} was never renewed: no leader, nothing provisions` };
+  if (!holder)
+    return {
+      check: 'leader',
+      subject: d,
+      status: 'problem',
+      detail: `lease ${where} has no holder: no leader, nothing provisions`,
+    };
+  if (renewed === undefined)
+    return {
+      check: 'leader',
+      subject: d,
+      status: 'problem',
+      detail: `lease ${where} held by ${holder} was never renewed: no leader, nothing provisions`,
+    };
   const age = now - renewed;
   if (age > 2 * duration * 1000) {
-    return { check: 'leader', subject: d, status: 'problem', detail: `lease ${where} held by ${holder} last renewed ${formatAge(age)} ago (> 2x ${duration}s): no leader, nothing provisions` };
+    return {
+      check: 'leader',
+      subject: d,
+      status: 'problem',
+      detail: `lease ${where} held by ${holder} last renewed ${formatAge(age)} ago (> 2x ${duration}s): no leader, nothing provisions`,
+    };
   }
-  return { check: 'leader', subject: d, status: 'ok', detail: `lease ${where} held by ${holder}, renewed ${formatAge(Math.max(0, age))} ago` };
+  return {
+    check: 'leader',
+    subject: d,
+    status: 'ok',
+    detail: `lease ${where} held by ${holder}, renewed ${formatAge(Math.max(0, age))} ago`,
+  };
 }

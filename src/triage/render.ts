@@ -11,17 +11,22 @@ export function renderJson(r: TriageReport): string {
 /** The report as a terminal table: preflight, then claims grouped by phase, then the count needing attention. */
 export function renderTable(r: TriageReport): string {
   const out: string[] = [];
-  const filters = [r.filters.namespace && `namespace ${r.filters.namespace}`, r.filters.driver && `driver ${r.filters.driver}`].filter(Boolean);
+  const filters = [
+    r.filters.namespace && `namespace ${r.filters.namespace}`,
+    r.filters.driver && `driver ${r.filters.driver}`,
+  ].filter(Boolean);
   out.push(`PREFLIGHT${filters.length ? ` (${filters.join(', ')})` : ''}`);
   const access = r.preflight.filter((p) => p.check === 'access');
   const accessOk = access.filter((p) => p.status === 'ok');
-  if (accessOk.length === access.length) out.push(`    ${'access'.padEnd(10)} ${'ok'.padEnd(8)} all ${access.length} resources readable`);
+  if (accessOk.length === access.length)
+    out.push(`    ${'access'.padEnd(10)} ${'ok'.padEnd(8)} all ${access.length} resources readable`);
   for (const p of r.preflight) {
     if (p.check === 'access' && p.status === 'ok') continue;
     const subject = p.check === 'access' ? p.subject : `${p.subject}:`;
     out.push(`    ${p.check.padEnd(10)} ${p.status.padEnd(8)} ${subject} ${p.detail}`);
   }
-  if (!r.preflight.some((p) => p.check !== 'access')) out.push('    (no driver in use: no CSIDriver, CSINode or leader checks)');
+  if (!r.preflight.some((p) => p.check !== 'access'))
+    out.push('    (no driver in use: no CSIDriver, CSINode or leader checks)');
   out.push('');
   out.push(`RWX claims examined: ${r.summary.claimsExamined}`);
   out.push('');
@@ -54,11 +59,14 @@ function evidenceLines(c: ClaimReport): string[] {
     lines.push(`${pad}event  ${e.reason} x${e.count}${age} on ${e.object}: ${e.message}`);
   }
   for (const n of c.evidence.nodes) {
-    const reg = n.driverRegistered === null ? '' : n.driverRegistered ? ' driver registered' : ' DRIVER NOT REGISTERED (CSINode)';
+    const reg =
+      n.driverRegistered === null ? '' : n.driverRegistered ? ' driver registered' : ' DRIVER NOT REGISTERED (CSINode)';
     lines.push(`${pad}node   ${n.name}${n.exists === false ? ' (node object gone)' : ''}${reg}`);
   }
   for (const a of c.evidence.attachments) {
-    lines.push(`${pad}attach ${a.name} on ${a.node}${a.deleting ? ' (deleting)' : ''}${a.detachError ? `: ${a.detachError}` : ''}`);
+    lines.push(
+      `${pad}attach ${a.name} on ${a.node}${a.deleting ? ' (deleting)' : ''}${a.detachError ? `: ${a.detachError}` : ''}`,
+    );
   }
   c.advice.forEach((s, i) => lines.push(`${pad}${i === 0 ? 'next' : '    '}   ${s}`));
   return lines;

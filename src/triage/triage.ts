@@ -3,15 +3,26 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import { classifyClaim, claimDriver, isRwx, type ClassifyContext } from './classify.js';
 import { accessChecks, driverChecks } from './preflight.js';
-import { PHASES, TRIAGE_SCHEMA_VERSION, type ClaimReport, type Phase, type TriageOptions, type TriageReport } from './types.js';
+import {
+  PHASES,
+  TRIAGE_SCHEMA_VERSION,
+  type ClaimReport,
+  type Phase,
+  type TriageOptions,
+  type TriageReport,
+} from './types.js';
 
 /** Classifies every RWX claim (filtered by namespace and driver) and runs preflight for the drivers in use. */
 export function triage(index: ClusterIndex, opts: TriageOptions): TriageReport {
   const ctx: ClassifyContext = {
     now: opts.now,
     readable: {
-      pods: index.readable('pods'), pvs: index.readable('pvs'), storageClasses: index.readable('storageClasses'),
-      volumeAttachments: index.readable('volumeAttachments'), csiNodes: index.readable('csiNodes'), nodes: index.readable('nodes'),
+      pods: index.readable('pods'),
+      pvs: index.readable('pvs'),
+      storageClasses: index.readable('storageClasses'),
+      volumeAttachments: index.readable('volumeAttachments'),
+      csiNodes: index.readable('csiNodes'),
+      nodes: index.readable('nodes'),
     },
   };
   // Bucketed by phase in index order (the API lists by namespace/name), then each bucket sorted: TimSort is
@@ -28,12 +39,15 @@ export function triage(index: ClusterIndex, opts: TriageOptions): TriageReport {
     buckets.get(r.phase)!.push(r);
   }
   let claims: ClaimReport[] = [];
-  for (const b of buckets.values()) claims = claims.concat(b.sort((x, y) => cmp(x.namespace, y.namespace) || cmp(x.name, y.name)));
+  for (const b of buckets.values())
+    claims = claims.concat(b.sort((x, y) => cmp(x.namespace, y.namespace) || cmp(x.name, y.name)));
 
   const access = accessChecks(index, opts.access);
   const preflight = [...access.checks, ...driverChecks(index, [...drivers].sort(), opts.now)];
   // A claim that does not provision while its driver has no leader: say so where the reader looks first.
-  const leaderless = new Set(preflight.filter((p) => p.check === 'leader' && p.status === 'problem').map((p) => p.subject));
+  const leaderless = new Set(
+    preflight.filter((p) => p.check === 'leader' && p.status === 'problem').map((p) => p.subject),
+  );
   for (const c of buckets.get('PROVISION_FAILED') ?? []) {
     if (c.driver && leaderless.has(c.driver)) c.detail += `; the ${c.driver} controller has no leader (see preflight)`;
   }
@@ -60,7 +74,9 @@ export function triage(index: ClusterIndex, opts: TriageOptions): TriageReport {
  * could not be read at all (then "nothing needs attention" cannot be said).
  */
 export function needsAttention(r: TriageReport): boolean {
-  const claimsUnread = r.preflight.some((p) => p.check === 'access' && p.subject === 'persistentvolumeclaims' && p.status !== 'ok');
+  const claimsUnread = r.preflight.some(
+    (p) => p.check === 'access' && p.subject === 'persistentvolumeclaims' && p.status !== 'ok',
+  );
   return r.summary.claimsNeedingAttention > 0 || r.summary.preflightProblems > 0 || claimsUnread;
 }
 

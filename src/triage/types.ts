@@ -7,12 +7,25 @@ export const TRIAGE_SCHEMA_VERSION = 1;
 
 /** The strand a claim is in, with the seed script's names (plus LOST). */
 export type Phase =
-  | 'PENDING_NO_CONSUMER' | 'PROVISION_FAILED' | 'BOUND_NO_PV' | 'LOST'
-  | 'MOUNT_FAILED' | 'UNPUBLISH_STUCK' | 'STALE_ATTACHMENT' | 'OK';
+  | 'PENDING_NO_CONSUMER'
+  | 'PROVISION_FAILED'
+  | 'BOUND_NO_PV'
+  | 'LOST'
+  | 'MOUNT_FAILED'
+  | 'UNPUBLISH_STUCK'
+  | 'STALE_ATTACHMENT'
+  | 'OK';
 
 /** Every phase, in the order the table prints them (OK last, like the script). */
 export const PHASES: readonly Phase[] = [
-  'BOUND_NO_PV', 'LOST', 'MOUNT_FAILED', 'PENDING_NO_CONSUMER', 'PROVISION_FAILED', 'STALE_ATTACHMENT', 'UNPUBLISH_STUCK', 'OK',
+  'BOUND_NO_PV',
+  'LOST',
+  'MOUNT_FAILED',
+  'PENDING_NO_CONSUMER',
+  'PROVISION_FAILED',
+  'STALE_ATTACHMENT',
+  'UNPUBLISH_STUCK',
+  'OK',
 ];
 
 /** A pod involved in a claim's problem. */

@@ -65,7 +65,8 @@ export class FakeClusterSource implements ClusterSource {
   /** Sends a BOOKMARK to every open, non-stalled watch of a kind. */
   bookmark(kind: KindKey): void {
     for (const w of this.watches) {
-      if (w.open && !w.stalled && w.kind === kind) w.cb.onEvent('BOOKMARK', { metadata: { resourceVersion: String(this.rv) } });
+      if (w.open && !w.stalled && w.kind === kind)
+        w.cb.onEvent('BOOKMARK', { metadata: { resourceVersion: String(this.rv) } });
     }
   }
 

@@ -60,7 +60,8 @@ export class KubeClusterSource implements ClusterSource {
     const res = await this.conn.request('GET', `${listPath(kind)}?${q}`);
     if (res.status !== 200) throw apiError(this.conn, res.status, res.body, what);
     const body = (res.body ?? {}) as { items?: unknown; metadata?: { resourceVersion?: string; continue?: string } };
-    if (!Array.isArray(body.items)) throw new RwxError('KUBE_API', `${what}: answer from ${this.conn.server} is not a list`);
+    if (!Array.isArray(body.items))
+      throw new RwxError('KUBE_API', `${what}: answer from ${this.conn.server} is not a list`);
     const page: ListPage = {
       items: body.items.filter((o): o is KubeObject => !!o && typeof o === 'object'),
       resourceVersion: body.metadata?.resourceVersion ?? '',
@@ -82,9 +83,14 @@ export class KubeClusterSource implements ClusterSource {
       cb.onDone(err ? watchError(this.conn, err, what) : null);
     };
     this.watcher
-      .watch(listPath(kind), params, (type: string, obj: KubeObject) => {
-        if (!closed) cb.onEvent(type as WatchEventType, obj);
-      }, finish)
+      .watch(
+        listPath(kind),
+        params,
+        (type: string, obj: KubeObject) => {
+          if (!closed) cb.onEvent(type as WatchEventType, obj);
+        },
+        finish,
+      )
       .then((c) => {
         controller = c;
         if (closed) c.abort();

@@ -122,7 +122,10 @@ export class Reflector {
     let rv = '';
     try {
       do {
-        const page = await this.source.list(this.kind, { limit: this.opts.pageSize, ...(continueToken ? { continueToken } : {}) });
+        const page = await this.source.list(this.kind, {
+          limit: this.opts.pageSize,
+          ...(continueToken ? { continueToken } : {}),
+        });
         if (gen !== this.gen) return;
         this.sink.listPage(this.kind, page.items);
         rv = page.resourceVersion;
@@ -149,14 +152,18 @@ export class Reflector {
     this.gone = false;
     this.watchStarted = this.lastActivity = this.clock.now();
     this.watchEvents = 0;
-    this.handle = this.source.watch(this.kind, { resourceVersion: this.rv, timeoutSeconds: this.opts.watchTimeoutSeconds }, {
-      onEvent: (type, obj) => {
-        if (gen === this.gen) this.onEvent(type, obj);
+    this.handle = this.source.watch(
+      this.kind,
+      { resourceVersion: this.rv, timeoutSeconds: this.opts.watchTimeoutSeconds },
+      {
+        onEvent: (type, obj) => {
+          if (gen === this.gen) this.onEvent(type, obj);
+        },
+        onDone: (err) => {
+          if (gen === this.gen) this.onDone(err);
+        },
       },
-      onDone: (err) => {
-        if (gen === this.gen) this.onDone(err);
-      },
-    });
+    );
   }
 
   private onEvent(type: WatchEventType, obj: KubeObject): void {

@@ -9,7 +9,13 @@ import { objectKey } from '../domain/refs.js';
 import type { ObjectsByKind } from '../domain/snapshot.js';
 import type { RwxError } from '../errors.js';
 import { dirtyKeys } from './keys.js';
-import { REFLECTOR_DEFAULTS, Reflector, type ReflectorOptions, type ReflectorSink, type RestartReason } from './reflector.js';
+import {
+  REFLECTOR_DEFAULTS,
+  Reflector,
+  type ReflectorOptions,
+  type ReflectorSink,
+  type RestartReason,
+} from './reflector.js';
 import type { ClusterSource } from './source.js';
 import { realTimers, type Timers } from './timers.js';
 import { WorkQueue } from './work-queue.js';
@@ -72,7 +78,9 @@ export class ClusterWatcher {
     this.metrics = opts.metrics;
     const ropts = { ...REFLECTOR_DEFAULTS, ...opts.reflector };
     const timers = opts.timers ?? realTimers;
-    this.reflectors = (opts.kinds ?? WATCHED_KINDS).map((k) => new Reflector(k, opts.source, this.sink, this.clock, timers, ropts));
+    this.reflectors = (opts.kinds ?? WATCHED_KINDS).map(
+      (k) => new Reflector(k, opts.source, this.sink, this.clock, timers, ropts),
+    );
   }
 
   /** Starts every reflector. */
@@ -179,7 +187,10 @@ export class ClusterWatcher {
           // One line per outage, however many kinds and retries fail during it.
           this.unreachableSince = this.clock.now();
           this.metrics?.apiReachable(false);
-          this.log.warn({ err: err.message }, 'Kubernetes API unreachable; retrying with backoff (logged once until it answers)');
+          this.log.warn(
+            { err: err.message },
+            'Kubernetes API unreachable; retrying with backoff (logged once until it answers)',
+          );
         }
       } else if (!before || before.code !== err.code || attempt === 1) {
         this.log.warn({ kind, code: err.code, err: err.message }, `watch ${kind} failed; retrying with backoff`);

@@ -18,7 +18,11 @@ describe('adviseDrain on the seed', () => {
 
   it.each([
     // the node being drained in the seed: its stuck mount follows the rollout
-    ['node-19', 'BLOCK', /^Do not drain: the stuck mounts on node-19 follow kube-system\/ebs-csi-node revision 2, not the node; .*\(12 of 40\).*revision 2: 4 nodes stuck, 8 fine; revision 1: 0 stuck, 28 fine/],
+    [
+      'node-19',
+      'BLOCK',
+      /^Do not drain: the stuck mounts on node-19 follow kube-system\/ebs-csi-node revision 2, not the node; .*\(12 of 40\).*revision 2: 4 nodes stuck, 8 fine; revision 1: 0 stuck, 28 fine/,
+    ],
     // on the bad revision without stuck pods: still BLOCK
     ['node-20', 'BLOCK', /node-20 runs kube-system\/ebs-csi-node revision 2, which does not mount new volumes/],
     // still on revision 1, nothing stuck
@@ -41,7 +45,11 @@ describe('adviseDrain on the seed', () => {
 
   it('an unknown node is a NOT_FOUND error', () => {
     let err: unknown;
-    try { advise(index, 'node-99'); } catch (e) { err = e; }
+    try {
+      advise(index, 'node-99');
+    } catch (e) {
+      err = e;
+    }
     expect(isRwxError(err, 'NOT_FOUND')).toBe(true);
   });
 });
@@ -50,18 +58,43 @@ describe('CAUTION and OK', () => {
   const busy = 'UnmountVolume.TearDown failed for volume "shared" : umount: target is busy (device or resource busy)';
 
   it('a pod stuck Terminating on an RWX volume: the drain would hang', () => {
-    const p = pod('writer', { ns: 'ns', node: 'n-02', scheduled: ago(DAY), started: ago(DAY), claims: { shared: 'shared' }, deleted: ago(30 * MIN) });
-    const index = miniCluster({ extra: [...claim('ns', 'shared', 'efs.csi.aws.com', ['ReadWriteMany']), p, event('ns', 'writer', 'FailedUnmount', busy, ago(MIN), 9)] });
+    const p = pod('writer', {
+      ns: 'ns',
+      node: 'n-02',
+      scheduled: ago(DAY),
+      started: ago(DAY),
+      claims: { shared: 'shared' },
+      deleted: ago(30 * MIN),
+    });
+    const index = miniCluster({
+      extra: [
+        ...claim('ns', 'shared', 'efs.csi.aws.com', ['ReadWriteMany']),
+        p,
+        event('ns', 'writer', 'FailedUnmount', busy, ago(MIN), 9),
+      ],
+    });
     const a = advise(index, 'n-02');
-    expect([a.decision, a.reason]).toEqual(['CAUTION', '1 pod stuck Terminating (1 on RWX volumes) on n-02: the drain will hang on them.']);
-    expect(a.steps[0]).toMatch(/^Do not force-delete the pods stuck Terminating \(ns\/writer\): force-deleting leaves orphaned stage references/);
+    expect([a.decision, a.reason]).toEqual([
+      'CAUTION',
+      '1 pod stuck Terminating (1 on RWX volumes) on n-02: the drain will hang on them.',
+    ]);
+    expect(a.steps[0]).toMatch(
+      /^Do not force-delete the pods stuck Terminating \(ns\/writer\): force-deleting leaves orphaned stage references/,
+    );
   });
 
   it.each([
     // attached for a day, no pod on the node uses it
     ['unused', attachment('csi-old', 'pv-ns-orphan', 'n-03', true, ago(DAY)), true],
     // a detach error
-    ['detach error', { ...attachment('csi-err', 'pv-ns-orphan', 'n-03'), status: { attached: true, detachError: { message: 'timeout' } } }, true],
+    [
+      'detach error',
+      {
+        ...attachment('csi-err', 'pv-ns-orphan', 'n-03'),
+        status: { attached: true, detachError: { message: 'timeout' } },
+      },
+      true,
+    ],
     // just attached: the pod may not be there yet
     ['fresh', attachment('csi-new', 'pv-ns-orphan', 'n-03', true, ago(MIN)), false],
   ])('stale attachment: %s', (_name, va, stale) => {
@@ -71,17 +104,33 @@ describe('CAUTION and OK', () => {
   });
 
   it('an attachment in use by a pod on the node is not stale', () => {
-    const index = miniCluster({ pods: [{ name: 'db', node: 'n-03', runningFor: DAY }], extra: [attachment('csi-db', 'pv-ns-c-db', 'n-03', true, ago(DAY))] });
+    const index = miniCluster({
+      pods: [{ name: 'db', node: 'n-03', runningFor: DAY }],
+      extra: [attachment('csi-db', 'pv-ns-c-db', 'n-03', true, ago(DAY))],
+    });
     expect(staleAttachments(index, 'n-03', NOW, 5 * MIN)).toEqual([]);
   });
 
   it('a node whose own fault the stuck mounts follow may be drained', () => {
-    const index = miniCluster({ pods: [{ name: 'a', node: 'n-03' }, { name: 'b', node: 'n-03' }] });
+    const index = miniCluster({
+      pods: [
+        { name: 'a', node: 'n-03' },
+        { name: 'b', node: 'n-03' },
+      ],
+    });
     const a = advise(index, 'n-03');
-    expect([a.decision, a.reason]).toEqual(['OK', 'The stuck mounts follow n-03 itself: draining moves its pods to nodes where mounts work.']);
+    expect([a.decision, a.reason]).toEqual([
+      'OK',
+      'The stuck mounts follow n-03 itself: draining moves its pods to nodes where mounts work.',
+    ]);
   });
 
   it('a quiet cluster: OK with a one-line reason', () => {
-    expect(advise(miniCluster(), 'n-01')).toEqual({ node: 'n-01', decision: 'OK', reason: 'No stuck mounts, stuck terminations or stale attachments on n-01, and no plugin rollout is implicated.', steps: [] });
+    expect(advise(miniCluster(), 'n-01')).toEqual({
+      node: 'n-01',
+      decision: 'OK',
+      reason: 'No stuck mounts, stuck terminations or stale attachments on n-01, and no plugin rollout is implicated.',
+      steps: [],
+    });
   });
 });

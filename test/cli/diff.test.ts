@@ -10,18 +10,25 @@ describe('rwx diff', () => {
   it('compares the newest two revisions by default', async () => {
     const r = await rwx('diff', 'daemonset/ebs-csi-node', '-n', 'kube-system', '--snapshot', seed);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe([
-      'daemonset kube-system/ebs-csi-node revision 1 -> 2: 1 change',
-      '  CATEGORY  CONTAINER   CHANGE',
-      '  storage   ebs-plugin  kubelet-dir: mountPropagation Bidirectional -> none',
-      '',
-    ].join('\n'));
+    expect(r.stdout).toBe(
+      [
+        'daemonset kube-system/ebs-csi-node revision 1 -> 2: 1 change',
+        '  CATEGORY  CONTAINER   CHANGE',
+        '  storage   ebs-plugin  kubelet-dir: mountPropagation Bidirectional -> none',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('--from/--to in reverse, as json, without -n', async () => {
     const r = await rwx('diff', 'ds/ebs-csi-node', '--from', '2', '--to', '1', '-o', 'json', '--snapshot', seed);
     const out = JSON.parse(r.stdout) as { from: number; to: number; changes: TemplateChange[] };
-    expect([r.code, out.from, out.to, out.changes.map((c) => c.text)]).toEqual([0, 2, 1, ['kubelet-dir: mountPropagation none -> Bidirectional']]);
+    expect([r.code, out.from, out.to, out.changes.map((c) => c.text)]).toEqual([
+      0,
+      2,
+      1,
+      ['kubelet-dir: mountPropagation none -> Bidirectional'],
+    ]);
   });
 
   it.each([

@@ -12,7 +12,9 @@ describe('rwx drain-check', () => {
   it('node-19 is blocked (exit 3)', async () => {
     const r = await rwx('drain-check', 'node-19', '--snapshot', seed, '--now', NOW);
     expect(r.code).toBe(3);
-    expect(r.stdout).toMatch(/^BLOCK: node-19\nDo not drain: the stuck mounts on node-19 follow kube-system\/ebs-csi-node revision 2/);
+    expect(r.stdout).toMatch(
+      /^BLOCK: node-19\nDo not drain: the stuck mounts on node-19 follow kube-system\/ebs-csi-node revision 2/,
+    );
     expect(r.stdout).toContain('Instead:\n  1. Stop the drain;');
   });
 

@@ -24,12 +24,22 @@ describe('rwx scan', () => {
   it('-o json prints the incidents', async () => {
     const r = await rwx('scan', '--snapshot', seed, '--now', NOW, '-o', 'json');
     const out = JSON.parse(r.stdout) as { incidents: Incident[] };
-    expect(out.incidents.map((i) => [i.key, i.verdict])).toEqual([['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT']]);
+    expect(out.incidents.map((i) => [i.key, i.verdict])).toEqual([
+      ['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT'],
+    ]);
   });
 
   it('exits 0 when nothing is stuck (a later --stuck-after)', async () => {
     // no pod has waited 8 hours, and without the CronJob nothing else is left
-    const r = await rwx('scan', '--snapshot', writeSnapshot(seedObjects().filter((o) => o.kind !== 'CronJob')), '--now', NOW, '--stuck-after', '8h');
+    const r = await rwx(
+      'scan',
+      '--snapshot',
+      writeSnapshot(seedObjects().filter((o) => o.kind !== 'CronJob')),
+      '--now',
+      NOW,
+      '--stuck-after',
+      '8h',
+    );
     expect([r.code, r.stdout]).toEqual([0, 'No incidents: no stuck pods and no missed CronJob runs.\n']);
   });
 
@@ -51,7 +61,10 @@ describe('rwx scan', () => {
 
 describe('rwx scan against the simulator over HTTP', () => {
   it('reads the propagation-loss scenario through --kubeconfig and finds the rollout', async () => {
-    const sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml', clock: new ManualClock(Date.parse(NOW)) });
+    const sim = await startSimulator({
+      scenario: 'scenarios/propagation-loss.yaml',
+      clock: new ManualClock(Date.parse(NOW)),
+    });
     try {
       const r = await rwx('scan', '--kubeconfig', sim.kubeconfigPath, '--now', NOW, '-o', 'json');
       const out = JSON.parse(r.stdout) as { incidents: Incident[] };

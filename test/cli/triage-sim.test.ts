@@ -31,8 +31,11 @@ async function rwx(argv: string[], clock: ManualClock): Promise<{ code: number; 
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
-    stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) },
-    stdin: Readable.from([]), env: { HOME: tmpdir() }, clock,
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    stdin: Readable.from([]),
+    env: { HOME: tmpdir() },
+    clock,
   };
   return { code: await main(argv, io), stdout, stderr };
 }
@@ -43,8 +46,11 @@ function strandCluster(): Snapshot {
   healthyClaim(s, 'shop', 'fine');
   s.pvcs.push(pvc('shop', 'waiting', { volume: null, sc: 'vmstore-rwx-wffc' }));
   s.pvcs.push(pvc('shop', 'noprov', { volume: null }));
-  s.events.push(event('shop', 'PersistentVolumeClaim', 'noprov', 'ProvisioningFailed', 'rpc error: code = Unauthenticated'));
-  s.pvcs.push(pvc('batch', 'stuck')); s.pvs.push(pv('pvc-stuck', { ns: 'batch', name: 'stuck' }));
+  s.events.push(
+    event('shop', 'PersistentVolumeClaim', 'noprov', 'ProvisioningFailed', 'rpc error: code = Unauthenticated'),
+  );
+  s.pvcs.push(pvc('batch', 'stuck'));
+  s.pvs.push(pv('pvc-stuck', { ns: 'batch', name: 'stuck' }));
   s.pods.push(pod('batch', 'stuck-0', { claim: 'stuck', state: 'terminating', deletedAgo: 900 }));
   healthyClaim(s, 'batch', 'orphaned');
   s.volumeAttachments.push(va('csi-orphan', 'pvc-orphaned', 'node-02'));
@@ -56,7 +62,12 @@ const phases = (r: TriageReport): string[] => r.claims.map((c) => `${c.namespace
 describe('rwx triage against the API simulator', () => {
   it('reports the same claims live as from a snapshot of the same cluster, and only reads', async () => {
     const s = strandCluster();
-    const objects = [{ kind: 'Namespace', metadata: { name: 'shop' } }, { kind: 'Namespace', metadata: { name: 'batch' } }, { kind: 'Namespace', metadata: { name: 'vmstore-csi' } }, ...KIND_KEYS.flatMap((k) => s[k] as object[])];
+    const objects = [
+      { kind: 'Namespace', metadata: { name: 'shop' } },
+      { kind: 'Namespace', metadata: { name: 'batch' } },
+      { kind: 'Namespace', metadata: { name: 'vmstore-csi' } },
+      ...KIND_KEYS.flatMap((k) => s[k] as object[]),
+    ];
     const clock = new ManualClock(NOW);
     sim = await startSimulator({ scenario: parseScenario({ name: 'triage-e2e', objects }), clock });
     const live = await rwx(['triage', '--kubeconfig', sim.kubeconfigPath, '--context', 'sim', '-o', 'json'], clock);
@@ -67,12 +78,26 @@ describe('rwx triage against the API simulator', () => {
     dir = await mkdtemp(join(tmpdir(), 'rwx-triage-sim-'));
     const file = join(dir, 'snap.json');
     const state = sim.state();
-    await writeFile(file, KIND_KEYS.map((k) => JSON.stringify({ kind: `${KINDS[k].kind}List`, items: state[k] })).join('\n'));
+    await writeFile(
+      file,
+      KIND_KEYS.map((k) => JSON.stringify({ kind: `${KINDS[k].kind}List`, items: state[k] })).join('\n'),
+    );
     const offline = JSON.parse((await rwx(['triage', '--snapshot', file, '-o', 'json'], clock)).stdout) as TriageReport;
 
     expect(phases(liveReport)).toEqual(phases(offline));
-    expect(phases(liveReport)).toEqual(expect.arrayContaining(['batch/orphaned=STALE_ATTACHMENT', 'batch/stuck=UNPUBLISH_STUCK', 'shop/noprov=PROVISION_FAILED', 'shop/waiting=PENDING_NO_CONSUMER']));
-    expect(liveReport.preflight.filter((p) => p.check === 'access').every((p) => p.status === 'ok' && p.detail === 'list allowed')).toBe(true);
+    expect(phases(liveReport)).toEqual(
+      expect.arrayContaining([
+        'batch/orphaned=STALE_ATTACHMENT',
+        'batch/stuck=UNPUBLISH_STUCK',
+        'shop/noprov=PROVISION_FAILED',
+        'shop/waiting=PENDING_NO_CONSUMER',
+      ]),
+    );
+    expect(
+      liveReport.preflight
+        .filter((p) => p.check === 'access')
+        .every((p) => p.status === 'ok' && p.detail === 'list allowed'),
+    ).toBe(true);
     // read-only: lists and access reviews, nothing else
     expect(sim.audit.every((a) => a.method === 'GET' || a.path.endsWith('/selfsubjectaccessreviews'))).toBe(true);
   });
@@ -80,11 +105,20 @@ describe('rwx triage against the API simulator', () => {
   it('reports a forbidden resource and goes on with what it can read', async () => {
     const s = strandCluster();
     const clock = new ManualClock(NOW);
-    sim = await startSimulator({ scenario: parseScenario({ name: 'triage-rbac', objects: KIND_KEYS.flatMap((k) => s[k] as object[]), permissions: { deny: [{ resource: 'volumeattachments' }] } }), clock });
+    sim = await startSimulator({
+      scenario: parseScenario({
+        name: 'triage-rbac',
+        objects: KIND_KEYS.flatMap((k) => s[k] as object[]),
+        permissions: { deny: [{ resource: 'volumeattachments' }] },
+      }),
+      clock,
+    });
     sim.faults.forbid('volumeattachments');
     const r = await rwx(['triage', '--kubeconfig', sim.kubeconfigPath], clock);
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/access {5}unknown {2}volumeattachments list not allowed: STALE_ATTACHMENT is not decided/);
+    expect(r.stdout).toMatch(
+      /access {5}unknown {2}volumeattachments list not allowed: STALE_ATTACHMENT is not decided/,
+    );
     expect(r.stdout).toMatch(/NOT DECIDED\n {4}volumeattachments/);
     expect(r.stdout).toMatch(/\[OK\]\n(.*\n)*? {4}batch\/orphaned/);
   });
@@ -108,16 +142,28 @@ describe('rwx triage against the API simulator', () => {
     expect(r.code).toBe(2);
     const rep = JSON.parse(r.stdout) as TriageReport;
     expect(phases(rep)).toEqual([
-      'legacy/reports=BOUND_NO_PV', 'archive/old-logs=LOST', 'media/assets=MOUNT_FAILED', 'analytics/scratch=PENDING_NO_CONSUMER',
-      'ci/build-cache=PROVISION_FAILED', 'shared/home=STALE_ATTACHMENT', 'ml/datasets=UNPUBLISH_STUCK', 'shared/tools=OK', 'web/sessions=OK',
+      'legacy/reports=BOUND_NO_PV',
+      'archive/old-logs=LOST',
+      'media/assets=MOUNT_FAILED',
+      'analytics/scratch=PENDING_NO_CONSUMER',
+      'ci/build-cache=PROVISION_FAILED',
+      'shared/home=STALE_ATTACHMENT',
+      'ml/datasets=UNPUBLISH_STUCK',
+      'shared/tools=OK',
+      'web/sessions=OK',
     ]);
     const claim = (ns: string, name: string) => rep.claims.find((c) => c.namespace === ns && c.name === name)!;
-    expect(claim('media', 'assets').evidence.nodes).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'node-06', driverRegistered: false })]));
+    expect(claim('media', 'assets').evidence.nodes).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'node-06', driverRegistered: false })]),
+    );
     expect(claim('ml', 'datasets').evidence.pods[0]?.finalizers?.length).toBeGreaterThan(0);
     expect(claim('shared', 'home').evidence.attachments.map((a) => a.node)).toEqual(['node-04']);
     expect(claim('analytics', 'scratch').needsAttention).toBe(false);
     const check = (c: string) => rep.preflight.find((p) => p.check === c)!;
-    expect(check('leader')).toMatchObject({ status: 'problem', detail: expect.stringMatching(/vmstore-csi-tintri-com .* last renewed 47m ago/) });
+    expect(check('leader')).toMatchObject({
+      status: 'problem',
+      detail: expect.stringMatching(/vmstore-csi-tintri-com .* last renewed 47m ago/),
+    });
     expect(check('csinode')).toMatchObject({ status: 'problem', nodes: ['node-06'] });
     expect(check('csidriver').status).toBe('ok');
   });

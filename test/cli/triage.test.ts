@@ -35,7 +35,18 @@ async function rwx(argv: string[], opts: { stdin?: string; env?: NodeJS.ProcessE
  * (a typed "VolumeAttachmentList"), which is how a snapshot says "there are none" (docs/triage-json.md).
  */
 function kubectlJson(s: Snapshot): string {
-  return KIND_KEYS.map((k) => JSON.stringify({ apiVersion: 'v1', kind: s[k].length ? 'List' : `${KINDS[k].kind}List`, metadata: { resourceVersion: '' }, items: s[k] }, null, 4)).join('\n');
+  return KIND_KEYS.map((k) =>
+    JSON.stringify(
+      {
+        apiVersion: 'v1',
+        kind: s[k].length ? 'List' : `${KINDS[k].kind}List`,
+        metadata: { resourceVersion: '' },
+        items: s[k],
+      },
+      null,
+      4,
+    ),
+  ).join('\n');
 }
 
 let dir = '';
@@ -53,15 +64,27 @@ beforeAll(async () => {
   healthyClaim(s, 'shop', 'fine');
   s.pvcs.push(pvc('shop', 'orphan'));
   s.pvcs.push(pvc('shop', 'waiting', { volume: null, sc: 'vmstore-rwx-wffc' }));
-  s.pvcs.push(pvc('batch', 'stuck')); s.pvs.push(pv('pvc-stuck', { ns: 'batch', name: 'stuck' }));
+  s.pvcs.push(pvc('batch', 'stuck'));
+  s.pvs.push(pv('pvc-stuck', { ns: 'batch', name: 'stuck' }));
   s.pods.push(pod('batch', 'stuck-0', { claim: 'stuck', state: 'terminating', deletedAgo: 900 }));
-  s.pvcs.push(pvc('batch', 'nomount')); s.pvs.push(pv('pvc-nomount', { ns: 'batch', name: 'nomount' }));
+  s.pvcs.push(pvc('batch', 'nomount'));
+  s.pvs.push(pv('pvc-nomount', { ns: 'batch', name: 'nomount' }));
   s.pods.push(pod('batch', 'nomount-0', { claim: 'nomount', state: 'creating', node: 'node-02' }));
-  s.events.push(event('batch', 'Pod', 'nomount-0', 'FailedMount', 'MountVolume.SetUp failed for volume "pvc-nomount" : mount failed: exit status 32'));
+  s.events.push(
+    event(
+      'batch',
+      'Pod',
+      'nomount-0',
+      'FailedMount',
+      'MountVolume.SetUp failed for volume "pvc-nomount" : mount failed: exit status 32',
+    ),
+  );
   strands = join(dir, 'strands.json');
   await writeFile(strands, kubectlJson(s));
 });
-afterAll(async () => { await rm(dir, { recursive: true, force: true }); });
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
 
 describe('rwx triage --snapshot', () => {
   it('exits 0 and prints the table when nothing needs attention', async () => {
@@ -80,7 +103,9 @@ describe('rwx triage --snapshot', () => {
     expect(r.code).toBe(2);
     const headers = [...r.stdout.matchAll(/^\[([A-Z_]+)\]$/gm)].map((m) => m[1]);
     expect(headers).toEqual(['BOUND_NO_PV', 'MOUNT_FAILED', 'PENDING_NO_CONSUMER', 'UNPUBLISH_STUCK', 'OK']);
-    expect(r.stdout).toMatch(/batch\/stuck +terminating: stuck-0 15m past grace, finalizers \[example.com\/drain-guard\]/);
+    expect(r.stdout).toMatch(
+      /batch\/stuck +terminating: stuck-0 15m past grace, finalizers \[example.com\/drain-guard\]/,
+    );
     expect(r.stdout).toMatch(/event {2}FailedMount x7, 60s ago on Pod\/batch\/nomount-0: MountVolume.SetUp failed/);
     expect(r.stdout).toMatch(/next {3}A process in the container/);
     expect(r.stdout).toMatch(/claims needing attention: 3\n$/);
@@ -92,7 +117,10 @@ describe('rwx triage --snapshot', () => {
     const rep = JSON.parse(r.stdout) as TriageReport;
     expect(rep.schemaVersion).toBe(1);
     expect(rep.filters).toEqual({ namespace: 'batch', driver: null });
-    expect(rep.claims.map((c) => [c.namespace, c.name, c.phase])).toEqual([['batch', 'nomount', 'MOUNT_FAILED'], ['batch', 'stuck', 'UNPUBLISH_STUCK']]);
+    expect(rep.claims.map((c) => [c.namespace, c.name, c.phase])).toEqual([
+      ['batch', 'nomount', 'MOUNT_FAILED'],
+      ['batch', 'stuck', 'UNPUBLISH_STUCK'],
+    ]);
     expect(rep.claims[0]).toHaveProperty('evidence.nodes', [{ name: 'node-02', driverRegistered: true, exists: true }]);
     expect(rep.summary).toMatchObject({ claimsExamined: 2, claimsNeedingAttention: 2, preflightProblems: 0 });
   });
@@ -100,7 +128,9 @@ describe('rwx triage --snapshot', () => {
   it('reads multi-document YAML from stdin', async () => {
     const s = baseCluster();
     healthyClaim(s, 'shop', 'data');
-    const docs = KIND_KEYS.flatMap((k) => s[k] as object[]).map((o) => stringify(o)).join('---\n');
+    const docs = KIND_KEYS.flatMap((k) => s[k] as object[])
+      .map((o) => stringify(o))
+      .join('---\n');
     const r = await rwx(['triage', '--snapshot', '-', '--driver', 'csi.vmstore.tintri.com'], { stdin: docs });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -130,13 +160,29 @@ describe('rwx triage errors: one line, exit 1, no stack', () => {
     // an unknown flag
     { name: 'unknown flag', argv: ['triage', '--bogus'], err: /^rwx triage: Unknown option '--bogus'/ },
     // a bad output format
-    { name: 'bad -o', argv: ['triage', '--snapshot', 'x', '-o', 'yaml'], err: /^rwx triage: --output must be one of table, json \(got "yaml"\)/ },
+    {
+      name: 'bad -o',
+      argv: ['triage', '--snapshot', 'x', '-o', 'yaml'],
+      err: /^rwx triage: --output must be one of table, json \(got "yaml"\)/,
+    },
     // --snapshot with live flags
-    { name: 'snapshot and context', argv: ['triage', '--snapshot', 'x', '--context', 'prod'], err: /cannot be combined with --kubeconfig or --context/ },
+    {
+      name: 'snapshot and context',
+      argv: ['triage', '--snapshot', 'x', '--context', 'prod'],
+      err: /cannot be combined with --kubeconfig or --context/,
+    },
     // a file that does not exist
-    { name: 'missing snapshot', argv: ['triage', '--snapshot', '/nonexistent/snap.json'], err: /^rwx triage: snapshot \/nonexistent\/snap.json: cannot read \(ENOENT\)\n$/ },
+    {
+      name: 'missing snapshot',
+      argv: ['triage', '--snapshot', '/nonexistent/snap.json'],
+      err: /^rwx triage: snapshot \/nonexistent\/snap.json: cannot read \(ENOENT\)\n$/,
+    },
     // no kubeconfig anywhere and not in a cluster
-    { name: 'no kubeconfig', argv: ['triage'], err: /^rwx triage: no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a cluster\n$/ },
+    {
+      name: 'no kubeconfig',
+      argv: ['triage'],
+      err: /^rwx triage: no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a cluster\n$/,
+    },
   ])('$name', async ({ argv, err }) => {
     const r = await rwx(argv);
     expect(r.code).toBe(1);
@@ -155,12 +201,17 @@ describe('rwx triage errors: one line, exit 1, no stack', () => {
 
   it('names the server when the API server is unreachable', async () => {
     const kc = join(dir, 'unreachable.yaml');
-    await writeFile(kc, stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'dead',
-      clusters: [{ name: 'dead', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'u', user: { token: 'secret-token' } }],
-      contexts: [{ name: 'dead', context: { cluster: 'dead', user: 'u' } }],
-    }));
+    await writeFile(
+      kc,
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'dead',
+        clusters: [{ name: 'dead', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+        users: [{ name: 'u', user: { token: 'secret-token' } }],
+        contexts: [{ name: 'dead', context: { cluster: 'dead', user: 'u' } }],
+      }),
+    );
     const r = await rwx(['triage', '--kubeconfig', kc]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('rwx triage: cannot reach the API server at https://127.0.0.1:1 (ECONNREFUSED)\n');

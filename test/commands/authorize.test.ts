@@ -21,15 +21,60 @@ const oncall = { S0ONCALL: ['U1', 'U2'], S0STORAGE: ['U3'] };
 
 describe('authorize', () => {
   it.each<[string, AccessPolicy, { userId: string; channelId: string; channelName?: string }, string]>([
-    ['allowed channel by ID, no groups', { allowedChannels: ['C0INC'], allowedUsergroups: [] }, { userId: 'U9', channelId: 'C0INC' }, 'allowed'],
-    ['allowed channel by name', { allowedChannels: ['incidents'], allowedUsergroups: [] }, { userId: 'U9', channelId: 'C0X', channelName: 'incidents' }, 'allowed'],
-    ['any channel with *', { allowedChannels: ['*'], allowedUsergroups: [] }, { userId: 'U9', channelId: 'D0DM' }, 'allowed'],
-    ['other channel refused', { allowedChannels: ['C0INC'], allowedUsergroups: [] }, { userId: 'U1', channelId: 'C0RANDOM' }, 'channel'],
-    ['no channel configured refuses all', { allowedChannels: [], allowedUsergroups: [] }, { userId: 'U1', channelId: 'C0INC' }, 'channel'],
-    ['member of the first group', { allowedChannels: ['*'], allowedUsergroups: ['S0ONCALL'] }, { userId: 'U2', channelId: 'C0INC' }, 'allowed'],
-    ['member of the second group', { allowedChannels: ['*'], allowedUsergroups: ['S0ONCALL', 'S0STORAGE'] }, { userId: 'U3', channelId: 'C0INC' }, 'allowed'],
-    ['not a member of any group', { allowedChannels: ['*'], allowedUsergroups: ['S0ONCALL'] }, { userId: 'U3', channelId: 'C0INC' }, 'usergroup'],
-    ['member, but wrong channel: both must hold', { allowedChannels: ['C0INC'], allowedUsergroups: ['S0ONCALL'] }, { userId: 'U1', channelId: 'C0OTHER' }, 'channel'],
+    [
+      'allowed channel by ID, no groups',
+      { allowedChannels: ['C0INC'], allowedUsergroups: [] },
+      { userId: 'U9', channelId: 'C0INC' },
+      'allowed',
+    ],
+    [
+      'allowed channel by name',
+      { allowedChannels: ['incidents'], allowedUsergroups: [] },
+      { userId: 'U9', channelId: 'C0X', channelName: 'incidents' },
+      'allowed',
+    ],
+    [
+      'any channel with *',
+      { allowedChannels: ['*'], allowedUsergroups: [] },
+      { userId: 'U9', channelId: 'D0DM' },
+      'allowed',
+    ],
+    [
+      'other channel refused',
+      { allowedChannels: ['C0INC'], allowedUsergroups: [] },
+      { userId: 'U1', channelId: 'C0RANDOM' },
+      'channel',
+    ],
+    [
+      'no channel configured refuses all',
+      { allowedChannels: [], allowedUsergroups: [] },
+      { userId: 'U1', channelId: 'C0INC' },
+      'channel',
+    ],
+    [
+      'member of the first group',
+      { allowedChannels: ['*'], allowedUsergroups: ['S0ONCALL'] },
+      { userId: 'U2', channelId: 'C0INC' },
+      'allowed',
+    ],
+    [
+      'member of the second group',
+      { allowedChannels: ['*'], allowedUsergroups: ['S0ONCALL', 'S0STORAGE'] },
+      { userId: 'U3', channelId: 'C0INC' },
+      'allowed',
+    ],
+    [
+      'not a member of any group',
+      { allowedChannels: ['*'], allowedUsergroups: ['S0ONCALL'] },
+      { userId: 'U3', channelId: 'C0INC' },
+      'usergroup',
+    ],
+    [
+      'member, but wrong channel: both must hold',
+      { allowedChannels: ['C0INC'], allowedUsergroups: ['S0ONCALL'] },
+      { userId: 'U1', channelId: 'C0OTHER' },
+      'channel',
+    ],
   ])('%s', async (_name, policy, req, want) => {
     const cache = new UsergroupCache(new FakeDirectory(oncall), new ManualClock(0));
     const d = await authorize(policy, cache, req);
@@ -39,8 +84,13 @@ describe('authorize', () => {
 
   it('names the allowed channels in the refusal', async () => {
     const cache = new UsergroupCache(new FakeDirectory({}), new ManualClock(0));
-    const d = await authorize({ allowedChannels: ['C0INC', 'storage-oncall'], allowedUsergroups: [] }, cache, { userId: 'U1', channelId: 'C0X' });
-    expect(!d.allowed && d.message).toBe('Sorry, `/rwx` does not answer in this channel. Please use it in <#C0INC>, #storage-oncall.');
+    const d = await authorize({ allowedChannels: ['C0INC', 'storage-oncall'], allowedUsergroups: [] }, cache, {
+      userId: 'U1',
+      channelId: 'C0X',
+    });
+    expect(!d.allowed && d.message).toBe(
+      'Sorry, `/rwx` does not answer in this channel. Please use it in <#C0INC>, #storage-oncall.',
+    );
   });
 
   it('fails closed when Slack cannot be asked, and another group can still admit', async () => {

@@ -2,7 +2,14 @@
 // response_url recorder), and a sender that tells the test when a response_url answer has gone out.
 import { createHmac, randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { commandsHook, fetchResponseSender, COMMAND_QUEUE, type CommandServices, type CommandSetup, type ResponseSender } from '../../src/commands/index.js';
+import {
+  commandsHook,
+  fetchResponseSender,
+  COMMAND_QUEUE,
+  type CommandServices,
+  type CommandSetup,
+  type ResponseSender,
+} from '../../src/commands/index.js';
 import type { CommandResponse } from '../../src/commands/message.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { IncidentActions } from '../../src/notify/actions.js';
@@ -47,7 +54,10 @@ export interface Harness {
   /** Socket Mode only: the fake WebSocket server the app connected to. */
   socket?: FakeSocketMode;
   /** HTTP only: POSTs a slash command to /slack/events, signed unless told otherwise. */
-  command(fields: Record<string, string>, opts?: { ts?: number; secret?: string; signature?: string }): Promise<{ status: number; body: string }>;
+  command(
+    fields: Record<string, string>,
+    opts?: { ts?: number; secret?: string; signature?: string },
+  ): Promise<{ status: number; body: string }>;
   close(): Promise<void>;
 }
 
@@ -59,9 +69,19 @@ export function sign(secret: string, ts: number, body: string): string {
 /** The form fields of a slash command from U0ALICE in #incidents (C0INC). */
 export function commandFields(fake: FakeSlack, fields: Record<string, string> = {}): Record<string, string> {
   return {
-    token: 'legacy', team_id: 'T0FAKE', team_domain: 'fake', channel_id: 'C0INC', channel_name: 'incidents',
-    user_id: 'U0ALICE', user_name: 'alice', command: '/rwx', text: '', api_app_id: 'A0RWX',
-    trigger_id: randomBytes(8).toString('hex'), response_url: fake.responseUrl('r1'), ...fields,
+    token: 'legacy',
+    team_id: 'T0FAKE',
+    team_domain: 'fake',
+    channel_id: 'C0INC',
+    channel_name: 'incidents',
+    user_id: 'U0ALICE',
+    user_name: 'alice',
+    command: '/rwx',
+    text: '',
+    api_app_id: 'A0RWX',
+    trigger_id: randomBytes(8).toString('hex'),
+    response_url: fake.responseUrl('r1'),
+    ...fields,
   };
 }
 
@@ -78,19 +98,31 @@ export async function startHarness(
   const prefix = `rwx-test-cmd-${randomBytes(6).toString('hex')}`;
   const sent = new SentLog(fetchResponseSender({ extraOrigins: [fake.origin] }));
   const hook = commandsHook({
-    access, services, redis: { connection: REDIS, prefix }, sender: sent, botToken: 'xoxb-test', slackApiUrl: fake.apiUrl,
+    access,
+    services,
+    redis: { connection: REDIS, prefix },
+    sender: sent,
+    botToken: 'xoxb-test',
+    slackApiUrl: fake.apiUrl,
     slack: createWebSlackApi({ token: 'xoxb-test', slackApiUrl: fake.apiUrl }),
     ...extra,
   });
   const app = createSlackApp({
-    botToken: 'xoxb-test', slackApiUrl: fake.apiUrl, actions: NO_ACTIONS, clock: systemClock, registerCommands: hook.register,
+    botToken: 'xoxb-test',
+    slackApiUrl: fake.apiUrl,
+    actions: NO_ACTIONS,
+    clock: systemClock,
+    registerCommands: hook.register,
     ...(socket ? { appToken: 'xapp-test' } : { signingSecret: SIGNING_SECRET, port: 0 }),
   });
   await app.start();
   if (socket) await socket.connected;
   const url = `http://127.0.0.1:${app.port ?? 0}/slack/events`;
   return {
-    fake, app, sent, ...(socket ? { socket } : {}),
+    fake,
+    app,
+    sent,
+    ...(socket ? { socket } : {}),
     async command(fields, opts = {}) {
       const body = new URLSearchParams(commandFields(fake, fields)).toString();
       const ts = opts.ts ?? Math.floor(Date.now() / 1000);

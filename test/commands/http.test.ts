@@ -25,7 +25,9 @@ function services(over: Partial<CommandServices> = {}): CommandServices {
     cluster: { index: () => index },
     triage: () => report([claim('platform', 'data-postgres-2', 'MOUNT_FAILED'), claim('search', 'index', 'OK')]),
     incidents: () => [],
-    adviseDrain: (_i, _inc, node) => { throw new RwxError('NOT_FOUND', `node ${node} not found`); },
+    adviseDrain: (_i, _inc, node) => {
+      throw new RwxError('NOT_FOUND', `node ${node} not found`);
+    },
     openIncidents: async () => [],
     ...over,
   };
@@ -40,20 +42,44 @@ afterEach(async () => {
 describe('signed HTTP requests at /slack/events', () => {
   it('acknowledges a valid request before the work completes, then answers on the response_url', async () => {
     const g = gate<[]>();
-    h = await startHarness(services({ openIncidents: () => { g.enter(); return g.promise; } }), { allowedChannels: ['C0INC'], allowedUsergroups: [] });
+    h = await startHarness(
+      services({
+        openIncidents: () => {
+          g.enter();
+          return g.promise;
+        },
+      }),
+      { allowedChannels: ['C0INC'], allowedUsergroups: [] },
+    );
     const ack = await h.command({ text: 'status', response_url: h.fake.responseUrl('status-1') });
     expect(ack.status).toBe(200);
-    expect(JSON.parse(ack.body)).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('Working on the open incidents') });
+    expect(JSON.parse(ack.body)).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringContaining('Working on the open incidents'),
+    });
     await g.entered; // the worker has the job...
     expect(h.fake.responses.get('status-1')).toBeUndefined(); // ...and has not answered: the ack came first
     g.open([]);
     await h.sent.until(1);
-    expect(h.fake.responses.get('status-1')).toEqual([expect.objectContaining({ response_type: 'ephemeral', text: expect.stringContaining('No open storage incidents') })]);
+    expect(h.fake.responses.get('status-1')).toEqual([
+      expect.objectContaining({
+        response_type: 'ephemeral',
+        text: expect.stringContaining('No open storage incidents'),
+      }),
+    ]);
   });
 
   it('rejects a bad signature with 401 and runs nothing', async () => {
     let ran = false;
-    h = await startHarness(services({ openIncidents: async () => { ran = true; return []; } }), { allowedChannels: ['*'], allowedUsergroups: [] });
+    h = await startHarness(
+      services({
+        openIncidents: async () => {
+          ran = true;
+          return [];
+        },
+      }),
+      { allowedChannels: ['*'], allowedUsergroups: [] },
+    );
     const res = await h.command({ text: 'status' }, { secret: 'not-the-secret' });
     expect(res.status).toBe(401);
     const garbage = await h.command({ text: 'status' }, { signature: 'v0=deadbeef' });
@@ -69,10 +95,21 @@ describe('signed HTTP requests at /slack/events', () => {
 
   it('refuses politely in a channel that is not allowed, without queueing', async () => {
     let ran = false;
-    h = await startHarness(services({ openIncidents: async () => { ran = true; return []; } }), { allowedChannels: ['C0INC'], allowedUsergroups: [] });
+    h = await startHarness(
+      services({
+        openIncidents: async () => {
+          ran = true;
+          return [];
+        },
+      }),
+      { allowedChannels: ['C0INC'], allowedUsergroups: [] },
+    );
     const res = await h.command({ text: 'status', channel_id: 'C0RANDOM', channel_name: 'random' });
     expect(res.status).toBe(200);
-    expect(JSON.parse(res.body)).toEqual({ response_type: 'ephemeral', text: 'Sorry, `/rwx` does not answer in this channel. Please use it in <#C0INC>.' });
+    expect(JSON.parse(res.body)).toEqual({
+      response_type: 'ephemeral',
+      text: 'Sorry, `/rwx` does not answer in this channel. Please use it in <#C0INC>.',
+    });
     expect(ran).toBe(false);
   });
 
@@ -81,7 +118,9 @@ describe('signed HTTP requests at /slack/events', () => {
     h.fake.usergroups = { S0ONCALL: ['U0BOB'] };
     const refused = JSON.parse((await h.command({ text: 'status', user_id: 'U0ALICE' })).body);
     expect(refused.text).toContain('Sorry, `/rwx` is available to members of <!subteam^S0ONCALL>');
-    const allowed = JSON.parse((await h.command({ text: 'status', user_id: 'U0BOB', response_url: h.fake.responseUrl('bob') })).body);
+    const allowed = JSON.parse(
+      (await h.command({ text: 'status', user_id: 'U0BOB', response_url: h.fake.responseUrl('bob') })).body,
+    );
     expect(allowed.text).toContain('Working on');
     expect(h.fake.callsOf('usergroups.users.list')).toHaveLength(1); // cached for the second request
     await h.sent.until(1);
@@ -101,7 +140,8 @@ describe('signed HTTP requests at /slack/events', () => {
   it('acks with a refusal when the membership look-up hangs past its budget', async () => {
     const hang = new Promise<readonly string[]>(() => {}); // Slack never answers
     h = await startHarness(services(), { allowedChannels: ['*'], allowedUsergroups: ['S0ONCALL'] }, 'http', {
-      usergroups: { usersOf: () => hang }, authBudgetMs: 50,
+      usergroups: { usersOf: () => hang },
+      authBudgetMs: 50,
     });
     const res = await h.command({ text: 'status' });
     expect(res.status).toBe(200);
@@ -135,6 +175,8 @@ describe('signed HTTP requests at /slack/events', () => {
     h = await startHarness(services(), { allowedChannels: ['C0INC'], allowedUsergroups: [] });
     await h.command({ text: 'drain node-99', response_url: h.fake.responseUrl('d') });
     await h.sent.until(1);
-    expect((h.fake.responses.get('d') as { text: string }[])[0]?.text).toContain('There is no node `node-99` in the cluster');
+    expect((h.fake.responses.get('d') as { text: string }[])[0]?.text).toContain(
+      'There is no node `node-99` in the cluster',
+    );
   });
 });

@@ -15,16 +15,31 @@ describe('parseCommand: valid commands', () => {
     ['triage', { kind: 'triage', scope: all, public: false }], // whole cluster
     ['triage public', { kind: 'triage', scope: all, public: true }], // trailing public is the flag
     ['triage platform', { kind: 'triage', scope: { kind: 'namespace', namespace: 'platform' }, public: false }], // namespace
-    ['triage platform/data-postgres-2', { kind: 'triage', scope: { kind: 'claim', namespace: 'platform', claim: 'data-postgres-2' }, public: false }], // one claim
+    [
+      'triage platform/data-postgres-2',
+      { kind: 'triage', scope: { kind: 'claim', namespace: 'platform', claim: 'data-postgres-2' }, public: false },
+    ], // one claim
     ['triage node node-19', { kind: 'triage', scope: { kind: 'node', node: 'node-19' }, public: false }], // one node
-    ['triage node ip-10-0-1-7.ec2.internal public', { kind: 'triage', scope: { kind: 'node', node: 'ip-10-0-1-7.ec2.internal' }, public: true }], // dotted node, public
-    ['triage driver ebs.csi.aws.com', { kind: 'triage', scope: { kind: 'driver', driver: 'ebs.csi.aws.com' }, public: false }], // driver
-    ['triage driver Tintri_CSI.vmstore', { kind: 'triage', scope: { kind: 'driver', driver: 'Tintri_CSI.vmstore' }, public: false }], // CSI names allow upper case and _
+    [
+      'triage node ip-10-0-1-7.ec2.internal public',
+      { kind: 'triage', scope: { kind: 'node', node: 'ip-10-0-1-7.ec2.internal' }, public: true },
+    ], // dotted node, public
+    [
+      'triage driver ebs.csi.aws.com',
+      { kind: 'triage', scope: { kind: 'driver', driver: 'ebs.csi.aws.com' }, public: false },
+    ], // driver
+    [
+      'triage driver Tintri_CSI.vmstore',
+      { kind: 'triage', scope: { kind: 'driver', driver: 'Tintri_CSI.vmstore' }, public: false },
+    ], // CSI names allow upper case and _
     ['triage public public', { kind: 'triage', scope: { kind: 'namespace', namespace: 'public' }, public: true }], // a namespace named public
     ['drain node-19', { kind: 'drain', node: 'node-19', public: false }], // drain one node
     ['drain node-19 public', { kind: 'drain', node: 'node-19', public: true }], // drain, answered in channel
     ['drain public', { kind: 'drain', node: 'public', public: false }], // a lone word after drain is the node
-    ['  triage\u00a0\tplatform  ', { kind: 'triage', scope: { kind: 'namespace', namespace: 'platform' }, public: false }], // NBSP and tabs split words
+    [
+      '  triage\u00a0\tplatform  ',
+      { kind: 'triage', scope: { kind: 'namespace', namespace: 'platform' }, public: false },
+    ], // NBSP and tabs split words
     ['Triage Node node-19', { kind: 'triage', scope: { kind: 'node', node: 'node-19' }, public: false }], // keywords case-insensitive
   ])('%j', (text, want) => expect(parseCommand(text)).toEqual(want));
 });

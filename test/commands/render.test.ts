@@ -21,12 +21,15 @@ function blockTexts(b: Block): string[] {
 /** No raw < or > except Slack's own link/mention syntax we emit on purpose, and no bare & that is not an entity. */
 function assertSafe(r: CommandResponse): void {
   for (const t of texts(r)) {
-    const stripped = t.replace(/^> /gm, '').replace(/<(https:\/\/[^\s<>|]+\|[^<>]*|#[CGD][A-Z0-9]+|@[UW][A-Z0-9]+|!subteam\^S[A-Z0-9]+)>/g, '');
+    const stripped = t
+      .replace(/^> /gm, '')
+      .replace(/<(https:\/\/[^\s<>|]+\|[^<>]*|#[CGD][A-Z0-9]+|@[UW][A-Z0-9]+|!subteam\^S[A-Z0-9]+)>/g, '');
     expect(stripped).not.toMatch(/[<>]/);
     expect(stripped).not.toMatch(/&(?!amp;|lt;|gt;)/);
   }
   expect((r.blocks ?? []).length).toBeLessThanOrEqual(MAX_BLOCKS);
-  for (const b of r.blocks ?? []) for (const t of blockTexts(b)) expect(t.length).toBeLessThanOrEqual(b.type === 'header' ? 150 : MAX_SECTION_TEXT);
+  for (const b of r.blocks ?? [])
+    for (const t of blockTexts(b)) expect(t.length).toBeLessThanOrEqual(b.type === 'header' ? 150 : MAX_SECTION_TEXT);
 }
 
 describe('help and usage', () => {
@@ -51,7 +54,16 @@ describe('help and usage', () => {
 
 describe('drain', () => {
   it('BLOCK shows the reason, the 2x2 counts and what to do instead', () => {
-    const advice = { node: 'node-19', decision: 'BLOCK' as const, reason: 'stuck mounts on node-19 follow the ebs-csi-node rollout to revision 2', steps: ['Stop the drain.', 'kubectl rollout undo daemonset/ebs-csi-node -n kube-system', 'Leave stuck pods alone: the kubelet retries.'] };
+    const advice = {
+      node: 'node-19',
+      decision: 'BLOCK' as const,
+      reason: 'stuck mounts on node-19 follow the ebs-csi-node rollout to revision 2',
+      steps: [
+        'Stop the drain.',
+        'kubectl rollout undo daemonset/ebs-csi-node -n kube-system',
+        'Leave stuck pods alone: the kubelet retries.',
+      ],
+    };
     const r = renderDrain(advice, [rolloutIncident()], false).response;
     expect(r.text).toContain(':no_entry: *BLOCK*');
     expect(r.text).toContain('5 of 40 nodes updated');
@@ -66,7 +78,11 @@ describe('drain', () => {
     ['CAUTION', ':warning: *CAUTION*', '*Watch for*'], // stuck Terminating pods: the drain will hang
     ['OK', ':white_check_mark: *OK*', '*Notes*'], // OK with a one-line reason
   ] as const)('%s', (decision, mark, title) => {
-    const r = renderDrain({ node: 'node-02', decision, reason: 'no stuck mounts on node-02', steps: ['x'] }, [rolloutIncident()], true).response;
+    const r = renderDrain(
+      { node: 'node-02', decision, reason: 'no stuck mounts on node-02', steps: ['x'] },
+      [rolloutIncident()],
+      true,
+    ).response;
     expect(r.text).toContain(mark);
     expect(r.text).toContain(title);
     expect(r.text).not.toContain('revision 2 (new)'); // counts only for BLOCK
@@ -74,7 +90,11 @@ describe('drain', () => {
   });
 
   it('escapes a hostile reason and node', () => {
-    const r = renderDrain({ node: 'n', decision: 'CAUTION', reason: 'pod <!here> & co', steps: ['<@U1>'] }, [], false).response;
+    const r = renderDrain(
+      { node: 'n', decision: 'CAUTION', reason: 'pod <!here> & co', steps: ['<@U1>'] },
+      [],
+      false,
+    ).response;
     expect(r.text).toContain('pod &lt;!here&gt; &amp; co');
     assertSafe(r);
   });
@@ -85,11 +105,13 @@ describe('drain', () => {
   });
 
   it('countsTable aligns the 2x2', () => {
-    expect(countsTable(rolloutIncident().rollout!)).toBe([
-      '                       stuck mounts  mounting fine',
-      'revision 2 (new)                  4              1',
-      'revision 1 (previous)             0             35',
-    ].join('\n'));
+    expect(countsTable(rolloutIncident().rollout!)).toBe(
+      [
+        '                       stuck mounts  mounting fine',
+        'revision 2 (new)                  4              1',
+        'revision 1 (previous)             0             35',
+      ].join('\n'),
+    );
   });
 });
 
@@ -98,17 +120,40 @@ describe('status', () => {
   it.each([
     [{ channel: 'C0INC', threadTs: '1764493200.000100' }, 'https://slack.com/archives/C0INC/p1764493200000100'], // archive link from channel + ts
     [{ permalink: 'https://acme.slack.com/archives/C0INC/p1' }, 'https://acme.slack.com/archives/C0INC/p1'], // permalink preferred
-    [{ permalink: 'https://evil.example/x', channel: 'C0INC', threadTs: '1.2' }, 'https://slack.com/archives/C0INC/p12'], // non-Slack permalink ignored
+    [
+      { permalink: 'https://evil.example/x', channel: 'C0INC', threadTs: '1.2' },
+      'https://slack.com/archives/C0INC/p12',
+    ], // non-Slack permalink ignored
     [{ channel: 'incidents', threadTs: '1.2' }, undefined], // a channel name cannot make a link
     [{ channel: 'C0INC', threadTs: '1.2>' }, undefined], // malformed ts
   ])('threadLink %j', (i, want) => expect(threadLink(i)).toBe(want));
 
   it('lists open incidents with verdict and link, newest first, escaped', () => {
-    const r = renderStatus([
-      { key: 'a', title: 'node-19 <!channel>', verdict: 'FOLLOWS_NODE', channel: 'C0INC', threadTs: '1.1', openedAt: now - 3_600_000 },
-      { key: 'b', title: 'ebs-csi-node revision 2', verdict: 'FOLLOWS_ROLLOUT', channel: 'C0INC', threadTs: '2.2', openedAt: now - 600_000, acknowledgedBy: 'U0ALICE', mutedUntil: now + 1_800_000 },
-      { key: 'c', title: 'not posted', verdict: 'UNEXPLAINED', openedAt: now - 60_000 },
-    ], now, false).response;
+    const r = renderStatus(
+      [
+        {
+          key: 'a',
+          title: 'node-19 <!channel>',
+          verdict: 'FOLLOWS_NODE',
+          channel: 'C0INC',
+          threadTs: '1.1',
+          openedAt: now - 3_600_000,
+        },
+        {
+          key: 'b',
+          title: 'ebs-csi-node revision 2',
+          verdict: 'FOLLOWS_ROLLOUT',
+          channel: 'C0INC',
+          threadTs: '2.2',
+          openedAt: now - 600_000,
+          acknowledgedBy: 'U0ALICE',
+          mutedUntil: now + 1_800_000,
+        },
+        { key: 'c', title: 'not posted', verdict: 'UNEXPLAINED', openedAt: now - 60_000 },
+      ],
+      now,
+      false,
+    ).response;
     expect(r.text.split('\n')).toEqual([
       '*3 open incidents*',
       '• not posted (not posted yet) · _unexplained_ · open 60s',
@@ -119,15 +164,30 @@ describe('status', () => {
   });
 
   it('lists resolved incidents still waiting for a CronJob after the open ones', () => {
-    const followed = { key: 'f', title: 'ebs <b>', verdict: 'FOLLOWS_ROLLOUT' as const, channel: 'C0INC', threadTs: '3.3', openedAt: now - 7_200_000,
-      followingUp: { cronJobs: ['data/nightly-backup'], until: now + 5 * 3_600_000 } };
-    expect(renderStatus([followed, { key: 'c', title: 'open one', verdict: 'UNEXPLAINED', openedAt: now - 60_000 }], now, false).response.text.split('\n')).toEqual([
+    const followed = {
+      key: 'f',
+      title: 'ebs <b>',
+      verdict: 'FOLLOWS_ROLLOUT' as const,
+      channel: 'C0INC',
+      threadTs: '3.3',
+      openedAt: now - 7_200_000,
+      followingUp: { cronJobs: ['data/nightly-backup'], until: now + 5 * 3_600_000 },
+    };
+    expect(
+      renderStatus(
+        [followed, { key: 'c', title: 'open one', verdict: 'UNEXPLAINED', openedAt: now - 60_000 }],
+        now,
+        false,
+      ).response.text.split('\n'),
+    ).toEqual([
       '*1 open incident*; 1 resolved, waiting for a CronJob to complete a run',
       '• open one (not posted yet) · _unexplained_ · open 60s',
       '• <https://slack.com/archives/C0INC/p33|ebs &lt;b&gt;> · _resolved_ · waiting for CronJob data/nightly-backup to complete a run (5h more)',
     ]);
     const r = renderStatus([followed], now, false).response;
-    expect(r.text.split('\n')[0]).toBe(':large_green_circle: No open storage incidents; 1 resolved, waiting for a CronJob to complete a run');
+    expect(r.text.split('\n')[0]).toBe(
+      ':large_green_circle: No open storage incidents; 1 resolved, waiting for a CronJob to complete a run',
+    );
     assertSafe(r);
   });
 
@@ -136,7 +196,11 @@ describe('status', () => {
   });
 
   it('stays within 50 blocks with many incidents', () => {
-    const many = Array.from({ length: 120 }, (_, i) => ({ key: `k${i}`, title: `t${i}`, verdict: 'UNEXPLAINED' as const }));
+    const many = Array.from({ length: 120 }, (_, i) => ({
+      key: `k${i}`,
+      title: `t${i}`,
+      verdict: 'UNEXPLAINED' as const,
+    }));
     const r = renderStatus(many, now, false).response;
     assertSafe(r);
     expect(JSON.stringify(r.blocks)).toContain('…and 72 more');
@@ -146,7 +210,22 @@ describe('status', () => {
 describe('triage', () => {
   const small = report([
     claim('platform', 'data-postgres-2', 'MOUNT_FAILED'),
-    claim('data', 'backup', 'UNPUBLISH_STUCK', { evidence: { events: [], nodes: [], attachments: [], pods: [{ namespace: 'data', name: 'backup-1', node: 'node-04', overdueSeconds: 600, finalizers: ['example.com/hold'] }] } }),
+    claim('data', 'backup', 'UNPUBLISH_STUCK', {
+      evidence: {
+        events: [],
+        nodes: [],
+        attachments: [],
+        pods: [
+          {
+            namespace: 'data',
+            name: 'backup-1',
+            node: 'node-04',
+            overdueSeconds: 600,
+            finalizers: ['example.com/hold'],
+          },
+        ],
+      },
+    }),
     claim('search', 'index', 'OK'),
   ]);
 
@@ -174,33 +253,78 @@ describe('triage', () => {
   });
 
   it('preflight problems are listed', () => {
-    const rep = report([], { preflight: [{ check: 'csinode', subject: 'ebs.csi.aws.com', status: 'problem', detail: 'not registered on 2 of 40 nodes', nodes: ['node-07', 'node-08'] }] });
+    const rep = report([], {
+      preflight: [
+        {
+          check: 'csinode',
+          subject: 'ebs.csi.aws.com',
+          status: 'problem',
+          detail: 'not registered on 2 of 40 nodes',
+          nodes: ['node-07', 'node-08'],
+        },
+      ],
+    });
     const all = texts(renderTriage(rep, { kind: 'all' }, false).response).join('\n');
     expect(all).toContain(':x: csinode `ebs.csi.aws.com`: not registered on 2 of 40 nodes (nodes: node-07, node-08)');
     expect(all).toContain('_no ReadWriteMany claims_');
   });
 
   it('attaches the full report when the claims do not fit', () => {
-    const many = report(Array.from({ length: 60 }, (_, i) => claim('ns', `c-${String(i).padStart(2, '0')}`, 'MOUNT_FAILED')));
+    const many = report(
+      Array.from({ length: 60 }, (_, i) => claim('ns', `c-${String(i).padStart(2, '0')}`, 'MOUNT_FAILED')),
+    );
     const { response: r, file } = renderTriage(many, { kind: 'namespace', namespace: 'ns' }, true);
     assertSafe(r);
     expect(r.response_type).toBe('in_channel');
-    expect(r.blocks?.filter((b) => b.type === 'section' && b.text.text.includes('— `MOUNT_FAILED`'))).toHaveLength(MAX_INLINE_CLAIMS);
-    expect(JSON.stringify(r.blocks)).toContain(`…and ${60 - MAX_INLINE_CLAIMS} more claims needing attention: the full report has them all.`);
+    expect(r.blocks?.filter((b) => b.type === 'section' && b.text.text.includes('— `MOUNT_FAILED`'))).toHaveLength(
+      MAX_INLINE_CLAIMS,
+    );
+    expect(JSON.stringify(r.blocks)).toContain(
+      `…and ${60 - MAX_INLINE_CLAIMS} more claims needing attention: the full report has them all.`,
+    );
     expect(file?.content).toContain('ns/c-59');
     expect(file?.content).toContain('[MOUNT_FAILED]');
     expect(file?.filename).toBe('rwx-triage-20261130T091500Z.txt');
   });
 
-  it('attaches the full report when one claim\'s evidence is cut', () => {
-    const long = report([claim('ns', 'big', 'MOUNT_FAILED', { evidence: { events: [], nodes: [], attachments: [], pods: Array.from({ length: 5 }, (_, i) => ({ namespace: 'ns', name: `${'p'.repeat(250)}${i}`, node: 'n' })) }, advice: ['a'.repeat(2000)], detail: 'd'.repeat(1000) })]);
+  it("attaches the full report when one claim's evidence is cut", () => {
+    const long = report([
+      claim('ns', 'big', 'MOUNT_FAILED', {
+        evidence: {
+          events: [],
+          nodes: [],
+          attachments: [],
+          pods: Array.from({ length: 5 }, (_, i) => ({ namespace: 'ns', name: `${'p'.repeat(250)}${i}`, node: 'n' })),
+        },
+        advice: ['a'.repeat(2000)],
+        detail: 'd'.repeat(1000),
+      }),
+    ]);
     const { response: r, file } = renderTriage(long, { kind: 'all' }, false);
     assertSafe(r);
     expect(file).toBeDefined();
   });
 
   it('escapes hostile claim names, events and advice', () => {
-    const hostile = report([claim('ns', 'x', 'MOUNT_FAILED', { detail: '<!channel> & <@U123>', evidence: { events: [{ object: 'Pod/ns/x', type: 'Warning', reason: 'FailedMount', message: '<https://evil|click> & run', count: 1 }], pods: [], nodes: [], attachments: [] } })]);
+    const hostile = report([
+      claim('ns', 'x', 'MOUNT_FAILED', {
+        detail: '<!channel> & <@U123>',
+        evidence: {
+          events: [
+            {
+              object: 'Pod/ns/x',
+              type: 'Warning',
+              reason: 'FailedMount',
+              message: '<https://evil|click> & run',
+              count: 1,
+            },
+          ],
+          pods: [],
+          nodes: [],
+          attachments: [],
+        },
+      }),
+    ]);
     const r = renderTriage(hostile, { kind: 'all' }, false).response;
     const all = texts(r).join('\n');
     expect(all).toContain('&lt;!channel&gt; &amp; &lt;@U123&gt;');

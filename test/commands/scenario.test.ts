@@ -41,7 +41,9 @@ describe('/rwx drain on the propagation-loss scenario', () => {
     expect(response.text).toMatch(/Do not drain/);
     // The counts shown are the correlator's, and they have the seed's shape: every stuck mount on revision 2,
     // none on revision 1 (the scenario file decides the exact numbers; it is still being tuned).
-    const rollout = svc.incidents(svc.cluster.index(), svc.clock.now()).find((i) => i.verdict === 'FOLLOWS_ROLLOUT')?.rollout;
+    const rollout = svc
+      .incidents(svc.cluster.index(), svc.clock.now())
+      .find((i) => i.verdict === 'FOLLOWS_ROLLOUT')?.rollout;
     expect(rollout?.counts.newStuck).toBeGreaterThan(0);
     expect(rollout?.counts.oldStuck).toBe(0);
     expect(rollout?.nodesOnNewRevision).toContain('node-19');
@@ -57,7 +59,9 @@ describe('/rwx drain on the propagation-loss scenario', () => {
   it('node-02 (revision 1, no stuck pods): OK', async () => {
     const svc = await seedServices();
     const incidents = svc.incidents(svc.cluster.index(), svc.clock.now());
-    expect(incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT')?.rollout?.nodesOnNewRevision).not.toContain('node-02');
+    expect(incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT')?.rollout?.nodesOnNewRevision).not.toContain(
+      'node-02',
+    );
     expect(incidents.flatMap((i) => i.pods).filter((p) => p.node === 'node-02')).toEqual([]);
     const { response } = await runCommand(parseCommand('drain node-02'), svc);
     expect(response.text).toContain(':white_check_mark: *OK*');
@@ -70,7 +74,7 @@ describe('/rwx drain on the propagation-loss scenario', () => {
     expect(response.text).toContain('There is no node `node-99` in the cluster');
   });
 
-  it('/rwx triage search: the search Deployment\'s RWX claim is MOUNT_FAILED, with evidence and next step', async () => {
+  it("/rwx triage search: the search Deployment's RWX claim is MOUNT_FAILED, with evidence and next step", async () => {
     const svc = await seedServices();
     const { response } = await runCommand(parseCommand('triage search'), svc);
     const all = (response.blocks ?? []).map((b) => JSON.stringify(b)).join('\n');

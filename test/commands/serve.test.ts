@@ -34,15 +34,31 @@ beforeAll(async () => {
   fake = await startFakeSlack();
   redis = new Redis('redis://127.0.0.1:6379');
   const config = loadConfig({
-    env: { SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: SECRET, SLACK_CHANNEL: 'C0INC', SLACK_API_URL: fake.apiUrl, RWX_REDIS_PREFIX: prefix },
+    env: {
+      SLACK_BOT_TOKEN: 'xoxb-serve',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_CHANNEL: 'C0INC',
+      SLACK_API_URL: fake.apiUrl,
+      RWX_REDIS_PREFIX: prefix,
+    },
   });
   const index = ClusterIndex.fromSnapshot(sim.state());
   const hook = commandsForServe({
-    config, index: () => index, redis, clock: new ManualClock(sim.now()),
+    config,
+    index: () => index,
+    redis,
+    clock: new ManualClock(sim.now()),
     slack: createWebSlackApi({ token: config.slack.botToken, slackApiUrl: fake.apiUrl }),
   });
   close = hook.close;
-  app = createSlackApp({ botToken: config.slack.botToken, signingSecret: SECRET, port: 0, slackApiUrl: fake.apiUrl, actions: NO_ACTIONS, registerCommands: hook.register });
+  app = createSlackApp({
+    botToken: config.slack.botToken,
+    signingSecret: SECRET,
+    port: 0,
+    slackApiUrl: fake.apiUrl,
+    actions: NO_ACTIONS,
+    registerCommands: hook.register,
+  });
   await app.start();
 });
 
@@ -62,7 +78,11 @@ async function post(text: string, id: string): Promise<string> {
   const ts = Math.floor(Date.now() / 1000);
   const res = await fetch(`http://127.0.0.1:${app.port}/slack/events`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': sign(SECRET, ts, body) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': String(ts),
+      'x-slack-signature': sign(SECRET, ts, body),
+    },
     body,
   });
   expect(res.status).toBe(200);

@@ -1,7 +1,14 @@
 // The worker side without Bolt: one job answers the response_url once, uploads the full report to the right
 // place, and a retry after a failed upload does not answer twice. Plus /rwx status from the incident store.
 import { describe, expect, it } from 'vitest';
-import { processCommandJob, openIncidentsFromStore, type CommandJob, type CommandServices, type ReportUploader, type ResponseSender } from '../../src/commands/index.js';
+import {
+  processCommandJob,
+  openIncidentsFromStore,
+  type CommandJob,
+  type CommandServices,
+  type ReportUploader,
+  type ResponseSender,
+} from '../../src/commands/index.js';
 import type { CommandResponse, Attachment } from '../../src/commands/message.js';
 import { fastClient, slackReportUploader } from '../../src/commands/slack-adapters.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
@@ -18,9 +25,14 @@ const NOW = Date.parse('2026-11-30T09:15:00Z');
 function services(over: Partial<CommandServices> = {}): CommandServices {
   const index = ClusterIndex.fromSnapshot(emptySnapshot());
   return {
-    clock: new ManualClock(NOW), cluster: { index: () => index },
+    clock: new ManualClock(NOW),
+    cluster: { index: () => index },
     triage: () => report(Array.from({ length: 25 }, (_, i) => claim('ns', `c${i}`, 'MOUNT_FAILED'))),
-    incidents: () => [], adviseDrain: () => { throw new RwxError('NOT_FOUND', 'no'); }, openIncidents: async () => [],
+    incidents: () => [],
+    adviseDrain: () => {
+      throw new RwxError('NOT_FOUND', 'no');
+    },
+    openIncidents: async () => [],
     ...over,
   };
 }
@@ -29,9 +41,12 @@ class Recorder implements ResponseSender, ReportUploader {
   answers: CommandResponse[] = [];
   uploads: { target: { channelId: string; userId: string; public: boolean }; file: Attachment }[] = [];
   failUploads = 0;
-  async send(_url: string, body: CommandResponse) { this.answers.push(body); }
+  async send(_url: string, body: CommandResponse) {
+    this.answers.push(body);
+  }
   async upload(target: { channelId: string; userId: string; public: boolean }, file: Attachment) {
-    if (this.failUploads-- > 0) throw new RwxError('SLACK_API', 'files.completeUploadExternal: internal_error', { retryable: true });
+    if (this.failUploads-- > 0)
+      throw new RwxError('SLACK_API', 'files.completeUploadExternal: internal_error', { retryable: true });
     this.uploads.push({ target, file });
   }
 }
@@ -40,27 +55,56 @@ describe('processCommandJob', () => {
   it('answers once; a retry after a failed upload only retries the upload', async () => {
     const rec = new Recorder();
     rec.failUploads = 1;
-    const data: CommandJob = { text: 'triage ns', userId: 'U0ALICE', channelId: 'C0INC', responseUrl: 'https://hooks.slack.com/x' };
-    const mark = async () => { data.responded = true; };
-    await expect(processCommandJob(data, { services: services(), sender: rec, uploader: rec }, mark)).rejects.toMatchObject({ code: 'SLACK_API' });
+    const data: CommandJob = {
+      text: 'triage ns',
+      userId: 'U0ALICE',
+      channelId: 'C0INC',
+      responseUrl: 'https://hooks.slack.com/x',
+    };
+    const mark = async () => {
+      data.responded = true;
+    };
+    await expect(
+      processCommandJob(data, { services: services(), sender: rec, uploader: rec }, mark),
+    ).rejects.toMatchObject({ code: 'SLACK_API' });
     await processCommandJob(data, { services: services(), sender: rec, uploader: rec }, mark);
     expect(rec.answers).toHaveLength(1);
     expect(rec.answers[0]?.text).toContain('The full report is in your DM with me.');
-    expect(rec.uploads).toEqual([{ target: { channelId: 'C0INC', userId: 'U0ALICE', public: false }, file: expect.objectContaining({ title: 'RWX triage: namespace ns' }) }]);
+    expect(rec.uploads).toEqual([
+      {
+        target: { channelId: 'C0INC', userId: 'U0ALICE', public: false },
+        file: expect.objectContaining({ title: 'RWX triage: namespace ns' }),
+      },
+    ]);
   });
 
   it('without an uploader, points at the CLI for the full report', async () => {
     const rec = new Recorder();
-    await processCommandJob({ text: 'triage', userId: 'U1', channelId: 'C1', responseUrl: 'u' }, { services: services(), sender: rec }, async () => {});
+    await processCommandJob(
+      { text: 'triage', userId: 'U1', channelId: 'C1', responseUrl: 'u' },
+      { services: services(), sender: rec },
+      async () => {},
+    );
     expect(rec.answers[0]?.text).toContain('Run `rwx triage` on the CLI for the full report.');
   });
 
   it('a failing engine becomes an honest reply, not a crash', async () => {
     const rec = new Recorder();
-    await processCommandJob({ text: 'triage', userId: 'U1', channelId: 'C1', responseUrl: 'u' }, {
-      services: services({ triage: () => { throw new RwxError('KUBE_UNREACHABLE', 'API server <did not> answer'); } }), sender: rec,
-    }, async () => {});
-    expect(rec.answers[0]?.text).toBe(':warning: Sorry, that did not work: API server &lt;did not&gt; answer (KUBE_UNREACHABLE). Nothing was changed.');
+    await processCommandJob(
+      { text: 'triage', userId: 'U1', channelId: 'C1', responseUrl: 'u' },
+      {
+        services: services({
+          triage: () => {
+            throw new RwxError('KUBE_UNREACHABLE', 'API server <did not> answer');
+          },
+        }),
+        sender: rec,
+      },
+      async () => {},
+    );
+    expect(rec.answers[0]?.text).toBe(
+      ':warning: Sorry, that did not work: API server &lt;did not&gt; answer (KUBE_UNREACHABLE). Nothing was changed.',
+    );
   });
 });
 
@@ -86,20 +130,54 @@ describe('openIncidentsFromStore', () => {
     const clock = new ManualClock(NOW);
     const store = new MemoryIncidentStore(clock);
     const base = { channel: 'C0INC', createdAt: NOW - 600_000, updatedAt: NOW, firing: true };
-    await store.create({ ...base, key: 'rollout/kube-system/ebs-csi-node@2', incident: rolloutIncident(), threadTs: '1764493200.000100', ack: { user: 'U0BOB', at: NOW } });
+    await store.create({
+      ...base,
+      key: 'rollout/kube-system/ebs-csi-node@2',
+      incident: rolloutIncident(),
+      threadTs: '1764493200.000100',
+      ack: { user: 'U0BOB', at: NOW },
+    });
     await store.create({ ...base, key: 'node/node-7', resolvedAt: NOW - 1000 });
     await store.create({ ...base, key: 'unexplained/x' });
     // Resolved and cleared, its thread waiting for the backup: listed as followed up. Resolved by hand while it
     // still fires: silenced, not listed.
-    await store.create({ ...base, key: 'followed/a', firing: false, resolvedAt: NOW - 1000, awaitingCronJobs: ['data/nightly-backup'], awaitingUntil: NOW + 3_600_000 });
-    await store.create({ ...base, key: 'silenced/b', resolvedAt: NOW - 1000, resolvedBy: 'U0BOB', awaitingCronJobs: ['data/nightly-backup'] });
+    await store.create({
+      ...base,
+      key: 'followed/a',
+      firing: false,
+      resolvedAt: NOW - 1000,
+      awaitingCronJobs: ['data/nightly-backup'],
+      awaitingUntil: NOW + 3_600_000,
+    });
+    await store.create({
+      ...base,
+      key: 'silenced/b',
+      resolvedAt: NOW - 1000,
+      resolvedBy: 'U0BOB',
+      awaitingCronJobs: ['data/nightly-backup'],
+    });
     await store.create({ ...base, key: 'closed/y' });
     await store.close('closed/y', 60_000);
     const open = await openIncidentsFromStore(store)();
-    expect(open.map((o) => o.key).sort()).toEqual(['followed/a', 'rollout/kube-system/ebs-csi-node@2', 'unexplained/x']);
-    expect(open.find((o) => o.key === 'followed/a')?.followingUp).toEqual({ cronJobs: ['data/nightly-backup'], until: NOW + 3_600_000 });
+    expect(open.map((o) => o.key).sort()).toEqual([
+      'followed/a',
+      'rollout/kube-system/ebs-csi-node@2',
+      'unexplained/x',
+    ]);
+    expect(open.find((o) => o.key === 'followed/a')?.followingUp).toEqual({
+      cronJobs: ['data/nightly-backup'],
+      until: NOW + 3_600_000,
+    });
     expect(open.find((o) => o.key === 'unexplained/x')?.followingUp).toBeUndefined();
-    expect(open.find((o) => o.key.startsWith('rollout'))).toMatchObject({ title: 'ebs-csi-node revision 2 (ebs.csi.aws.com)', verdict: 'FOLLOWS_ROLLOUT', threadTs: '1764493200.000100', acknowledgedBy: 'U0BOB' });
-    expect(open.find((o) => o.key === 'unexplained/x')).toMatchObject({ title: 'unexplained/x', verdict: 'UNEXPLAINED' });
+    expect(open.find((o) => o.key.startsWith('rollout'))).toMatchObject({
+      title: 'ebs-csi-node revision 2 (ebs.csi.aws.com)',
+      verdict: 'FOLLOWS_ROLLOUT',
+      threadTs: '1764493200.000100',
+      acknowledgedBy: 'U0BOB',
+    });
+    expect(open.find((o) => o.key === 'unexplained/x')).toMatchObject({
+      title: 'unexplained/x',
+      verdict: 'UNEXPLAINED',
+    });
   });
 });

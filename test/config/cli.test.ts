@@ -13,7 +13,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function rwx(argv: string[], env: Record<string, string>) {
   let out = '';
   let err = '';
-  const io = { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) }, stdin: new PassThrough(), env };
+  const io = {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    stdin: new PassThrough(),
+    env,
+  };
   const code = await main(argv, io);
   return { code, out, err };
 }
@@ -24,13 +29,24 @@ describe('rwx config check', () => {
   it('prints the effective configuration as YAML with secrets masked', async () => {
     const file = join(dir, 'rwx.yaml');
     writeFileSync(file, 'groupWait: 1m\nclusterName: prod\n');
-    const r = await rwx(['config', 'check', '--config', file, '--context', 'kind-rwx'], { ...ENV, RWX_GROUP_WAIT: '45s' });
+    const r = await rwx(['config', 'check', '--config', file, '--context', 'kind-rwx'], {
+      ...ENV,
+      RWX_GROUP_WAIT: '45s',
+    });
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^# rwx effective configuration \(secrets masked\)\. Slack mode: HTTP, \/slack\/events on port 3000/);
+    expect(r.out).toMatch(
+      /^# rwx effective configuration \(secrets masked\)\. Slack mode: HTTP, \/slack\/events on port 3000/,
+    );
     expect(r.out).not.toMatch(/topsecret|alsosecret/);
     const doc = parse(r.out) as Record<string, unknown>;
-    expect(doc).toMatchObject({ slackBotToken: 'xoxb-****', slackSigningSecret: '****', groupWait: '45s', clusterName: 'prod', kubeContext: 'kind-rwx' });
+    expect(doc).toMatchObject({
+      slackBotToken: 'xoxb-****',
+      slackSigningSecret: '****',
+      groupWait: '45s',
+      clusterName: 'prod',
+      kubeContext: 'kind-rwx',
+    });
   });
 
   it('lists every problem and exits 1', async () => {

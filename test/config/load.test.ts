@@ -32,8 +32,12 @@ describe('loadConfig', () => {
     expect(c.port).toBe(DEFAULT_CONFIG.port);
     expect(c.redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'rwx' });
     expect(c.timers).toEqual({
-      stuckAfterMs: 300_000, groupWaitMs: 30_000, groupIntervalMs: 300_000,
-      repeatIntervalMs: 4 * 3_600_000, cronJobGraceMs: 600_000, watchIdleTimeoutMs: 300_000,
+      stuckAfterMs: 300_000,
+      groupWaitMs: 30_000,
+      groupIntervalMs: 300_000,
+      repeatIntervalMs: 4 * 3_600_000,
+      cronJobGraceMs: 600_000,
+      watchIdleTimeoutMs: 300_000,
     });
     expect(c.slack.mode).toBe('socket');
     // empty allowed-channels list means: only the incident channel
@@ -50,10 +54,19 @@ describe('loadConfig', () => {
   });
 
   it('reads a YAML file; env overrides the file; flags override env', () => {
-    const p = file('prec.yaml', [
-      'groupWait: 1m', 'stuckAfter: 2m', 'port: 8080', 'kubeContext: from-file',
-      'allowedChannels: [C0AAA, "#ops"]', 'driverDaemonSets:', '  nfs.csi.k8s.io: csi/csi-nfs-node', 'slackSigningSecret:',
-    ].join('\n'));
+    const p = file(
+      'prec.yaml',
+      [
+        'groupWait: 1m',
+        'stuckAfter: 2m',
+        'port: 8080',
+        'kubeContext: from-file',
+        'allowedChannels: [C0AAA, "#ops"]',
+        'driverDaemonSets:',
+        '  nfs.csi.k8s.io: csi/csi-nfs-node',
+        'slackSigningSecret:',
+      ].join('\n'),
+    );
     const c = loadConfig({
       env: { ...SOCKET, RWX_GROUP_WAIT: '45s', RWX_KUBE_CONTEXT: 'from-env' },
       file: p,
@@ -87,7 +100,9 @@ describe('loadConfig', () => {
   it('parses comma lists and driver overrides from env', () => {
     const c = loadConfig({
       env: {
-        ...SOCKET, RWX_ALLOWED_CHANNELS: 'C1AAA, C2BBB', RWX_ALLOWED_USERGROUPS: 'S0ONCALL',
+        ...SOCKET,
+        RWX_ALLOWED_CHANNELS: 'C1AAA, C2BBB',
+        RWX_ALLOWED_USERGROUPS: 'S0ONCALL',
         RWX_DRIVER_DAEMONSETS: 'ebs.csi.aws.com=kube-system/ebs-csi-node, efs.csi.aws.com=kube-system/efs-csi-node',
         SLACK_API_URL: 'http://127.0.0.1:9999/api',
       },
@@ -115,18 +130,53 @@ describe('loadConfig', () => {
 
   // Each case: the environment, the one problem expected (naming the variable and the expected form).
   const cases: [string, Record<string, string>, string][] = [
-    ['duration in words', { RWX_GROUP_WAIT: '5 minutes' }, 'RWX_GROUP_WAIT: "5 minutes" is not a duration (expected e.g. 30s, 5m)'],
-    ['zero duration', { RWX_STUCK_AFTER: '0s' }, 'RWX_STUCK_AFTER: "0s" must be a positive duration (expected e.g. 30s, 5m)'],
-    ['negative duration', { RWX_CRONJOB_GRACE: '-5m' }, 'RWX_CRONJOB_GRACE: "-5m" must be a positive duration (expected e.g. 30s, 5m)'],
+    [
+      'duration in words',
+      { RWX_GROUP_WAIT: '5 minutes' },
+      'RWX_GROUP_WAIT: "5 minutes" is not a duration (expected e.g. 30s, 5m)',
+    ],
+    [
+      'zero duration',
+      { RWX_STUCK_AFTER: '0s' },
+      'RWX_STUCK_AFTER: "0s" must be a positive duration (expected e.g. 30s, 5m)',
+    ],
+    [
+      'negative duration',
+      { RWX_CRONJOB_GRACE: '-5m' },
+      'RWX_CRONJOB_GRACE: "-5m" must be a positive duration (expected e.g. 30s, 5m)',
+    ],
     ['port out of range', { PORT: '70000' }, 'PORT: "70000" is not a port number (expected 1-65535)'],
     ['port not a number', { PORT: 'http' }, 'PORT: "http" is not a port number (expected 1-65535)'],
-    ['user token as bot token', { SLACK_BOT_TOKEN: 'xoxp-1' }, 'SLACK_BOT_TOKEN: must be a bot token starting with xoxb-'],
-    ['bot token as app token', { SLACK_APP_TOKEN: 'xoxb-2' }, 'SLACK_APP_TOKEN: must be an app-level token starting with xapp- (Socket Mode)'],
-    ['redis url without scheme', { REDIS_URL: 'redis-host:6379' }, 'REDIS_URL: "redis-host:6379" is not a redis:// or rediss:// URL'],
-    ['usergroup handle, not ID', { RWX_ALLOWED_USERGROUPS: 'S0ABC,@oncall' }, 'RWX_ALLOWED_USERGROUPS: "@oncall" not valid (expected user group IDs (S0123ABCD))'],
-    ['driver override without namespace', { RWX_DRIVER_DAEMONSETS: 'ebs.csi.aws.com=ebs-csi-node' },
-      'RWX_DRIVER_DAEMONSETS: "ebs.csi.aws.com=ebs-csi-node" is not driver=namespace/name (expected e.g. ebs.csi.aws.com=kube-system/ebs-csi-node)'],
-    ['unknown log level', { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL: "verbose": expected one of fatal, error, warn, info, debug, trace, silent'],
+    [
+      'user token as bot token',
+      { SLACK_BOT_TOKEN: 'xoxp-1' },
+      'SLACK_BOT_TOKEN: must be a bot token starting with xoxb-',
+    ],
+    [
+      'bot token as app token',
+      { SLACK_APP_TOKEN: 'xoxb-2' },
+      'SLACK_APP_TOKEN: must be an app-level token starting with xapp- (Socket Mode)',
+    ],
+    [
+      'redis url without scheme',
+      { REDIS_URL: 'redis-host:6379' },
+      'REDIS_URL: "redis-host:6379" is not a redis:// or rediss:// URL',
+    ],
+    [
+      'usergroup handle, not ID',
+      { RWX_ALLOWED_USERGROUPS: 'S0ABC,@oncall' },
+      'RWX_ALLOWED_USERGROUPS: "@oncall" not valid (expected user group IDs (S0123ABCD))',
+    ],
+    [
+      'driver override without namespace',
+      { RWX_DRIVER_DAEMONSETS: 'ebs.csi.aws.com=ebs-csi-node' },
+      'RWX_DRIVER_DAEMONSETS: "ebs.csi.aws.com=ebs-csi-node" is not driver=namespace/name (expected e.g. ebs.csi.aws.com=kube-system/ebs-csi-node)',
+    ],
+    [
+      'unknown log level',
+      { LOG_LEVEL: 'verbose' },
+      'LOG_LEVEL: "verbose": expected one of fatal, error, warn, info, debug, trace, silent',
+    ],
     ['bad prefix', { RWX_REDIS_PREFIX: 'a b' }, 'RWX_REDIS_PREFIX: "a b": expected 1-64 letters, digits, - _ or :'],
     ['bad api url', { SLACK_API_URL: 'slack.com/api' }, 'SLACK_API_URL: "slack.com/api" is not an http(s) URL'],
   ];
@@ -137,11 +187,19 @@ describe('loadConfig', () => {
   it('lists every problem at once', () => {
     // type errors and missing Slack settings together, in reference-table order
     const ps = problems(() => loadConfig({ env: { RWX_GROUP_WAIT: 'soon', PORT: '0' } }));
-    expect(ps.map((p) => p.split(':')[0])).toEqual(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_CHANNEL', 'PORT', 'RWX_GROUP_WAIT']);
+    expect(ps.map((p) => p.split(':')[0])).toEqual([
+      'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'SLACK_CHANNEL',
+      'PORT',
+      'RWX_GROUP_WAIT',
+    ]);
   });
 
   it('never repeats a secret in an error', () => {
-    const ps = problems(() => loadConfig({ env: { ...SOCKET, REDIS_URL: 'http://:hunter2@redis', SLACK_BOT_TOKEN: 'xoxp-secret' } }));
+    const ps = problems(() =>
+      loadConfig({ env: { ...SOCKET, REDIS_URL: 'http://:hunter2@redis', SLACK_BOT_TOKEN: 'xoxp-secret' } }),
+    );
     expect(ps).toEqual([
       'SLACK_BOT_TOKEN: must be a bot token starting with xoxb-',
       'REDIS_URL: "http://:****@redis" is not a redis:// or rediss:// URL',
@@ -159,8 +217,14 @@ describe('loadConfig', () => {
   });
 
   it('reports unreadable and malformed files', () => {
-    expect(problems(() => loadConfig({ env: SOCKET, file: join(dir, 'missing.yaml') }))[0]).toMatch(/cannot read the config file \(ENOENT\)/);
-    expect(problems(() => loadConfig({ env: SOCKET, file: file('list.yaml', '- a\n- b\n') }))[0]).toMatch(/expected a mapping/);
-    expect(problems(() => loadConfig({ env: SOCKET, file: file('broken.yaml', 'a: [\n') }))[0]).toMatch(/not valid YAML/);
+    expect(problems(() => loadConfig({ env: SOCKET, file: join(dir, 'missing.yaml') }))[0]).toMatch(
+      /cannot read the config file \(ENOENT\)/,
+    );
+    expect(problems(() => loadConfig({ env: SOCKET, file: file('list.yaml', '- a\n- b\n') }))[0]).toMatch(
+      /expected a mapping/,
+    );
+    expect(problems(() => loadConfig({ env: SOCKET, file: file('broken.yaml', 'a: [\n') }))[0]).toMatch(
+      /not valid YAML/,
+    );
   });
 });

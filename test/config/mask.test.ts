@@ -6,8 +6,11 @@ describe('maskSecrets', () => {
   it('masks tokens (keeping the type prefix), the signing secret and the Redis password', () => {
     const c = loadConfig({
       env: {
-        SLACK_BOT_TOKEN: 'xoxb-111-222-secretbot', SLACK_APP_TOKEN: 'xapp-1-A1-secretapp', SLACK_SIGNING_SECRET: 'sig-secret',
-        SLACK_CHANNEL: 'C0123ABCD', REDIS_URL: 'redis://default:pw-secret@redis.rwx:6379/2',
+        SLACK_BOT_TOKEN: 'xoxb-111-222-secretbot',
+        SLACK_APP_TOKEN: 'xapp-1-A1-secretapp',
+        SLACK_SIGNING_SECRET: 'sig-secret',
+        SLACK_CHANNEL: 'C0123ABCD',
+        REDIS_URL: 'redis://default:pw-secret@redis.rwx:6379/2',
       },
     });
     const m = maskSecrets(c);
@@ -32,7 +35,15 @@ describe('maskSecrets', () => {
 
 describe('toFileForm', () => {
   it('round-trips through loadConfig', () => {
-    const c = loadConfig({ env: { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_CHANNEL: 'C0123ABCD', RWX_GROUP_WAIT: '1h30m', RWX_DRIVER_DAEMONSETS: 'a.b=ns/ds' } });
+    const c = loadConfig({
+      env: {
+        SLACK_BOT_TOKEN: 'xoxb-1',
+        SLACK_APP_TOKEN: 'xapp-1',
+        SLACK_CHANNEL: 'C0123ABCD',
+        RWX_GROUP_WAIT: '1h30m',
+        RWX_DRIVER_DAEMONSETS: 'a.b=ns/ds',
+      },
+    });
     const form = toFileForm(c);
     expect(form.groupWait).toBe('1h30m');
     expect(form.driverDaemonSets).toEqual({ 'a.b': 'ns/ds' });
@@ -40,7 +51,13 @@ describe('toFileForm', () => {
   });
 
   // Each case: milliseconds, text; parseDuration(text) must give the milliseconds back.
-  it.each([[0, '0s'], [30_000, '30s'], [5_400_000, '1h30m'], [49 * 3_600_000, '2d1h'], [1500, '1s500ms']])('formatDuration(%d)', (ms, text) => {
+  it.each([
+    [0, '0s'],
+    [30_000, '30s'],
+    [5_400_000, '1h30m'],
+    [49 * 3_600_000, '2d1h'],
+    [1500, '1s500ms'],
+  ])('formatDuration(%d)', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
     expect(parseDuration(text)).toBe(ms);
   });

@@ -17,8 +17,16 @@ export async function rwx(...argv: string[]): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await main(argv, {
-    stdout: { write: (s: string) => { stdout += s; } },
-    stderr: { write: (s: string) => { stderr += s; } },
+    stdout: {
+      write: (s: string) => {
+        stdout += s;
+      },
+    },
+    stderr: {
+      write: (s: string) => {
+        stderr += s;
+      },
+    },
     stdin: Readable.from([]),
     env: {},
   });

@@ -15,18 +15,31 @@ describe('the seed incident', () => {
   const inc = incidents[0]!;
 
   it('is exactly one FOLLOWS_ROLLOUT incident for ebs-csi-node revision 2 with every symptom in it', () => {
-    expect(summary(incidents)).toEqual([[
-      'rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT',
-      ['nightly-backup-29406600-x7k2p', 'postgres-2', 'search-7d9f8c6b5-d', 'search-7d9f8c6b5-e'],
-    ]]);
+    expect(summary(incidents)).toEqual([
+      [
+        'rollout/kube-system/ebs-csi-node@2',
+        'FOLLOWS_ROLLOUT',
+        ['nightly-backup-29406600-x7k2p', 'postgres-2', 'search-7d9f8c6b5-d', 'search-7d9f8c6b5-e'],
+      ],
+    ]);
     expect(inc.cronJobs.map((c) => [c.cronJob.name, c.missedRuns])).toEqual([['nightly-backup', 2]]);
-    expect(inc.workloads.map((w) => `${w.kind} ${w.namespace}/${w.name}`)).toEqual(['CronJob data/nightly-backup', 'StatefulSet platform/postgres', 'Deployment search/search']);
+    expect(inc.workloads.map((w) => `${w.kind} ${w.namespace}/${w.name}`)).toEqual([
+      'CronJob data/nightly-backup',
+      'StatefulSet platform/postgres',
+      'Deployment search/search',
+    ]);
   });
 
   it('carries the 2x2 counts, rollout start, updated/desired and the propagation diff', () => {
     const ev = inc.rollout!;
     expect(ev.counts).toEqual({ newStuck: 4, newFine: 8, oldStuck: 0, oldFine: 28, newProven: 0, oldProven: 4 });
-    expect([ev.newRevision, ev.previousRevision, ev.updatedNodes, ev.desiredNodes, ev.rolloutStart]).toEqual([2, 1, 12, 40, '2026-11-30T06:40:00.000Z']);
+    expect([ev.newRevision, ev.previousRevision, ev.updatedNodes, ev.desiredNodes, ev.rolloutStart]).toEqual([
+      2,
+      1,
+      12,
+      40,
+      '2026-11-30T06:40:00.000Z',
+    ]);
     expect(ev.nodesOnNewRevision).toEqual(UPDATED);
     expect(ev.diff.map((d) => d.text)).toEqual(['kubelet-dir: mountPropagation Bidirectional -> none']);
     expect(inc.title).toBe('ebs.csi.aws.com: stuck mounts follow kube-system/ebs-csi-node revision 2');
@@ -35,18 +48,30 @@ describe('the seed incident', () => {
 
   it('tables the stuck nodes with plugin revision and age, then the nodes where the search pods started', () => {
     expect(inc.nodes.map((n) => [n.node, n.plugin?.revision, n.stuckPods.length, n.runningPods ?? []])).toEqual([
-      ['node-19', 2, 1, []], ['node-21', 2, 1, []], ['node-23', 2, 1, []], ['node-25', 2, 1, []],
-      ['node-02', 1, 0, ['search/search-7d9f8c6b5-a']], ['node-08', 1, 0, ['search/search-7d9f8c6b5-b']], ['node-14', 1, 0, ['search/search-7d9f8c6b5-c']],
+      ['node-19', 2, 1, []],
+      ['node-21', 2, 1, []],
+      ['node-23', 2, 1, []],
+      ['node-25', 2, 1, []],
+      ['node-02', 1, 0, ['search/search-7d9f8c6b5-a']],
+      ['node-08', 1, 0, ['search/search-7d9f8c6b5-b']],
+      ['node-14', 1, 0, ['search/search-7d9f8c6b5-c']],
     ]);
     expect(inc.nodes[0]?.plugin?.ageSeconds).toBe(2 * 3600 + 12 * 60);
   });
 
   it('says do not drain, how to roll back, what to cordon, and to leave stuck pods alone', () => {
     expect(inc.nextSteps[0]).toMatch(/^Do not drain: /);
-    expect(inc.nextSteps).toContain('Roll back to revision 1: kubectl rollout undo daemonset/ebs-csi-node -n kube-system');
+    expect(inc.nextSteps).toContain(
+      'Roll back to revision 1: kubectl rollout undo daemonset/ebs-csi-node -n kube-system',
+    );
     expect(inc.nextSteps.find((s) => s.startsWith('Cordon'))).toContain(`kubectl cordon ${UPDATED.join(' ')}`);
     expect(inc.nextSteps.some((s) => s.startsWith('Leave stuck pods alone'))).toBe(true);
-    expect(inc.drain.map((d) => [d.node, d.decision])).toEqual([['node-19', 'BLOCK'], ['node-21', 'BLOCK'], ['node-23', 'BLOCK'], ['node-25', 'BLOCK']]);
+    expect(inc.drain.map((d) => [d.node, d.decision])).toEqual([
+      ['node-19', 'BLOCK'],
+      ['node-21', 'BLOCK'],
+      ['node-23', 'BLOCK'],
+      ['node-25', 'BLOCK'],
+    ]);
   });
 
   it('explains every confusing observation of the seed', () => {
@@ -62,7 +87,8 @@ describe('the seed incident', () => {
       'Not flaky nodes', // "particular nodes are flaky"
       'node-19 is cordoned', // the drain in progress
       'CronJob data/nightly-backup: 2 scheduled runs missed', // the backup
-    ]) expect(text).toContain(needle);
+    ])
+      expect(text).toContain(needle);
   });
 });
 
@@ -70,39 +96,131 @@ describe('verdicts', () => {
   const stuckOn = (...nodes: string[]) => nodes.map((n, i) => ({ name: `p${i}`, node: n }));
   it.each<[string, MiniOpts, [string, string, string[]][]]>([
     // stuck only on revision-2 nodes while revision 1 nodes are fine
-    ['rollout', { onRevision2: ['n-01', 'n-02', 'n-03'], pods: stuckOn('n-01', 'n-02') }, [['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT', ['p0', 'p1']]]],
+    [
+      'rollout',
+      { onRevision2: ['n-01', 'n-02', 'n-03'], pods: stuckOn('n-01', 'n-02') },
+      [['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT', ['p0', 'p1']]],
+    ],
     // a node on the old revision is stuck too: not the rollout, spread over nodes: unexplained
-    ['old revision stuck', { onRevision2: ['n-01', 'n-02'], pods: stuckOn('n-01', 'n-05') }, [['unexplained/ebs.csi.aws.com', 'UNEXPLAINED', ['p0', 'p1']]]],
+    [
+      'old revision stuck',
+      { onRevision2: ['n-01', 'n-02'], pods: stuckOn('n-01', 'n-05') },
+      [['unexplained/ebs.csi.aws.com', 'UNEXPLAINED', ['p0', 'p1']]],
+    ],
     // no rollout; two workloads stuck on one node only
-    ['node', { pods: [{ name: 'a', node: 'n-03' }, { name: 'b', node: 'n-03' }] }, [['node/n-03', 'FOLLOWS_NODE', ['a', 'b']]]],
+    [
+      'node',
+      {
+        pods: [
+          { name: 'a', node: 'n-03' },
+          { name: 'b', node: 'n-03' },
+        ],
+      },
+      [['node/n-03', 'FOLLOWS_NODE', ['a', 'b']]],
+    ],
     // one pod stuck on one node, and the same plugin revision mounted a pod on another node since: the node differs
-    ['node, revision proven elsewhere', { pods: [{ name: 'a', node: 'n-03' }, { name: 'ok', node: 'n-04', runningFor: 30 * MIN }] }, [['node/n-03', 'FOLLOWS_NODE', ['a']]]],
+    [
+      'node, revision proven elsewhere',
+      {
+        pods: [
+          { name: 'a', node: 'n-03' },
+          { name: 'ok', node: 'n-04', runningFor: 30 * MIN },
+        ],
+      },
+      [['node/n-03', 'FOLLOWS_NODE', ['a']]],
+    ],
     // one pod stuck on one node with no proof either way: unexplained
-    ['single pod, no proof', { pods: [{ name: 'a', node: 'n-03' }] }, [['unexplained/ebs.csi.aws.com', 'UNEXPLAINED', ['a']]]],
+    [
+      'single pod, no proof',
+      { pods: [{ name: 'a', node: 'n-03' }] },
+      [['unexplained/ebs.csi.aws.com', 'UNEXPLAINED', ['a']]],
+    ],
     // one node stuck across two drivers while a rollout of one of them is in progress
-    ['node across drivers', { onRevision2: ['n-01', 'n-03'], pods: [{ name: 'a', node: 'n-03' }, { name: 'b', node: 'n-03', driver: 'efs.csi.aws.com' }] },
-      [['node/n-03', 'FOLLOWS_NODE', ['a', 'b']]]],
+    [
+      'node across drivers',
+      {
+        onRevision2: ['n-01', 'n-03'],
+        pods: [
+          { name: 'a', node: 'n-03' },
+          { name: 'b', node: 'n-03', driver: 'efs.csi.aws.com' },
+        ],
+      },
+      [['node/n-03', 'FOLLOWS_NODE', ['a', 'b']]],
+    ],
     // a pod mounted on a revision-2 node after its plugin started: revision 2 mounts, so not the rollout; the
     // stuck node is what differs
-    ['new revision proven', { onRevision2: ['n-01', 'n-02'], pods: [{ name: 'a', node: 'n-01' }, { name: 'ok', node: 'n-02', runningFor: 30 * MIN }] },
-      [['node/n-01', 'FOLLOWS_NODE', ['a']]]],
+    [
+      'new revision proven',
+      {
+        onRevision2: ['n-01', 'n-02'],
+        pods: [
+          { name: 'a', node: 'n-01' },
+          { name: 'ok', node: 'n-02', runningFor: 30 * MIN },
+        ],
+      },
+      [['node/n-01', 'FOLLOWS_NODE', ['a']]],
+    ],
     // sandbox failures: not storage, never in a storage incident
-    ['cni', { pods: [{ name: 'a', node: 'n-04', reason: 'FailedCreatePodSandBox' }, { name: 'b', node: 'n-04', reason: 'FailedCreatePodSandBox' }] },
-      [['not-storage', 'NOT_STORAGE', ['a', 'b']]]],
+    [
+      'cni',
+      {
+        pods: [
+          { name: 'a', node: 'n-04', reason: 'FailedCreatePodSandBox' },
+          { name: 'b', node: 'n-04', reason: 'FailedCreatePodSandBox' },
+        ],
+      },
+      [['not-storage', 'NOT_STORAGE', ['a', 'b']]],
+    ],
     // a CNI fault spreading over nodes: one incident for all of them, not one per node
-    ['cni on three nodes', { pods: ['n-01', 'n-02', 'n-04'].map((node, i) => ({ name: `s${i}`, node, reason: 'FailedCreatePodSandBox' })) },
-      [['not-storage', 'NOT_STORAGE', ['s0', 's1', 's2']]]],
+    [
+      'cni on three nodes',
+      { pods: ['n-01', 'n-02', 'n-04'].map((node, i) => ({ name: `s${i}`, node, reason: 'FailedCreatePodSandBox' })) },
+      [['not-storage', 'NOT_STORAGE', ['s0', 's1', 's2']]],
+    ],
     // cni and rollout side by side stay apart
-    ['cni beside rollout', { onRevision2: ['n-01'], pods: [{ name: 'a', node: 'n-01' }, { name: 'b', node: 'n-01', reason: 'FailedCreatePodSandBox' }] },
-      [['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT', ['a']], ['not-storage', 'NOT_STORAGE', ['b']]]],
+    [
+      'cni beside rollout',
+      {
+        onRevision2: ['n-01'],
+        pods: [
+          { name: 'a', node: 'n-01' },
+          { name: 'b', node: 'n-01', reason: 'FailedCreatePodSandBox' },
+        ],
+      },
+      [
+        ['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT', ['a']],
+        ['not-storage', 'NOT_STORAGE', ['b']],
+      ],
+    ],
     // no events at all: cause unknown
-    ['unknown', { pods: [{ name: 'a', node: 'n-04', reason: 'none' }] }, [['unexplained/cause-unknown', 'UNEXPLAINED', ['a']]]],
+    [
+      'unknown',
+      { pods: [{ name: 'a', node: 'n-04', reason: 'none' }] },
+      [['unexplained/cause-unknown', 'UNEXPLAINED', ['a']]],
+    ],
     // rollout complete on every node, stuck on two of them since after the rollout started
-    ['complete rollout', { nodes: 3, onRevision2: ['n-01', 'n-02', 'n-03'], pods: stuckOn('n-01', 'n-02') }, [['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT', ['p0', 'p1']]]],
+    [
+      'complete rollout',
+      { nodes: 3, onRevision2: ['n-01', 'n-02', 'n-03'], pods: stuckOn('n-01', 'n-02') },
+      [['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT', ['p0', 'p1']]],
+    ],
     // no events, but the claim's driver follows the rollout and the node runs the bad revision: joins it;
     // the same on a revision-1 node stays unexplained
-    ['eventless joins rollout', { onRevision2: ['n-01', 'n-02'], pods: [{ name: 'a', node: 'n-01' }, { name: 'b', node: 'n-02', reason: 'none' }, { name: 'c', node: 'n-05', reason: 'none' }] },
-      [['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT', ['a', 'b']], ['unexplained/cause-unknown', 'UNEXPLAINED', ['c']]]],
+    [
+      'eventless joins rollout',
+      {
+        onRevision2: ['n-01', 'n-02'],
+        pods: [
+          { name: 'a', node: 'n-01' },
+          { name: 'b', node: 'n-02', reason: 'none' },
+          { name: 'c', node: 'n-05', reason: 'none' },
+        ],
+      },
+      [
+        ['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT', ['a', 'b']],
+        ['unexplained/cause-unknown', 'UNEXPLAINED', ['c']],
+      ],
+    ],
     // nothing stuck
     ['healthy', { onRevision2: ['n-01'] }, []],
   ])('%s', (_name, opts, want) => {
@@ -119,7 +237,10 @@ describe('verdicts', () => {
   });
 
   it('names every node of a sandbox incident, and the node alone when there is one', () => {
-    const sandbox = (nodes: string[]) => scan(miniCluster({ pods: nodes.map((node, i) => ({ name: `s${i}`, node, reason: 'FailedCreatePodSandBox' })) }))[0]!;
+    const sandbox = (nodes: string[]) =>
+      scan(
+        miniCluster({ pods: nodes.map((node, i) => ({ name: `s${i}`, node, reason: 'FailedCreatePodSandBox' })) }),
+      )[0]!;
     const many = sandbox(['n-04', 'n-01', 'n-02']);
     expect([many.node, many.title]).toEqual([undefined, '3 nodes: pods cannot get a sandbox (network, not storage)']);
     expect(many.summary).toContain('3 pods on 3 nodes (n-01, n-02, n-04)');
@@ -131,9 +252,13 @@ describe('verdicts', () => {
   });
 
   it('a CronJob with no stuck pod forms its own honestly labelled incident', () => {
-    const index = miniCluster({ extra: [cronJob('ns', 'report', '0 3 * * *', { lastSuccess: new Date(NOW - 2 * DAY).toISOString() })] });
+    const index = miniCluster({
+      extra: [cronJob('ns', 'report', '0 3 * * *', { lastSuccess: new Date(NOW - 2 * DAY).toISOString() })],
+    });
     const incs = scan(index);
-    expect(incs.map((i) => [i.key, i.verdict, i.title])).toEqual([['cronjob/ns/report', 'UNEXPLAINED', 'CronJob ns/report: scheduled runs did not complete']]);
+    expect(incs.map((i) => [i.key, i.verdict, i.title])).toEqual([
+      ['cronjob/ns/report', 'UNEXPLAINED', 'CronJob ns/report: scheduled runs did not complete'],
+    ]);
     expect(incs[0]?.summary).toContain('no stuck pod of its Jobs explains it');
   });
 });

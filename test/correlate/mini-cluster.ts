@@ -3,7 +3,20 @@
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { DaemonSet } from '../../src/domain/objects.js';
 import {
-  ago, claim, DAY, ebsDaemonSet, event, failedMount, HOUR, MIN, node, pluginPod, pod, revision, snapshotOf, withoutPropagation,
+  ago,
+  claim,
+  DAY,
+  ebsDaemonSet,
+  event,
+  failedMount,
+  HOUR,
+  MIN,
+  node,
+  pluginPod,
+  pod,
+  revision,
+  snapshotOf,
+  withoutPropagation,
 } from '../detect/builders.js';
 
 /** A stuck or running pod placed on a node. */
@@ -39,16 +52,25 @@ export function miniCluster(o: MiniOpts = {}): ClusterIndex {
   const out: { kind?: string }[] = [ds, ...nodes.map((n) => node(n)), revision(ds, 'h1', 1, t1, ago(300 * DAY))];
   if (o.onRevision2) out.push(revision(ds, 'h2', 2, withoutPropagation(t1, 'kubelet-dir'), ago(2 * HOUR + 5 * MIN)));
   const on2 = new Set(o.onRevision2 ?? []);
-  for (const n of nodes) out.push(pluginPod(ds, n, on2.has(n) ? 'h2' : 'h1', on2.has(n) ? ago(2 * HOUR) : ago(30 * DAY)));
+  for (const n of nodes)
+    out.push(pluginPod(ds, n, on2.has(n) ? 'h2' : 'h1', on2.has(n) ? ago(2 * HOUR) : ago(30 * DAY)));
   for (const p of o.pods ?? []) {
     out.push(...claim('ns', `c-${p.name}`, p.driver ?? 'ebs.csi.aws.com'));
-    out.push(pod(p.name, {
-      ns: 'ns', node: p.node, scheduled: ago(p.runningFor ?? 20 * MIN), claims: { data: `c-${p.name}` },
-      owner: { kind: 'StatefulSet', name: p.workload ?? p.name, uid: `uid-sts-${p.workload ?? p.name}` },
-      ...(p.runningFor !== undefined ? { started: ago(p.runningFor - MIN) } : {}),
-    }));
+    out.push(
+      pod(p.name, {
+        ns: 'ns',
+        node: p.node,
+        scheduled: ago(p.runningFor ?? 20 * MIN),
+        claims: { data: `c-${p.name}` },
+        owner: { kind: 'StatefulSet', name: p.workload ?? p.name, uid: `uid-sts-${p.workload ?? p.name}` },
+        ...(p.runningFor !== undefined ? { started: ago(p.runningFor - MIN) } : {}),
+      }),
+    );
     if (p.runningFor === undefined && p.reason !== 'none') {
-      const msg = p.reason === 'FailedCreatePodSandBox' ? 'failed to setup network for sandbox: plugin type="calico" failed' : failedMount(['data']);
+      const msg =
+        p.reason === 'FailedCreatePodSandBox'
+          ? 'failed to setup network for sandbox: plugin type="calico" failed'
+          : failedMount(['data']);
       out.push(event('ns', p.name, p.reason ?? 'FailedMount', msg, ago(MIN), 5));
     }
   }

@@ -4,7 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { DaemonSet, PodTemplate } from '../../src/domain/objects.js';
 import {
-  driverFromRegistrationPath, driversOfTemplate, expandEnv, findPluginDaemonSets, registrationPath,
+  driverFromRegistrationPath,
+  driversOfTemplate,
+  expandEnv,
+  findPluginDaemonSets,
+  registrationPath,
 } from '../../src/correlate/plugin-finder.js';
 import { manifestDocs, snapshotOf } from '../detect/builders.js';
 
@@ -19,20 +23,56 @@ describe('driversOfTemplate over real node plugin manifests', () => {
     // literal --kubelet-registration-path=... (quoted)
     ['ceph__ceph-csi__deploy__cephfs__kubernetes__csi-cephfsplugin.yaml', 'csi-cephfsplugin', ['cephfs.csi.ceph.com']],
     ['ceph__ceph-csi__deploy__rbd__kubernetes__csi-rbdplugin.yaml', 'csi-rbdplugin', ['rbd.csi.ceph.com']],
-    ['kubernetes-sigs__gcp-compute-persistent-disk-csi-driver__deploy__kubernetes__base__node_linux__node.yaml', 'csi-gce-pd-node', ['pd.csi.storage.gke.io']],
+    [
+      'kubernetes-sigs__gcp-compute-persistent-disk-csi-driver__deploy__kubernetes__base__node_linux__node.yaml',
+      'csi-gce-pd-node',
+      ['pd.csi.storage.gke.io'],
+    ],
     // $(DRIVER_REG_SOCK_PATH) expanded from the registrar's env
     ['kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml', 'ebs-csi-node', ['ebs.csi.aws.com']],
-    ['kubernetes-sigs__aws-efs-csi-driver__deploy__kubernetes__base__node-daemonset.yaml', 'efs-csi-node', ['efs.csi.aws.com']],
-    ['kubernetes-sigs__azuredisk-csi-driver__deploy__csi-azuredisk-node.yaml', 'csi-azuredisk-node', ['disk.csi.azure.com']],
-    ['kubernetes-sigs__azurefile-csi-driver__deploy__csi-azurefile-node.yaml', 'csi-azurefile-node', ['file.csi.azure.com']],
-    ['digitalocean__csi-digitalocean__deploy__kubernetes__releases__csi-digitalocean-dev__driver.yaml', 'csi-do-node', ['dobs.csi.digitalocean.com']],
-    ['linode__linode-blockstorage-csi-driver__deploy__kubernetes__base__ds-csi-linode-node.yaml', 'csi-linode-node', ['linodebs.csi.linode.com']],
-    ['kubernetes-sigs__vsphere-csi-driver__manifests__vanilla__vsphere-csi-driver.yaml', 'vsphere-csi-node', ['csi.vsphere.vmware.com']],
+    [
+      'kubernetes-sigs__aws-efs-csi-driver__deploy__kubernetes__base__node-daemonset.yaml',
+      'efs-csi-node',
+      ['efs.csi.aws.com'],
+    ],
+    [
+      'kubernetes-sigs__azuredisk-csi-driver__deploy__csi-azuredisk-node.yaml',
+      'csi-azuredisk-node',
+      ['disk.csi.azure.com'],
+    ],
+    [
+      'kubernetes-sigs__azurefile-csi-driver__deploy__csi-azurefile-node.yaml',
+      'csi-azurefile-node',
+      ['file.csi.azure.com'],
+    ],
+    [
+      'digitalocean__csi-digitalocean__deploy__kubernetes__releases__csi-digitalocean-dev__driver.yaml',
+      'csi-do-node',
+      ['dobs.csi.digitalocean.com'],
+    ],
+    [
+      'linode__linode-blockstorage-csi-driver__deploy__kubernetes__base__ds-csi-linode-node.yaml',
+      'csi-linode-node',
+      ['linodebs.csi.linode.com'],
+    ],
+    [
+      'kubernetes-sigs__vsphere-csi-driver__manifests__vanilla__vsphere-csi-driver.yaml',
+      'vsphere-csi-node',
+      ['csi.vsphere.vmware.com'],
+    ],
     // a different env variable name
-    ['kubernetes-sigs__ibm-vpc-block-csi-driver__deploy__kubernetes__driver__kubernetes__manifests__node-server.yaml', 'ibm-vpc-block-csi-node', ['vpc.block.csi.ibm.io']],
+    [
+      'kubernetes-sigs__ibm-vpc-block-csi-driver__deploy__kubernetes__driver__kubernetes__manifests__node-server.yaml',
+      'ibm-vpc-block-csi-node',
+      ['vpc.block.csi.ibm.io'],
+    ],
     // socket not called csi.sock, and a non-standard plugins directory
     ['hetznercloud__csi-driver__deploy__kubernetes__node__daemonset.yaml', 'hcloud-csi-node', ['csi.hetzner.cloud']],
-    ['juicedata__juicefs-csi-driver__deploy__kubernetes__base__resources.yaml', 'juicefs-csi-node', ['csi.juicefs.com']],
+    [
+      'juicedata__juicefs-csi-driver__deploy__kubernetes__base__resources.yaml',
+      'juicefs-csi-node',
+      ['csi.juicefs.com'],
+    ],
     // Windows path with backslashes
     ['kubernetes-csi__csi-driver-smb__deploy__csi-smb-node-windows.yaml', 'csi-smb-node-win', ['smb.csi.k8s.io']],
     ['kubernetes-csi__csi-driver-smb__deploy__csi-smb-node.yaml', 'csi-smb-node', ['smb.csi.k8s.io']],
@@ -53,13 +93,25 @@ describe('driversOfTemplate over real node plugin manifests', () => {
 describe('registration path parsing', () => {
   it.each([
     // "=" form
-    [['--kubelet-registration-path=/var/lib/kubelet/plugins/a.b/csi.sock'], {}, '/var/lib/kubelet/plugins/a.b/csi.sock'],
+    [
+      ['--kubelet-registration-path=/var/lib/kubelet/plugins/a.b/csi.sock'],
+      {},
+      '/var/lib/kubelet/plugins/a.b/csi.sock',
+    ],
     // space-separated form with an env reference
-    [['--kubelet-registration-path', '$(DRIVER_REG_SOCK_PATH)'], { DRIVER_REG_SOCK_PATH: '/var/lib/kubelet/plugins/x.y/csi.sock' }, '/var/lib/kubelet/plugins/x.y/csi.sock'],
+    [
+      ['--kubelet-registration-path', '$(DRIVER_REG_SOCK_PATH)'],
+      { DRIVER_REG_SOCK_PATH: '/var/lib/kubelet/plugins/x.y/csi.sock' },
+      '/var/lib/kubelet/plugins/x.y/csi.sock',
+    ],
     // unknown variable left as written
     [['--kubelet-registration-path=$(NOPE)'], {}, '$(NOPE)'],
   ])('%j', (args, env, want) => {
-    const t: PodTemplate = { spec: { containers: [{ name: 'registrar', args, env: Object.entries(env).map(([name, value]) => ({ name, value })) }] } };
+    const t: PodTemplate = {
+      spec: {
+        containers: [{ name: 'registrar', args, env: Object.entries(env).map(([name, value]) => ({ name, value })) }],
+      },
+    };
     expect(registrationPath(t)).toBe(want);
   });
 
@@ -72,13 +124,27 @@ describe('registration path parsing', () => {
   });
 
   it('expands only $(VAR) references', () => {
-    expect(expandEnv('$(A)/$B/$(C)', new Map([['A', 'x'], ['C', 'z']]))).toBe('x/$B/z');
+    expect(
+      expandEnv(
+        '$(A)/$B/$(C)',
+        new Map([
+          ['A', 'x'],
+          ['C', 'z'],
+        ]),
+      ),
+    ).toBe('x/$B/z');
   });
 });
 
 describe('findPluginDaemonSets', () => {
-  const ebs = { ...daemonSet('kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml', 'ebs-csi-node'), metadata: { name: 'ebs-csi-node', namespace: 'kube-system', uid: 'u1' } };
-  const nfs = { ...daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node'), metadata: { name: 'csi-nfs-node', namespace: 'kube-system', uid: 'u2' } };
+  const ebs = {
+    ...daemonSet('kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml', 'ebs-csi-node'),
+    metadata: { name: 'ebs-csi-node', namespace: 'kube-system', uid: 'u1' },
+  };
+  const nfs = {
+    ...daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node'),
+    metadata: { name: 'csi-nfs-node', namespace: 'kube-system', uid: 'u2' },
+  };
   const index = ClusterIndex.fromSnapshot(snapshotOf([ebs, nfs]));
 
   it('finds drivers by registration path', () => {
@@ -100,7 +166,8 @@ describe('findPluginDaemonSets', () => {
 });
 
 describe('driver-name fallback (registration directory does not name the driver)', () => {
-  const nfsTemplate = () => daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node').spec!.template!;
+  const nfsTemplate = () =>
+    daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node').spec!.template!;
   /** The nfs plugin container with extra args / env, as later csi-driver-nfs releases and its Helm chart render it. */
   function nfsWith(args: string[], env: { name: string; value: string }[] = []): PodTemplate {
     const t = nfsTemplate();
@@ -119,9 +186,17 @@ describe('driver-name fallback (registration directory does not name the driver)
     // Go's flag package also takes one dash
     ['-drivername=', nfsWith(['-drivername=nfs.csi.k8s.io']), ['csi-nfsplugin', 'nfs.csi.k8s.io']],
     // the flag takes its value from the env
-    ['--drivername=$(DRIVER_NAME)', nfsWith(['--drivername=$(DRIVER_NAME)'], [{ name: 'DRIVER_NAME', value: 'nfs.csi.k8s.io' }]), ['csi-nfsplugin', 'nfs.csi.k8s.io']],
+    [
+      '--drivername=$(DRIVER_NAME)',
+      nfsWith(['--drivername=$(DRIVER_NAME)'], [{ name: 'DRIVER_NAME', value: 'nfs.csi.k8s.io' }]),
+      ['csi-nfsplugin', 'nfs.csi.k8s.io'],
+    ],
     // env alone
-    ['env CSI_DRIVER_NAME', nfsWith([], [{ name: 'CSI_DRIVER_NAME', value: 'nfs.csi.k8s.io' }]), ['csi-nfsplugin', 'nfs.csi.k8s.io']],
+    [
+      'env CSI_DRIVER_NAME',
+      nfsWith([], [{ name: 'CSI_DRIVER_NAME', value: 'nfs.csi.k8s.io' }]),
+      ['csi-nfsplugin', 'nfs.csi.k8s.io'],
+    ],
     // an unexpanded reference is not a driver name
     ['unexpanded $(VAR)', nfsWith(['--drivername=$(MISSING)']), ['csi-nfsplugin']],
   ])('%s', (_name, t, want) => {
@@ -129,19 +204,31 @@ describe('driver-name fallback (registration directory does not name the driver)
   });
 
   it('maps nfs.csi.k8s.io to csi-nfs-node without an override once the plugin names its driver', () => {
-    const ds = { ...daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node'), metadata: { name: 'csi-nfs-node', namespace: 'kube-system', uid: 'u2' } };
+    const ds = {
+      ...daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node'),
+      metadata: { name: 'csi-nfs-node', namespace: 'kube-system', uid: 'u2' },
+    };
     ds.spec!.template = nfsWith(['--drivername=nfs.csi.k8s.io']);
-    expect(findPluginDaemonSets(ClusterIndex.fromSnapshot(snapshotOf([ds]))).get('nfs.csi.k8s.io')?.metadata?.name).toBe('csi-nfs-node');
+    expect(
+      findPluginDaemonSets(ClusterIndex.fromSnapshot(snapshotOf([ds]))).get('nfs.csi.k8s.io')?.metadata?.name,
+    ).toBe('csi-nfs-node');
   });
 
   it('every DaemonSet of the real manifests (INDEX.tsv): the drivers found', () => {
-    const files = readFileSync('/work/shared/csi-manifests/INDEX.tsv', 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0] ?? '');
+    const files = readFileSync('/work/shared/csi-manifests/INDEX.tsv', 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split('\t')[0] ?? '');
     const found: Record<string, string[]> = {};
-    for (const f of files) for (const d of manifestDocs(f)) {
-      if (d.kind !== 'DaemonSet') continue;
-      const name = (d.metadata as { name?: unknown } | undefined)?.name;
-      found[typeof name === 'string' ? name : `(templated name in ${f.split('__')[0]})`] = driversOfTemplate((d as DaemonSet).spec?.template);
-    }
+    for (const f of files)
+      for (const d of manifestDocs(f)) {
+        if (d.kind !== 'DaemonSet') continue;
+        const name = (d.metadata as { name?: unknown } | undefined)?.name;
+        found[typeof name === 'string' ? name : `(templated name in ${f.split('__')[0]})`] = driversOfTemplate(
+          (d as DaemonSet).spec?.template,
+        );
+      }
     expect(found).toEqual({
       'ebs-csi-node': ['ebs.csi.aws.com'],
       'efs-csi-node': ['efs.csi.aws.com'],

@@ -23,23 +23,54 @@ function undo(index: ClusterIndex): void {
 function replacePlugin(index: ClusterIndex, node: string, hash: string, createdAgo: number): void {
   const old = index.get('pods', `kube-system/ebs-csi-node-${node}`)!;
   const t = ago(createdAgo);
-  index.upsert('pods', { ...old, metadata: { ...old.metadata, creationTimestamp: t, labels: { ...old.metadata?.labels, 'controller-revision-hash': hash } } } as Pod);
+  index.upsert('pods', {
+    ...old,
+    metadata: {
+      ...old.metadata,
+      creationTimestamp: t,
+      labels: { ...old.metadata?.labels, 'controller-revision-hash': hash },
+    },
+  } as Pod);
 }
 
 /** Stuck on revision-2 nodes n-01 and n-02 (scheduled 20m ago), revision 1 elsewhere; `extra` pods added. */
-const rolling = (extra: Placed[] = []) => miniCluster({ onRevision2: ['n-01', 'n-02', 'n-03'], pods: [{ name: 'a', node: 'n-01' }, { name: 'b', node: 'n-02' }, ...extra] });
+const rolling = (extra: Placed[] = []) =>
+  miniCluster({
+    onRevision2: ['n-01', 'n-02', 'n-03'],
+    pods: [{ name: 'a', node: 'n-01' }, { name: 'b', node: 'n-02' }, ...extra],
+  });
 
 describe('pods recovering after their plugin was replaced', () => {
   it.each<[string, (i: ClusterIndex) => void, string[]]>([
     // rollback reached n-01 a minute ago, a is still stuck (kubelet backoff): a recovers inside the incident
-    ['node rolled back', (i) => { undo(i); replacePlugin(i, 'n-01', 'h1', MIN); }, ['ns/a']],
+    [
+      'node rolled back',
+      (i) => {
+        undo(i);
+        replacePlugin(i, 'n-01', 'h1', MIN);
+      },
+      ['ns/a'],
+    ],
     // n-01's plugin pod deleted, its replacement not created yet (watch order): being replaced
-    ['no plugin pod', (i) => { i.remove('pods', i.get('pods', 'kube-system/ebs-csi-node-n-01')!); }, ['ns/a']],
+    [
+      'no plugin pod',
+      (i) => {
+        i.remove('pods', i.get('pods', 'kube-system/ebs-csi-node-n-01')!);
+      },
+      ['ns/a'],
+    ],
     // n-01's plugin pod Terminating with no replacement yet: being replaced
-    ['plugin Terminating', (i) => {
-      const p = i.get('pods', 'kube-system/ebs-csi-node-n-01')!;
-      i.upsert('pods', { ...p, metadata: { ...p.metadata, deletionTimestamp: ago(10_000), deletionGracePeriodSeconds: 30 } });
-    }, ['ns/a']],
+    [
+      'plugin Terminating',
+      (i) => {
+        const p = i.get('pods', 'kube-system/ebs-csi-node-n-01')!;
+        i.upsert('pods', {
+          ...p,
+          metadata: { ...p.metadata, deletionTimestamp: ago(10_000), deletionGracePeriodSeconds: 30 },
+        });
+      },
+      ['ns/a'],
+    ],
   ])('%s: one rollout incident, not counted as stuck', (_name, change, recovering) => {
     const index = rolling();
     change(index);
@@ -52,7 +83,13 @@ describe('pods recovering after their plugin was replaced', () => {
 
   it('the last stuck pod, recovering on a rolled-back node, keeps the incident FOLLOWS_ROLLOUT (not FOLLOWS_NODE)', () => {
     // a revision-1 node mounted a fresh pod 30m ago: without the rule this single pod would follow its node
-    const index = miniCluster({ onRevision2: ['n-01', 'n-02'], pods: [{ name: 'a', node: 'n-01' }, { name: 'ok', node: 'n-05', runningFor: 30 * MIN }] });
+    const index = miniCluster({
+      onRevision2: ['n-01', 'n-02'],
+      pods: [
+        { name: 'a', node: 'n-01' },
+        { name: 'ok', node: 'n-05', runningFor: 30 * MIN },
+      ],
+    });
     undo(index);
     replacePlugin(index, 'n-01', 'h1', MIN);
     replacePlugin(index, 'n-02', 'h1', 2 * MIN);
@@ -63,7 +100,9 @@ describe('pods recovering after their plugin was replaced', () => {
     expect([inc.rollout?.rolledBack, inc.rollout?.counts.oldStuck]).toEqual([true, 0]);
     // a second `rollout undo` would restore revision 2: never advised once rolled back
     expect(inc.nextSteps.filter((s) => s.startsWith('Roll back'))).toEqual([]);
-    expect(inc.drain.map((d) => [d.node, d.decision, d.reason.includes('recovering after its plugin pod was replaced')])).toEqual([['n-01', 'BLOCK', true]]);
+    expect(
+      inc.drain.map((d) => [d.node, d.decision, d.reason.includes('recovering after its plugin pod was replaced')]),
+    ).toEqual([['n-01', 'BLOCK', true]]);
   });
 
   it('a pod still stuck a full recovery window after its node was rolled back is evidence again', () => {
@@ -100,14 +139,24 @@ describe('propagation-loss timeline through the rollback', () => {
     for (let t = 0; t <= 30 * 60_000; t += 15_000) {
       if (t > 0) await sim.advance(15_000);
       const { findings, incidents } = scanIndex(ClusterIndex.fromSnapshot(sim.state()), { now: sim.now() });
-      const storage = findings.flatMap((f) => (f.kind !== 'cronjob-missed' && f.cause === 'storage' ? [`${f.pod.namespace}/${f.pod.name}`] : [])).sort();
+      const storage = findings
+        .flatMap((f) =>
+          f.kind !== 'cronjob-missed' && f.cause === 'storage' ? [`${f.pod.namespace}/${f.pod.name}`] : [],
+        )
+        .sort();
       const at = `t+${(sim.now() - SIM_START) / 1000}s`;
       if (storage.length === 0) {
-        expect(incidents.map((i) => i.key), at).toEqual([]);
+        expect(
+          incidents.map((i) => i.key),
+          at,
+        ).toEqual([]);
         continue;
       }
       last = t;
-      expect(incidents.map((i) => [i.key, i.verdict]), at).toEqual([[KEY, 'FOLLOWS_ROLLOUT']]);
+      expect(
+        incidents.map((i) => [i.key, i.verdict]),
+        at,
+      ).toEqual([[KEY, 'FOLLOWS_ROLLOUT']]);
       expect(incidents[0]!.pods.map((p) => `${p.pod.namespace}/${p.pod.name}`).sort(), at).toEqual(storage);
       expect(incidents[0]!.rollout?.counts.oldStuck, at).toBe(0);
       for (const p of incidents[0]!.rollout?.recoveringPods ?? []) seen.add(p);

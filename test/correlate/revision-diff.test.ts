@@ -6,12 +6,22 @@ import { ebsDaemonSet, withoutPropagation } from '../detect/builders.js';
 
 const base = (): PodTemplate => ({
   spec: {
-    containers: [{
-      name: 'plugin', image: 'driver:v1.30.0', args: ['--endpoint=unix:/csi/csi.sock'],
-      securityContext: { privileged: true },
-      volumeMounts: [{ name: 'kubelet-dir', mountPath: '/var/lib/kubelet', mountPropagation: 'Bidirectional' }, { name: 'plugin-dir', mountPath: '/csi' }],
-    }],
-    volumes: [{ name: 'kubelet-dir', hostPath: { path: '/var/lib/kubelet', type: 'Directory' } }, { name: 'plugin-dir', hostPath: { path: '/var/lib/kubelet/plugins/x/' } }],
+    containers: [
+      {
+        name: 'plugin',
+        image: 'driver:v1.30.0',
+        args: ['--endpoint=unix:/csi/csi.sock'],
+        securityContext: { privileged: true },
+        volumeMounts: [
+          { name: 'kubelet-dir', mountPath: '/var/lib/kubelet', mountPropagation: 'Bidirectional' },
+          { name: 'plugin-dir', mountPath: '/csi' },
+        ],
+      },
+    ],
+    volumes: [
+      { name: 'kubelet-dir', hostPath: { path: '/var/lib/kubelet', type: 'Directory' } },
+      { name: 'plugin-dir', hostPath: { path: '/var/lib/kubelet/plugins/x/' } },
+    ],
   },
 });
 
@@ -26,21 +36,69 @@ const c0 = (t: PodTemplate) => t.spec!.containers![0]!;
 describe('diffTemplates', () => {
   it.each<[string, PodTemplate, string[]]>([
     // the seed: Bidirectional removed, absent means None, printed "none"
-    ['propagation removed', changed((t) => { delete c0(t).volumeMounts![0]!.mountPropagation; }), ['kubelet-dir: mountPropagation Bidirectional -> none']],
+    [
+      'propagation removed',
+      changed((t) => {
+        delete c0(t).volumeMounts![0]!.mountPropagation;
+      }),
+      ['kubelet-dir: mountPropagation Bidirectional -> none'],
+    ],
     // absent propagation (None) to HostToContainer reads from "none"
-    ['None to HostToContainer', changed((t) => { c0(t).volumeMounts![1]!.mountPropagation = 'HostToContainer'; }), ['plugin-dir: mountPropagation none -> HostToContainer']],
+    [
+      'None to HostToContainer',
+      changed((t) => {
+        c0(t).volumeMounts![1]!.mountPropagation = 'HostToContainer';
+      }),
+      ['plugin-dir: mountPropagation none -> HostToContainer'],
+    ],
     // image bump only
-    ['image', changed((t) => { c0(t).image = 'driver:v1.31.0'; }), ['plugin: image driver:v1.30.0 -> driver:v1.31.0']],
+    [
+      'image',
+      changed((t) => {
+        c0(t).image = 'driver:v1.31.0';
+      }),
+      ['plugin: image driver:v1.30.0 -> driver:v1.31.0'],
+    ],
     // privileged dropped
-    ['privileged', changed((t) => { c0(t).securityContext = { privileged: false }; }), ['plugin: privileged true -> false']],
+    [
+      'privileged',
+      changed((t) => {
+        c0(t).securityContext = { privileged: false };
+      }),
+      ['plugin: privileged true -> false'],
+    ],
     // capability added
-    ['capabilities', changed((t) => { c0(t).securityContext = { privileged: true, capabilities: { add: ['SYS_ADMIN'] } }; }), ['plugin: capabilities.add [] -> [SYS_ADMIN]']],
+    [
+      'capabilities',
+      changed((t) => {
+        c0(t).securityContext = { privileged: true, capabilities: { add: ['SYS_ADMIN'] } };
+      }),
+      ['plugin: capabilities.add [] -> [SYS_ADMIN]'],
+    ],
     // hostPath moved to another kubelet root
-    ['hostPath', changed((t) => { t.spec!.volumes![0]!.hostPath!.path = '/var/data/kubelet'; }), ['volume kubelet-dir: hostPath /var/lib/kubelet -> /var/data/kubelet']],
+    [
+      'hostPath',
+      changed((t) => {
+        t.spec!.volumes![0]!.hostPath!.path = '/var/data/kubelet';
+      }),
+      ['volume kubelet-dir: hostPath /var/lib/kubelet -> /var/data/kubelet'],
+    ],
     // a mount removed entirely
-    ['mount removed', changed((t) => { c0(t).volumeMounts!.splice(1, 1); }), ['plugin-dir: volumeMount /csi (none) -> absent']],
+    [
+      'mount removed',
+      changed((t) => {
+        c0(t).volumeMounts!.splice(1, 1);
+      }),
+      ['plugin-dir: volumeMount /csi (none) -> absent'],
+    ],
     // args are "other"
-    ['args', changed((t) => { c0(t).args = ['--endpoint=unix:/csi/csi.sock', '--v=5']; }), ['plugin: args ["--endpoint=unix:/csi/csi.sock"] -> ["--endpoint=unix:/csi/csi.sock","--v=5"]']],
+    [
+      'args',
+      changed((t) => {
+        c0(t).args = ['--endpoint=unix:/csi/csi.sock', '--v=5'];
+      }),
+      ['plugin: args ["--endpoint=unix:/csi/csi.sock"] -> ["--endpoint=unix:/csi/csi.sock","--v=5"]'],
+    ],
     // identical templates
     ['identical', base(), []],
   ])('%s', (_name, to, texts) => {
@@ -48,7 +106,9 @@ describe('diffTemplates', () => {
   });
 
   it('explicit None and absent propagation are equal', () => {
-    const to = changed((t) => { c0(t).volumeMounts![1]!.mountPropagation = 'None'; });
+    const to = changed((t) => {
+      c0(t).volumeMounts![1]!.mountPropagation = 'None';
+    });
     expect(diffTemplates(base(), to)).toEqual([]);
   });
 
@@ -65,10 +125,16 @@ describe('diffTemplates', () => {
   it('names the container and the field path of the seed change on the real ebs manifest', () => {
     const t1 = ebsDaemonSet().spec!.template!;
     const changes = diffTemplates(t1, withoutPropagation(t1, 'kubelet-dir'));
-    expect(changes).toEqual([{
-      category: 'storage', container: 'ebs-plugin', field: 'volumeMount kubelet-dir mountPropagation',
-      from: 'Bidirectional', to: 'none', text: 'kubelet-dir: mountPropagation Bidirectional -> none',
-    }]);
+    expect(changes).toEqual([
+      {
+        category: 'storage',
+        container: 'ebs-plugin',
+        field: 'volumeMount kubelet-dir mountPropagation',
+        from: 'Bidirectional',
+        to: 'none',
+        text: 'kubelet-dir: mountPropagation Bidirectional -> none',
+      },
+    ]);
   });
 
   it('copes with missing templates', () => {

@@ -22,7 +22,9 @@ describe('propagation-loss scenario', () => {
   it('yields exactly one FOLLOWS_ROLLOUT incident for ebs-csi-node@2 with postgres-2, the search pods and the backup', () => {
     const index = ClusterIndex.fromSnapshot(sim.state());
     const { incidents } = scanIndex(index, { now: sim.now() });
-    expect(incidents.map((i) => [i.key, i.verdict])).toEqual([['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT']]);
+    expect(incidents.map((i) => [i.key, i.verdict])).toEqual([
+      ['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT'],
+    ]);
     const inc = incidents[0]!;
     const pods = inc.pods.map((p) => `${p.pod.namespace}/${p.pod.name}`);
     expect(pods).toContain('platform/postgres-2');
@@ -46,7 +48,12 @@ describe('propagation-loss scenario', () => {
     await sim.advance(14 * 60_000);
     const { incidents } = scanIndex(ClusterIndex.fromSnapshot(sim.state()), { now: sim.now() });
     const inc = incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT');
-    expect([inc?.key, inc?.rollout?.newRevision, inc?.rollout?.previousRevision, inc?.rollout?.counts.oldStuck]).toEqual(['rollout/kube-system/ebs-csi-node@2', 2, 3, 0]);
+    expect([
+      inc?.key,
+      inc?.rollout?.newRevision,
+      inc?.rollout?.previousRevision,
+      inc?.rollout?.counts.oldStuck,
+    ]).toEqual(['rollout/kube-system/ebs-csi-node@2', 2, 3, 0]);
     expect(inc?.pods.map((p) => p.pod.name)).not.toContain('postgres-2');
   });
 
@@ -69,11 +76,14 @@ async function scanScenario(file: string, afterMs = 0) {
 }
 
 describe('other seed scenarios (each skipped while its file is missing)', () => {
-  it.skipIf(!existsSync('scenarios/node-fault.yaml'))('node-fault.yaml yields FOLLOWS_NODE and no rollout', async () => {
-    const incidents = await scanScenario('scenarios/node-fault.yaml');
-    expect(incidents.map((i) => [i.key, i.verdict])).toEqual([['node/node-07', 'FOLLOWS_NODE']]);
-    expect(incidents[0]?.summary).toMatch(/^FOLLOWS_NODE: 3 pods stuck mounting on node-07 across 2 drivers/);
-  });
+  it.skipIf(!existsSync('scenarios/node-fault.yaml'))(
+    'node-fault.yaml yields FOLLOWS_NODE and no rollout',
+    async () => {
+      const incidents = await scanScenario('scenarios/node-fault.yaml');
+      expect(incidents.map((i) => [i.key, i.verdict])).toEqual([['node/node-07', 'FOLLOWS_NODE']]);
+      expect(incidents[0]?.summary).toMatch(/^FOLLOWS_NODE: 3 pods stuck mounting on node-07 across 2 drivers/);
+    },
+  );
 
   it.skipIf(!existsSync('scenarios/cni-sandbox.yaml'))('cni-sandbox.yaml yields no storage incident', async () => {
     const incidents = await scanScenario('scenarios/cni-sandbox.yaml');

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { envProblems, expectedGrants, probeProblems, rbacProblems, securityProblems } from './checks.js';
 import type { K8sObject } from './manifests.js';
 
-const role = (rules: unknown[]): K8sObject => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules });
+const role = (rules: unknown[]): K8sObject => ({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRole',
+  metadata: { name: 'r' },
+  rules,
+});
 const good = () => {
   const byGroup = new Map<string, Set<string>>();
   for (const g of expectedGrants()) {
@@ -12,7 +17,8 @@ const good = () => {
     const [group, res] = (gr ?? '').split('/');
     byGroup.set(group ?? '', (byGroup.get(group ?? '') ?? new Set()).add(res ?? ''));
   }
-  return [...byGroup].map(([g, rs]) => ({ apiGroups: [g], resources: [...rs], verbs: ['get', 'list', 'watch'] }))
+  return [...byGroup]
+    .map(([g, rs]) => ({ apiGroups: [g], resources: [...rs], verbs: ['get', 'list', 'watch'] }))
     .concat([{ apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews'], verbs: ['create'] }]);
 };
 
@@ -25,8 +31,14 @@ describe('rbacProblems', () => {
     [{ apiGroups: [''], resources: ['pods'], verbs: ['delete'] }, 'r: write verb /pods delete'], // write verb
     [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }, 'r: grants /secrets get on Secrets'], // secrets
     [{ apiGroups: ['apps'], resources: ['*'], verbs: ['get'] }, 'r: wildcard grant apps/* get'], // wildcard
-    [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }, 'grant /configmaps list is not needed by src/domain/kinds.ts'], // extra read
-    [{ apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] }, 'r: write verb authorization.k8s.io/subjectaccessreviews create'],
+    [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['list'] },
+      'grant /configmaps list is not needed by src/domain/kinds.ts',
+    ], // extra read
+    [
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+      'r: write verb authorization.k8s.io/subjectaccessreviews create',
+    ],
   ])('flags %j', (rule, problem) => {
     expect(rbacProblems([role([...good(), rule])])).toContain(problem);
   });
@@ -43,8 +55,13 @@ const container = (over: Record<string, unknown> = {}) => ({
   readinessProbe: { httpGet: { path: '/readyz' } },
   ...over,
 });
-const deploy = (c: unknown, pod: Record<string, unknown> = { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } }): K8sObject => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
+const deploy = (
+  c: unknown,
+  pod: Record<string, unknown> = { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+): K8sObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'd' },
   spec: { template: { spec: { securityContext: pod, containers: [c] } } },
 });
 
@@ -55,25 +72,48 @@ describe('securityProblems and probeProblems', () => {
   });
   // Each case: the faulty container or pod, the problem expected.
   it.each([
-    [container({ securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }), undefined, 'Deployment d container c: readOnlyRootFilesystem is not true'],
-    [container({ securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false } }), undefined, 'Deployment d container c: capabilities.drop lacks ALL'],
-    [container({ resources: { requests: { cpu: '1', memory: '1' } } }), undefined, 'Deployment d container c: no cpu limit'],
+    [
+      container({ securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }),
+      undefined,
+      'Deployment d container c: readOnlyRootFilesystem is not true',
+    ],
+    [
+      container({ securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false } }),
+      undefined,
+      'Deployment d container c: capabilities.drop lacks ALL',
+    ],
+    [
+      container({ resources: { requests: { cpu: '1', memory: '1' } } }),
+      undefined,
+      'Deployment d container c: no cpu limit',
+    ],
     [container(), { runAsNonRoot: true }, 'Deployment d container c: seccompProfile is not RuntimeDefault'],
     [container(), { seccompProfile: { type: 'RuntimeDefault' } }, 'Deployment d container c: runAsNonRoot is not true'],
   ] as [unknown, Record<string, unknown> | undefined, string][])('flags case %#', (c, pod, problem) => {
     expect(securityProblems(pod ? deploy(c, pod) : deploy(c))).toContain(problem);
   });
   it('flags wrong probe paths', () => {
-    expect(probeProblems(deploy(container({ readinessProbe: { httpGet: { path: '/healthz' } } })))).toEqual(['readinessProbe is not GET /readyz']);
+    expect(probeProblems(deploy(container({ readinessProbe: { httpGet: { path: '/healthz' } } })))).toEqual([
+      'readinessProbe is not GET /readyz',
+    ]);
   });
 });
 
 describe('envProblems', () => {
-  const cm = (data: Record<string, string>): K8sObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data });
+  const cm = (data: Record<string, string>): K8sObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'cfg' },
+    data,
+  });
   const withEnv = (env: unknown[]) => deploy(container({ env, envFrom: [{ configMapRef: { name: 'cfg' } }] }));
   const secretRef = (name: string, key = name) => ({ name, valueFrom: { secretKeyRef: { name: 's', key } } });
   it('accepts config keys, secrets from the Secret', () => {
-    expect(envProblems(withEnv([secretRef('SLACK_BOT_TOKEN'), { name: 'REDIS_URL', value: 'redis://r:6379' }]), [cm({ PORT: '3000' })])).toEqual([]);
+    expect(
+      envProblems(withEnv([secretRef('SLACK_BOT_TOKEN'), { name: 'REDIS_URL', value: 'redis://r:6379' }]), [
+        cm({ PORT: '3000' }),
+      ]),
+    ).toEqual([]);
   });
   // Each case: env, ConfigMap data, the problem expected.
   it.each([

@@ -12,52 +12,85 @@ export function expectedGrants(): string[] {
   return [...reads, 'authorization.k8s.io/selfsubjectaccessreviews create'].sort();
 }
 
-interface Rule { apiGroups?: string[]; resources?: string[]; verbs?: string[]; nonResourceURLs?: string[]; resourceNames?: string[] }
+interface Rule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs?: string[];
+  nonResourceURLs?: string[];
+  resourceNames?: string[];
+}
 
 /** RBAC: no write verb but create on SSARs, no wildcard, no Secrets, and exactly the expected grants. */
 export function rbacProblems(objs: K8sObject[]): string[] {
   const problems: string[] = [];
   const grants = new Set<string>();
   for (const o of objs.filter((x) => x.kind === 'ClusterRole' || x.kind === 'Role')) {
-    if (o.aggregationRule) problems.push(`${o.kind} ${o.metadata.name}: aggregationRule pulls in rules not reviewed here`);
+    if (o.aggregationRule)
+      problems.push(`${o.kind} ${o.metadata.name}: aggregationRule pulls in rules not reviewed here`);
     for (const r of (o.rules ?? []) as Rule[]) {
-      if (r.nonResourceURLs?.length) problems.push(`${o.metadata.name}: nonResourceURLs ${r.nonResourceURLs.join(',')}`);
-      for (const g of r.apiGroups ?? []) for (const res of r.resources ?? []) for (const v of r.verbs ?? []) {
-        const grant = `${g}/${res} ${v}`;
-        grants.add(grant);
-        if (g === '*' || res === '*' || v === '*') problems.push(`${o.metadata.name}: wildcard grant ${grant}`);
-        else if (res === 'secrets' || res.startsWith('secrets/')) problems.push(`${o.metadata.name}: grants ${grant} on Secrets`);
-        else if (!READ_VERBS.includes(v) && grant !== 'authorization.k8s.io/selfsubjectaccessreviews create') {
-          problems.push(`${o.metadata.name}: write verb ${grant}`);
-        }
-      }
+      if (r.nonResourceURLs?.length)
+        problems.push(`${o.metadata.name}: nonResourceURLs ${r.nonResourceURLs.join(',')}`);
+      for (const g of r.apiGroups ?? [])
+        for (const res of r.resources ?? [])
+          for (const v of r.verbs ?? []) {
+            const grant = `${g}/${res} ${v}`;
+            grants.add(grant);
+            if (g === '*' || res === '*' || v === '*') problems.push(`${o.metadata.name}: wildcard grant ${grant}`);
+            else if (res === 'secrets' || res.startsWith('secrets/'))
+              problems.push(`${o.metadata.name}: grants ${grant} on Secrets`);
+            else if (!READ_VERBS.includes(v) && grant !== 'authorization.k8s.io/selfsubjectaccessreviews create') {
+              problems.push(`${o.metadata.name}: write verb ${grant}`);
+            }
+          }
     }
   }
   const expected = expectedGrants();
   for (const g of expected) if (!grants.has(g)) problems.push(`missing grant ${g} (src/domain/kinds.ts reads it)`);
-  for (const g of [...grants].sort()) if (!expected.includes(g)) problems.push(`grant ${g} is not needed by src/domain/kinds.ts`);
+  for (const g of [...grants].sort())
+    if (!expected.includes(g)) problems.push(`grant ${g} is not needed by src/domain/kinds.ts`);
   return problems;
 }
 
 interface SecurityContext {
-  runAsNonRoot?: boolean; runAsUser?: number; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean;
-  privileged?: boolean; capabilities?: { drop?: string[]; add?: string[] }; seccompProfile?: { type?: string };
+  runAsNonRoot?: boolean;
+  runAsUser?: number;
+  readOnlyRootFilesystem?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  privileged?: boolean;
+  capabilities?: { drop?: string[]; add?: string[] };
+  seccompProfile?: { type?: string };
 }
 interface Container {
-  name: string; securityContext?: SecurityContext; env?: EnvVar[]; envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  name: string;
+  securityContext?: SecurityContext;
+  env?: EnvVar[];
+  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  livenessProbe?: Probe; readinessProbe?: Probe; startupProbe?: Probe;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
 }
-interface Probe { httpGet?: { path?: string; port?: string | number } }
-interface EnvVar { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } } }
+interface Probe {
+  httpGet?: { path?: string; port?: string | number };
+}
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } };
+}
 interface PodSpec {
-  securityContext?: SecurityContext; containers: Container[]; initContainers?: Container[]; hostNetwork?: boolean; hostPID?: boolean;
-  hostIPC?: boolean; volumes?: { name: string; hostPath?: unknown }[];
+  securityContext?: SecurityContext;
+  containers: Container[];
+  initContainers?: Container[];
+  hostNetwork?: boolean;
+  hostPID?: boolean;
+  hostIPC?: boolean;
+  volumes?: { name: string; hostPath?: unknown }[];
 }
 
 /** The pod spec of a Deployment or StatefulSet. */
 export function podSpec(o: K8sObject): PodSpec {
-  return ((o.spec as { template: { spec: PodSpec } }).template.spec);
+  return (o.spec as { template: { spec: PodSpec } }).template.spec;
 }
 
 /** Restricted Pod Security Standard and more: non-root, read-only root FS, no capabilities, seccomp, requests+limits. */
@@ -73,15 +106,17 @@ export function securityProblems(o: K8sObject): string[] {
     const at = `${who} container ${c.name}`;
     if ((sc.runAsNonRoot ?? pod.runAsNonRoot) !== true) p.push(`${at}: runAsNonRoot is not true`);
     if ((sc.runAsUser ?? pod.runAsUser) === 0) p.push(`${at}: runs as uid 0`);
-    if ((sc.seccompProfile ?? pod.seccompProfile)?.type !== 'RuntimeDefault') p.push(`${at}: seccompProfile is not RuntimeDefault`);
+    if ((sc.seccompProfile ?? pod.seccompProfile)?.type !== 'RuntimeDefault')
+      p.push(`${at}: seccompProfile is not RuntimeDefault`);
     if (sc.readOnlyRootFilesystem !== true) p.push(`${at}: readOnlyRootFilesystem is not true`);
     if (sc.allowPrivilegeEscalation !== false) p.push(`${at}: allowPrivilegeEscalation is not false`);
     if (sc.privileged) p.push(`${at}: privileged`);
     if (!sc.capabilities?.drop?.includes('ALL')) p.push(`${at}: capabilities.drop lacks ALL`);
     if (sc.capabilities?.add?.length) p.push(`${at}: adds capabilities ${sc.capabilities.add.join(',')}`);
-    for (const kind of ['requests', 'limits'] as const) for (const r of ['cpu', 'memory']) {
-      if (!c.resources?.[kind]?.[r]) p.push(`${at}: no ${r} ${kind.slice(0, -1)}`);
-    }
+    for (const kind of ['requests', 'limits'] as const)
+      for (const r of ['cpu', 'memory']) {
+        if (!c.resources?.[kind]?.[r]) p.push(`${at}: no ${r} ${kind.slice(0, -1)}`);
+      }
   }
   return p;
 }
@@ -105,19 +140,27 @@ export function envProblems(deployment: K8sObject, objs: K8sObject[]): string[] 
   const c = podSpec(deployment).containers[0];
   for (const e of c?.env ?? []) {
     const info = ENV.get(e.name);
-    if (!info) { p.push(`env ${e.name} is not a config key (src/config/keys.ts)`); continue; }
+    if (!info) {
+      p.push(`env ${e.name} is not a config key (src/config/keys.ts)`);
+      continue;
+    }
     // A Redis URL without credentials (the redis component's) holds nothing secret.
     const harmless = e.name === 'REDIS_URL' && e.value !== undefined && !e.value.includes('@');
     if (info.secret && e.value !== undefined && !harmless) p.push(`env ${e.name} is a secret given as a plain value`);
     if (!info.secret && e.valueFrom?.secretKeyRef) p.push(`env ${e.name} is not a secret but comes from a Secret`);
-    if (e.valueFrom?.secretKeyRef && e.valueFrom.secretKeyRef.key !== e.name) p.push(`env ${e.name} reads Secret key ${e.valueFrom.secretKeyRef.key}`);
+    if (e.valueFrom?.secretKeyRef && e.valueFrom.secretKeyRef.key !== e.name)
+      p.push(`env ${e.name} reads Secret key ${e.valueFrom.secretKeyRef.key}`);
   }
   for (const ref of c?.envFrom ?? []) {
-    if (ref.secretRef) p.push(`envFrom Secret ${ref.secretRef.name}: name secrets one by one so the test can check them`);
+    if (ref.secretRef)
+      p.push(`envFrom Secret ${ref.secretRef.name}: name secrets one by one so the test can check them`);
     const name = ref.configMapRef?.name;
     if (!name) continue;
     const cm = objs.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name);
-    if (!cm) { p.push(`envFrom ConfigMap ${name} is not in the rendered output`); continue; }
+    if (!cm) {
+      p.push(`envFrom ConfigMap ${name} is not in the rendered output`);
+      continue;
+    }
     for (const key of Object.keys((cm.data ?? {}) as Record<string, string>)) {
       const info = ENV.get(key);
       if (!info) p.push(`ConfigMap ${name} key ${key} is not a config key (src/config/keys.ts)`);

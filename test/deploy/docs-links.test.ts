@@ -9,7 +9,11 @@ const DOCS = ['docs/install.md', 'docs/configuration.md', 'docs/slack-app.md', '
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
 function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 function anchors(file: string): Set<string> {
@@ -33,8 +37,12 @@ describe('docs links', () => {
       if (/^[a-z]+:/.test(target)) continue; // absolute URLs
       const [path = '', anchor] = target.split('#');
       const file = path === '' ? doc : join(dirname(doc), path);
-      if (!existsSync(join(ROOT, file))) { bad.push(`${target}: no file ${file}`); continue; }
-      if (anchor && file.endsWith('.md') && !anchors(file).has(anchor)) bad.push(`${target}: no heading #${anchor} in ${file}`);
+      if (!existsSync(join(ROOT, file))) {
+        bad.push(`${target}: no file ${file}`);
+        continue;
+      }
+      if (anchor && file.endsWith('.md') && !anchors(file).has(anchor))
+        bad.push(`${target}: no heading #${anchor} in ${file}`);
     }
     expect(bad).toEqual([]);
   });

@@ -14,7 +14,10 @@ describe('deploy/ plain files (no kubectl needed)', () => {
     expect(rbacProblems(plainObjects('base'))).toEqual([]);
   });
   it('base Deployment and redis StatefulSet are locked down', () => {
-    for (const o of [...ofKind(plainObjects('base'), 'Deployment'), ...ofKind(plainObjects('components/redis'), 'StatefulSet')]) {
+    for (const o of [
+      ...ofKind(plainObjects('base'), 'Deployment'),
+      ...ofKind(plainObjects('components/redis'), 'StatefulSet'),
+    ]) {
       expect(securityProblems(o)).toEqual([]);
     }
   });
@@ -41,20 +44,32 @@ describe.runIf(renderable)('deploy/ rendered with kubectl kustomize', () => {
   it.each(dirs)('%s: RBAC is read-only and matches the kinds table', (d) => {
     expect(rbacProblems(get(d))).toEqual([]);
     const binding = ofKind(get(d), 'ClusterRoleBinding')[0];
-    expect(binding).toMatchObject({ roleRef: { kind: 'ClusterRole', name: 'rwx-reader' }, subjects: [{ kind: 'ServiceAccount', name: 'rwx', namespace: 'rwx' }] });
+    expect(binding).toMatchObject({
+      roleRef: { kind: 'ClusterRole', name: 'rwx-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'rwx', namespace: 'rwx' }],
+    });
     expect(get(d).filter((o) => ['Role', 'RoleBinding', 'Secret'].includes(o.kind))).toEqual([]);
   });
 
-  it.each(dirs)('%s: every workload is non-root, read-only, capability-free, seccomp-confined, with requests and limits', (d) => {
-    const workloads = [...ofKind(get(d), 'Deployment'), ...ofKind(get(d), 'StatefulSet')];
-    expect(workloads.length).toBeGreaterThan(0);
-    for (const w of workloads) expect(securityProblems(w)).toEqual([]);
-    expect(podSpec(deployment(d)).securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } });
-  });
+  it.each(dirs)(
+    '%s: every workload is non-root, read-only, capability-free, seccomp-confined, with requests and limits',
+    (d) => {
+      const workloads = [...ofKind(get(d), 'Deployment'), ...ofKind(get(d), 'StatefulSet')];
+      expect(workloads.length).toBeGreaterThan(0);
+      for (const w of workloads) expect(securityProblems(w)).toEqual([]);
+      expect(podSpec(deployment(d)).securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 10001,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+    },
+  );
 
   it.each(dirs)('%s: probes /healthz and /readyz; the Service exposes the port', (d) => {
     expect(probeProblems(deployment(d))).toEqual([]);
-    expect(ofKind(get(d), 'Service').find((s) => s.metadata.name === 'rwx')).toMatchObject({ spec: { ports: [{ name: 'http', port: 3000 }] } });
+    expect(ofKind(get(d), 'Service').find((s) => s.metadata.name === 'rwx')).toMatchObject({
+      spec: { ports: [{ name: 'http', port: 3000 }] },
+    });
   });
 
   it.each(dirs)('%s: environment names are config keys, secrets from the Secret only', (d) => {
@@ -63,9 +78,16 @@ describe.runIf(renderable)('deploy/ rendered with kubectl kustomize', () => {
 
   it.each(dirs)('%s: the ConfigMap defaults load and equal the built-in defaults', (d) => {
     const cm = ofKind(get(d), 'ConfigMap').find((c) => c.metadata.name.startsWith('rwx-config'));
-    const env = { ...(cm?.data as Record<string, string>), SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_CHANNEL: 'C0123ABCD' };
+    const env = {
+      ...(cm?.data as Record<string, string>),
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_APP_TOKEN: 'xapp-1',
+      SLACK_CHANNEL: 'C0123ABCD',
+    };
     const fromCm = loadConfig({ env });
-    const builtIn = loadConfig({ env: { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_CHANNEL: 'C0123ABCD' } });
+    const builtIn = loadConfig({
+      env: { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_CHANNEL: 'C0123ABCD' },
+    });
     expect(fromCm).toEqual(builtIn);
   });
 
@@ -82,8 +104,12 @@ describe.runIf(renderable)('deploy/ rendered with kubectl kustomize', () => {
     expect(names).not.toContain('SLACK_APP_TOKEN');
     const ingresses = ofKind(get('overlays/http'), 'Ingress');
     expect(ingresses).toHaveLength(1);
-    const paths = (ingresses[0]?.spec as { rules: { http: { paths: { path: string; backend: unknown }[] } }[] }).rules.flatMap((r) => r.http.paths);
-    expect(paths).toEqual([{ path: '/slack/events', pathType: 'Exact', backend: { service: { name: 'rwx', port: { name: 'http' } } } }]);
+    const paths = (
+      ingresses[0]?.spec as { rules: { http: { paths: { path: string; backend: unknown }[] } }[] }
+    ).rules.flatMap((r) => r.http.paths);
+    expect(paths).toEqual([
+      { path: '/slack/events', pathType: 'Exact', backend: { service: { name: 'rwx', port: { name: 'http' } } } },
+    ]);
   });
 
   it.each(overlays())('%s: the redis component is wired in (noeviction, appendonly, PVC, REDIS_URL)', (d) => {
@@ -101,6 +127,7 @@ describe.runIf(renderable)('deploy/ rendered with kubectl kustomize', () => {
     expect(redisUrl).toEqual({ name: 'REDIS_URL', value: 'redis://rwx-redis:6379' });
     expect(ofKind(objs, 'Service').map((s) => s.metadata.name)).toContain('rwx-redis');
     // everything lands in the bot's namespace
-    for (const o of objs.filter((x) => !['Namespace', 'ClusterRole', 'ClusterRoleBinding'].includes(x.kind))) expect(o.metadata.namespace).toBe('rwx');
+    for (const o of objs.filter((x) => !['Namespace', 'ClusterRole', 'ClusterRoleBinding'].includes(x.kind)))
+      expect(o.metadata.namespace).toBe('rwx');
   });
 });

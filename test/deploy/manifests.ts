@@ -20,16 +20,21 @@ export interface K8sObject {
 
 /** Parses a multi-document YAML stream into objects; throws on a YAML error. */
 export function parseObjects(text: string): K8sObject[] {
-  return parseAllDocuments(text).map((d) => {
-    if (d.errors.length) throw new Error(d.errors[0]?.message);
-    return d.toJS() as K8sObject;
-  }).filter((o) => o !== null);
+  return parseAllDocuments(text)
+    .map((d) => {
+      if (d.errors.length) throw new Error(d.errors[0]?.message);
+      return d.toJS() as K8sObject;
+    })
+    .filter((o) => o !== null);
 }
 
 /** The kubectl binary's kustomize, or undefined when kubectl is missing or too old for components (< 1.27). */
 export function kubectlKustomizeVersion(): string | undefined {
   try {
-    const out = execFileSync('kubectl', ['version', '--client', '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync('kubectl', ['version', '--client', '-o', 'json'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const v = JSON.parse(out) as { kustomizeVersion?: string };
     const m = /^v(\d+)\./.exec(v.kustomizeVersion ?? '');
     return m && Number(m[1]) >= 5 ? v.kustomizeVersion : undefined;
@@ -40,7 +45,12 @@ export function kubectlKustomizeVersion(): string | undefined {
 
 /** Renders a kustomization directory (relative to deploy/, or absolute) with `kubectl kustomize`. */
 export function render(dir: string): K8sObject[] {
-  return parseObjects(execFileSync('kubectl', ['kustomize', resolve(DEPLOY, dir)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  return parseObjects(
+    execFileSync('kubectl', ['kustomize', resolve(DEPLOY, dir)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
 }
 
 /** Every object in the plain YAML files of a directory (relative to deploy/), kustomization files excluded. */
@@ -52,7 +62,9 @@ export function plainObjects(dir: string): K8sObject[] {
 
 /** The overlays under deploy/overlays, discovered so a new overlay is tested without editing the test. */
 export function overlays(): string[] {
-  return readdirSync(join(DEPLOY, 'overlays'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => `overlays/${d.name}`);
+  return readdirSync(join(DEPLOY, 'overlays'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => `overlays/${d.name}`);
 }
 
 /** Objects of one kind. */

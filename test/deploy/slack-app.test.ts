@@ -33,7 +33,9 @@ describe('slackMethodsIn', () => {
 describe('Slack scopes', () => {
   it('every Slack method named in src/ has a scope row in src/slack/scopes.ts', () => {
     const used = slackMethodsUnder(ROOT, 'src', ['src/slack/scopes.ts']);
-    const missing = [...used].filter(([m]) => !(m in SLACK_METHOD_SCOPES)).map(([m, files]) => `${m} (${files.join(', ')})`);
+    const missing = [...used]
+      .filter(([m]) => !(m in SLACK_METHOD_SCOPES))
+      .map(([m, files]) => `${m} (${files.join(', ')})`);
     expect(missing).toEqual([]);
     // The scan is not vacuous: the posting path is in there.
     expect([...used.keys()]).toEqual(expect.arrayContaining(['chat.postMessage', 'chat.update']));
@@ -49,7 +51,9 @@ describe('Slack scopes', () => {
     const r = slackManifestSchema.safeParse(manifest);
     expect(r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([]);
     // and the schema is not a rubber stamp
-    expect(slackManifestSchema.safeParse({ ...manifest, display_information: { name: 'x'.repeat(36) } }).success).toBe(false);
+    expect(slackManifestSchema.safeParse({ ...manifest, display_information: { name: 'x'.repeat(36) } }).success).toBe(
+      false,
+    );
   });
 
   it('declares the bot user, /rwx, interactivity and Socket Mode', () => {
@@ -60,7 +64,9 @@ describe('Slack scopes', () => {
   });
 
   it('subscribes to events only if the code listens to any', () => {
-    const listens = sourceFiles(ROOT, 'src').some((f) => /\bapp\.(event|message)\s*\(/.test(readFileSync(join(ROOT, f), 'utf8')));
+    const listens = sourceFiles(ROOT, 'src').some((f) =>
+      /\bapp\.(event|message)\s*\(/.test(readFileSync(join(ROOT, f), 'utf8')),
+    );
     expect(manifest.settings?.event_subscriptions !== undefined).toBe(listens);
   });
 });

@@ -2,7 +2,10 @@
 // Slack's own length limits: an admin's paste must not be rejected by Slack for a too-long field or a typo'd key.
 import { z } from 'zod';
 
-const url = z.string().regex(/^https?:\/\//).max(3000);
+const url = z
+  .string()
+  .regex(/^https?:\/\//)
+  .max(3000);
 
 /** Slack app manifest v1, restricted to the sections rwx uses; unknown keys are errors (strict objects). */
 export const slackManifestSchema = z.strictObject({
@@ -15,13 +18,18 @@ export const slackManifestSchema = z.strictObject({
   }),
   features: z.strictObject({
     bot_user: z.strictObject({ display_name: z.string().min(1).max(80), always_online: z.boolean() }),
-    slash_commands: z.array(z.strictObject({
-      command: z.string().min(2).max(32).regex(/^\//),
-      url: url.optional(),
-      description: z.string().min(1).max(2000),
-      usage_hint: z.string().min(1).max(1000),
-      should_escape: z.boolean(),
-    })).min(1).max(50),
+    slash_commands: z
+      .array(
+        z.strictObject({
+          command: z.string().min(2).max(32).regex(/^\//),
+          url: url.optional(),
+          description: z.string().min(1).max(2000),
+          usage_hint: z.string().min(1).max(1000),
+          should_escape: z.boolean(),
+        }),
+      )
+      .min(1)
+      .max(50),
   }),
   oauth_config: z.strictObject({
     scopes: z.strictObject({ bot: z.array(z.string().max(50)).max(255), user: z.array(z.string()).optional() }),
@@ -31,6 +39,8 @@ export const slackManifestSchema = z.strictObject({
     org_deploy_enabled: z.boolean(),
     socket_mode_enabled: z.boolean(),
     token_rotation_enabled: z.boolean(),
-    event_subscriptions: z.strictObject({ request_url: url.optional(), bot_events: z.array(z.string()).optional() }).optional(),
+    event_subscriptions: z
+      .strictObject({ request_url: url.optional(), bot_events: z.array(z.string()).optional() })
+      .optional(),
   }),
 });

@@ -18,25 +18,57 @@ function missed(cj: CronJob, objects: { kind?: string }[] = [], now = NOW) {
 describe('cronJobMissedFinding', () => {
   it.each<[string, CronJob, { missedRuns: number; latestScheduled: string } | undefined]>([
     // the seed: daily at 02:00, last success three nights ago: two nights missed
-    ['two nights', cronJob('d', 'b', '0 2 * * *', { lastSuccess: '2026-11-28T02:20:00Z' }), { missedRuns: 2, latestScheduled: '2026-11-30T02:00:00.000Z' }],
+    [
+      'two nights',
+      cronJob('d', 'b', '0 2 * * *', { lastSuccess: '2026-11-28T02:20:00Z' }),
+      { missedRuns: 2, latestScheduled: '2026-11-30T02:00:00.000Z' },
+    ],
     // succeeded this morning
     ['ran', cronJob('d', 'b', '0 2 * * *', { lastSuccess: '2026-11-30T02:31:00Z' }), undefined],
     // suspended: not our business
     ['suspended', cronJob('d', 'b', '0 2 * * *', { lastSuccess: '2026-11-20T02:20:00Z', suspend: true }), undefined],
     // @daily descriptor (midnight UTC), last success two days ago
-    ['@daily', cronJob('d', 'b', '@daily', { lastSuccess: '2026-11-28T00:05:00Z' }), { missedRuns: 2, latestScheduled: '2026-11-30T00:00:00.000Z' }],
+    [
+      '@daily',
+      cronJob('d', 'b', '@daily', { lastSuccess: '2026-11-28T00:05:00Z' }),
+      { missedRuns: 2, latestScheduled: '2026-11-30T00:00:00.000Z' },
+    ],
     // @midnight is Kubernetes-only: mapped to @daily
-    ['@midnight', cronJob('d', 'b', '@midnight', { lastSuccess: '2026-11-29T00:05:00Z' }), { missedRuns: 1, latestScheduled: '2026-11-30T00:00:00.000Z' }],
+    [
+      '@midnight',
+      cronJob('d', 'b', '@midnight', { lastSuccess: '2026-11-29T00:05:00Z' }),
+      { missedRuns: 1, latestScheduled: '2026-11-30T00:00:00.000Z' },
+    ],
     // spec.timeZone: 02:00 in Berlin is 01:00Z in winter
-    ['timeZone', cronJob('d', 'b', '0 2 * * *', { lastSuccess: '2026-11-29T01:10:00Z', tz: 'Europe/Berlin' }), { missedRuns: 1, latestScheduled: '2026-11-30T01:00:00.000Z' }],
+    [
+      'timeZone',
+      cronJob('d', 'b', '0 2 * * *', { lastSuccess: '2026-11-29T01:10:00Z', tz: 'Europe/Berlin' }),
+      { missedRuns: 1, latestScheduled: '2026-11-30T01:00:00.000Z' },
+    ],
     // legacy TZ= prefix
-    ['TZ= prefix', cronJob('d', 'b', 'TZ=Europe/Berlin 0 2 * * *', { lastSuccess: '2026-11-29T01:10:00Z' }), { missedRuns: 1, latestScheduled: '2026-11-30T01:00:00.000Z' }],
+    [
+      'TZ= prefix',
+      cronJob('d', 'b', 'TZ=Europe/Berlin 0 2 * * *', { lastSuccess: '2026-11-29T01:10:00Z' }),
+      { missedRuns: 1, latestScheduled: '2026-11-30T01:00:00.000Z' },
+    ],
     // never succeeded: counted from creation (three days ago at 09:15: 3 runs)
-    ['never', cronJob('d', 'b', '0 2 * * *', { created: ago(3 * DAY) }), { missedRuns: 3, latestScheduled: '2026-11-30T02:00:00.000Z' }],
+    [
+      'never',
+      cronJob('d', 'b', '0 2 * * *', { created: ago(3 * DAY) }),
+      { missedRuns: 3, latestScheduled: '2026-11-30T02:00:00.000Z' },
+    ],
     // hourly at :10; the 09:10 run is within the 10m grace, 08:10 is not
-    ['grace', cronJob('d', 'b', '10 * * * *', { lastSuccess: '2026-11-30T07:20:00Z' }), { missedRuns: 1, latestScheduled: '2026-11-30T09:10:00.000Z' }],
+    [
+      'grace',
+      cronJob('d', 'b', '10 * * * *', { lastSuccess: '2026-11-30T07:20:00Z' }),
+      { missedRuns: 1, latestScheduled: '2026-11-30T09:10:00.000Z' },
+    ],
     // startingDeadlineSeconds 60 replaces the 10m grace: 09:10 counts too
-    ['deadline', cronJob('d', 'b', '10 * * * *', { lastSuccess: '2026-11-30T07:20:00Z', deadline: 60 }), { missedRuns: 2, latestScheduled: '2026-11-30T09:10:00.000Z' }],
+    [
+      'deadline',
+      cronJob('d', 'b', '10 * * * *', { lastSuccess: '2026-11-30T07:20:00Z', deadline: 60 }),
+      { missedRuns: 2, latestScheduled: '2026-11-30T09:10:00.000Z' },
+    ],
     // six fields (seconds) are not a Kubernetes schedule: no finding rather than a guess
     ['six fields', cronJob('d', 'b', '0 0 2 * * *', { lastSuccess: '2026-11-20T02:20:00Z' }), undefined],
     // a time zone that does not exist
@@ -54,14 +86,25 @@ describe('cronJobMissedFinding', () => {
   it('a run in progress (active Job, pods Running) is not missed', () => {
     const cj = cronJob('d', 'b', '0 * * * *', { lastSuccess: '2026-11-30T08:30:00Z' });
     const job = cronJobJob(cj, '2026-11-30T09:00:00Z', { active: 1 });
-    const p = pod('b-run', { ns: 'd', node: 'n1', scheduled: ago(14 * MIN), started: ago(14 * MIN), owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! } });
+    const p = pod('b-run', {
+      ns: 'd',
+      node: 'n1',
+      scheduled: ago(14 * MIN),
+      started: ago(14 * MIN),
+      owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
+    });
     expect(missed(cj, [job, p], NOW + 5 * MIN)).toBeUndefined();
   });
 
   it('a run whose pod is stuck is missed, and the finding links the Job and its pod', () => {
     const cj = cronJob('d', 'b', '0 2 * * *', { lastSuccess: '2026-11-28T02:20:00Z' });
     const job = cronJobJob(cj, '2026-11-30T02:00:00Z', { active: 1 });
-    const p = pod('b-x', { ns: 'd', node: 'n1', scheduled: ago(25 * MIN), owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! } });
+    const p = pod('b-x', {
+      ns: 'd',
+      node: 'n1',
+      scheduled: ago(25 * MIN),
+      owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
+    });
     const idx = ClusterIndex.fromSnapshot(snapshotOf([cj, job, p]));
     const f = cronJobMissedFinding(idx, cj, ctx);
     expect(f?.jobs).toEqual([{ name: job.metadata!.name, active: 1, succeeded: 0, failed: 0, pods: ['d/b-x'] }]);

@@ -5,7 +5,8 @@ import { causeFromEvents } from '../../src/detect/events.js';
 import { volumesNamedIn } from '../../src/detect/storage-path.js';
 import { ago, event, failedMount, MIN } from './builders.js';
 
-const e = (reason: string, message: string, minutesAgo = 1): KubeEvent => event('ns', 'p', reason, message, ago(minutesAgo * MIN));
+const e = (reason: string, message: string, minutesAgo = 1): KubeEvent =>
+  event('ns', 'p', reason, message, ago(minutesAgo * MIN));
 
 describe('causeFromEvents', () => {
   it.each<[string, KubeEvent[], string]>([
@@ -15,9 +16,17 @@ describe('causeFromEvents', () => {
     ['MountVolume message', [e('Failed', 'MountVolume.SetUp failed for volume "x"')], 'storage'],
     ['sandbox', [e('FailedCreatePodSandBox', 'failed to create pod sandbox')], 'network'],
     // the sandbox failed after the last mount failure: the mount got through, the network did not
-    ['sandbox after mount', [e('FailedMount', failedMount(['d']), 10), e('FailedCreatePodSandBox', 'cni', 1)], 'network'],
+    [
+      'sandbox after mount',
+      [e('FailedMount', failedMount(['d']), 10), e('FailedCreatePodSandBox', 'cni', 1)],
+      'network',
+    ],
     // mounts fail after the sandbox event: storage
-    ['mount after sandbox', [e('FailedMount', failedMount(['d']), 1), e('FailedCreatePodSandBox', 'cni', 10)], 'storage'],
+    [
+      'mount after sandbox',
+      [e('FailedMount', failedMount(['d']), 1), e('FailedCreatePodSandBox', 'cni', 10)],
+      'storage',
+    ],
     ['nothing', [e('Scheduled', 'Successfully assigned')], 'unknown'],
     ['no events', [], 'unknown'],
   ])('%s', (_name, events, want) => {

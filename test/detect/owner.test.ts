@@ -16,13 +16,29 @@ const owned = (kind: string, name: string, uid = `uid-${name}`, labels?: Record<
 describe('resolveWorkload', () => {
   it.each<[string, Pod, WorkloadRef]>([
     // ReplicaSet with the pod-template-hash suffix: the Deployment
-    ['deployment', owned('ReplicaSet', 'search-7d9f8c6b5', 'u', { 'pod-template-hash': '7d9f8c6b5' }), { kind: 'Deployment', namespace: 'ns', name: 'search' }],
+    [
+      'deployment',
+      owned('ReplicaSet', 'search-7d9f8c6b5', 'u', { 'pod-template-hash': '7d9f8c6b5' }),
+      { kind: 'Deployment', namespace: 'ns', name: 'search' },
+    ],
     // ReplicaSet without the label: a bare ReplicaSet
-    ['bare replicaset', owned('ReplicaSet', 'search-7d9f8c6b5'), { kind: 'ReplicaSet', namespace: 'ns', name: 'search-7d9f8c6b5' }],
+    [
+      'bare replicaset',
+      owned('ReplicaSet', 'search-7d9f8c6b5'),
+      { kind: 'ReplicaSet', namespace: 'ns', name: 'search-7d9f8c6b5' },
+    ],
     // hash label that is not the name's suffix: do not guess
-    ['mismatched hash', owned('ReplicaSet', 'search-abc', 'u', { 'pod-template-hash': 'xyz' }), { kind: 'ReplicaSet', namespace: 'ns', name: 'search-abc' }],
+    [
+      'mismatched hash',
+      owned('ReplicaSet', 'search-abc', 'u', { 'pod-template-hash': 'xyz' }),
+      { kind: 'ReplicaSet', namespace: 'ns', name: 'search-abc' },
+    ],
     // Job owned by a CronJob, followed by uid
-    ['cronjob', owned('Job', cjJob.metadata!.name!, cjJob.metadata!.uid!), { kind: 'CronJob', namespace: 'ns', name: 'nightly-backup' }],
+    [
+      'cronjob',
+      owned('Job', cjJob.metadata!.name!, cjJob.metadata!.uid!),
+      { kind: 'CronJob', namespace: 'ns', name: 'nightly-backup' },
+    ],
     // a Job nobody owns
     ['bare job', owned('Job', 'migrate', 'uid-job-migrate'), { kind: 'Job', namespace: 'ns', name: 'migrate' }],
     // a Job the cache does not hold

@@ -14,23 +14,65 @@ function indexWith(...objects: { kind?: string }[]): ClusterIndex {
 }
 
 describe('stuckCreatingFinding', () => {
-  const stuck = (o: Parameters<typeof pod>[1] = {}) => pod('p', { ns: 'ns', node: 'n1', scheduled: ago(10 * MIN), claims: { data: 'data-claim' }, ...o });
+  const stuck = (o: Parameters<typeof pod>[1] = {}) =>
+    pod('p', { ns: 'ns', node: 'n1', scheduled: ago(10 * MIN), claims: { data: 'data-claim' }, ...o });
 
   it.each<[string, Pod, { kind?: string }[], { cause: string; volumes: string[]; driver?: string } | undefined]>([
     // FailedMount naming the volume: storage, volume -> claim -> PV -> driver
-    ['failed mount', stuck(), [event('ns', 'p', 'FailedMount', failedMount(['data']), ago(MIN), 4)], { cause: 'storage', volumes: ['data'], driver: ebs }],
+    [
+      'failed mount',
+      stuck(),
+      [event('ns', 'p', 'FailedMount', failedMount(['data']), ago(MIN), 4)],
+      { cause: 'storage', volumes: ['data'], driver: ebs },
+    ],
     // scheduled 4 minutes ago: not stuck yet
     ['under stuckAfter', stuck({ scheduled: ago(4 * MIN) }), [], undefined],
     // init container waiting PodInitializing, main waiting PodInitializing: included
-    ['init container', stuck({ init: 'PodInitializing' }), [event('ns', 'p', 'FailedMount', failedMount(['data']), ago(MIN))], { cause: 'storage', volumes: ['data'], driver: ebs }],
+    [
+      'init container',
+      stuck({ init: 'PodInitializing' }),
+      [event('ns', 'p', 'FailedMount', failedMount(['data']), ago(MIN))],
+      { cause: 'storage', volumes: ['data'], driver: ebs },
+    ],
     // sandbox failure: network, no storage blamed
-    ['sandbox', stuck(), [event('ns', 'p', 'FailedCreatePodSandBox', 'failed to setup network for sandbox: plugin type="calico" failed', ago(MIN))], { cause: 'network', volumes: [] }],
+    [
+      'sandbox',
+      stuck(),
+      [
+        event(
+          'ns',
+          'p',
+          'FailedCreatePodSandBox',
+          'failed to setup network for sandbox: plugin type="calico" failed',
+          ago(MIN),
+        ),
+      ],
+      { cause: 'network', volumes: [] },
+    ],
     // no events: unknown, every claim listed
     ['no events', stuck(), [], { cause: 'unknown', volumes: ['data'], driver: ebs }],
     // MountDevice failure naming the PV rather than the pod volume
-    ['pv named', stuck(), [event('ns', 'p', 'FailedMount', 'MountVolume.MountDevice failed for volume "pv-ns-data-claim" : rpc error', ago(MIN))], { cause: 'storage', volumes: ['data'], driver: ebs }],
+    [
+      'pv named',
+      stuck(),
+      [
+        event(
+          'ns',
+          'p',
+          'FailedMount',
+          'MountVolume.MountDevice failed for volume "pv-ns-data-claim" : rpc error',
+          ago(MIN),
+        ),
+      ],
+      { cause: 'storage', volumes: ['data'], driver: ebs },
+    ],
     // AttachVolume failure is storage too
-    ['attach', stuck(), [event('ns', 'p', 'FailedAttachVolume', 'AttachVolume.Attach failed for volume "pv-ns-data-claim"', ago(MIN))], { cause: 'storage', volumes: ['data'], driver: ebs }],
+    [
+      'attach',
+      stuck(),
+      [event('ns', 'p', 'FailedAttachVolume', 'AttachVolume.Attach failed for volume "pv-ns-data-claim"', ago(MIN))],
+      { cause: 'storage', volumes: ['data'], driver: ebs },
+    ],
     // running pod: not stuck
     ['running', pod('p', { ns: 'ns', node: 'n1', scheduled: ago(HOUR), started: ago(HOUR) }), [], undefined],
     // pod with no PodScheduled condition: not counted
@@ -38,7 +80,16 @@ describe('stuckCreatingFinding', () => {
     // terminating pod: the terminating detector's business
     ['terminating', stuck({ deleted: ago(MIN) }), [], undefined],
     // an init container that runs means volumes are mounted
-    ['init running', (() => { const p = stuck({ init: 'PodInitializing' }); p.status!.initContainerStatuses = [{ name: 'init', state: { running: { startedAt: ago(MIN) } } }]; return p; })(), [], undefined],
+    [
+      'init running',
+      (() => {
+        const p = stuck({ init: 'PodInitializing' });
+        p.status!.initContainerStatuses = [{ name: 'init', state: { running: { startedAt: ago(MIN) } } }];
+        return p;
+      })(),
+      [],
+      undefined,
+    ],
   ])('%s', (_name, p, objects, want) => {
     const f = stuckCreatingFinding(indexWith(p, ...objects), p, ctx);
     if (!want) return expect(f).toBeUndefined();
@@ -54,9 +105,17 @@ describe('detectStuckCreating', () => {
   it('includes Job-owned pods and resolves them to their CronJob', () => {
     const cj = cronJob('ns', 'backup', '0 2 * * *');
     const job = cronJobJob(cj, '2026-11-30T02:00:00Z', { active: 1 });
-    const p = pod('backup-x', { ns: 'ns', node: 'n1', scheduled: ago(20 * MIN), claims: { data: 'data-claim' }, owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! } });
+    const p = pod('backup-x', {
+      ns: 'ns',
+      node: 'n1',
+      scheduled: ago(20 * MIN),
+      claims: { data: 'data-claim' },
+      owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
+    });
     const fs = detectStuckCreating(indexWith(cj, job, p), ctx);
-    expect(fs.map((f) => [f.key, f.workload])).toEqual([['stuck-creating/ns/backup-x', { kind: 'CronJob', namespace: 'ns', name: 'backup' }]]);
+    expect(fs.map((f) => [f.key, f.workload])).toEqual([
+      ['stuck-creating/ns/backup-x', { kind: 'CronJob', namespace: 'ns', name: 'backup' }],
+    ]);
   });
 
   it('reports the access modes and the node', () => {
@@ -68,10 +127,16 @@ describe('detectStuckCreating', () => {
 
   it('takes the driver of an unbound claim from its StorageClass', () => {
     const sc: StorageClass = { kind: 'StorageClass', metadata: { name: 'efs' }, provisioner: 'efs.csi.aws.com' };
-    const pvc = { kind: 'PersistentVolumeClaim', metadata: { name: 'pending', namespace: 'ns' }, spec: { storageClassName: 'efs' } };
+    const pvc = {
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'pending', namespace: 'ns' },
+      spec: { storageClassName: 'efs' },
+    };
     const p = pod('p', { ns: 'ns', node: 'n1', scheduled: ago(10 * MIN), claims: { data: 'pending' } });
     const [f] = detectStuckCreating(indexWith(sc, pvc, p), ctx);
-    expect(f?.storage).toEqual([{ volume: 'data', claim: { namespace: 'ns', name: 'pending' }, driver: 'efs.csi.aws.com' }]);
+    expect(f?.storage).toEqual([
+      { volume: 'data', claim: { namespace: 'ns', name: 'pending' }, driver: 'efs.csi.aws.com' },
+    ]);
   });
 
   it('honours a configured stuckAfter', () => {

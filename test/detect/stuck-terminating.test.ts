@@ -7,23 +7,55 @@ import { detectStuckTerminating } from '../../src/detect/stuck-terminating.js';
 import { ago, claim, event, MIN, NOW, pod, snapshotOf } from './builders.js';
 
 const ctx = detectContext(NOW);
-const busy = 'UnmountVolume.TearDown failed for volume "shared" : unmount failed: exit status 32: umount: /var/lib/kubelet/pods/x/volumes/kubernetes.io~csi/pv/mount: target is busy (device or resource busy)';
+const busy =
+  'UnmountVolume.TearDown failed for volume "shared" : unmount failed: exit status 32: umount: /var/lib/kubelet/pods/x/volumes/kubernetes.io~csi/pv/mount: target is busy (device or resource busy)';
 
 describe('detectStuckTerminating', () => {
-  it.each<[string, Parameters<typeof pod>[1], { kind?: string }[], { cause: string; finalizers: string[]; stuckSeconds: number } | undefined]>([
+  it.each<
+    [
+      string,
+      Parameters<typeof pod>[1],
+      { kind?: string }[],
+      { cause: string; finalizers: string[]; stuckSeconds: number } | undefined,
+    ]
+  >([
     // grace ran out 20m ago (deletionTimestamp = request + grace): stuck 20m, unmount busy evidence -> storage
-    ['unmount busy', { deleted: ago(20 * MIN), grace: 30 }, [event('ns', 'p', 'FailedUnmount', busy, ago(MIN), 6)], { cause: 'storage', finalizers: [], stuckSeconds: 20 * 60 }],
+    [
+      'unmount busy',
+      { deleted: ago(20 * MIN), grace: 30 },
+      [event('ns', 'p', 'FailedUnmount', busy, ago(MIN), 6)],
+      { cause: 'storage', finalizers: [], stuckSeconds: 20 * 60 },
+    ],
     // grace ran out exactly 5m ago: stuckAfter not exceeded
     ['too recent', { deleted: ago(5 * MIN), grace: 30 }, [], undefined],
     // grace ran out 5m10s ago: stuck, the 30s grace is not added a second time
-    ['grace not added twice', { deleted: ago(5 * MIN + 10_000), grace: 30 }, [], { cause: 'unknown', finalizers: [], stuckSeconds: 5 * 60 + 10 }],
+    [
+      'grace not added twice',
+      { deleted: ago(5 * MIN + 10_000), grace: 30 },
+      [],
+      { cause: 'unknown', finalizers: [], stuckSeconds: 5 * 60 + 10 },
+    ],
     // held by a finalizer, no unmount events -> unknown cause, finalizers listed
-    ['finalizer', { deleted: ago(30 * MIN), grace: 0, finalizers: ['example.com/protect'] }, [], { cause: 'unknown', finalizers: ['example.com/protect'], stuckSeconds: 30 * 60 }],
+    [
+      'finalizer',
+      { deleted: ago(30 * MIN), grace: 0, finalizers: ['example.com/protect'] },
+      [],
+      { cause: 'unknown', finalizers: ['example.com/protect'], stuckSeconds: 30 * 60 },
+    ],
     // not deleted at all
     ['alive', {}, [], undefined],
   ])('%s', (_name, o, objects, want) => {
-    const p = pod('p', { ns: 'ns', node: 'n1', scheduled: ago(60 * MIN), started: ago(59 * MIN), claims: { shared: 'shared' }, ...o });
-    const idx = ClusterIndex.fromSnapshot(snapshotOf([...claim('ns', 'shared', 'efs.csi.aws.com', ['ReadWriteMany']), p, ...objects]));
+    const p = pod('p', {
+      ns: 'ns',
+      node: 'n1',
+      scheduled: ago(60 * MIN),
+      started: ago(59 * MIN),
+      claims: { shared: 'shared' },
+      ...o,
+    });
+    const idx = ClusterIndex.fromSnapshot(
+      snapshotOf([...claim('ns', 'shared', 'efs.csi.aws.com', ['ReadWriteMany']), p, ...objects]),
+    );
     const [f, ...rest] = detectStuckTerminating(idx, ctx);
     expect(rest).toEqual([]);
     if (!want) return expect(f).toBeUndefined();
@@ -33,9 +65,32 @@ describe('detectStuckTerminating', () => {
   });
 
   it('keeps the unmount events as evidence', () => {
-    const p = pod('p', { ns: 'ns', node: 'n1', scheduled: ago(60 * MIN), started: ago(59 * MIN), claims: { shared: 'shared' }, deleted: ago(20 * MIN) });
-    const idx = ClusterIndex.fromSnapshot(snapshotOf([...claim('ns', 'shared', 'efs.csi.aws.com'), p, event('ns', 'p', 'FailedUnmount', busy, ago(MIN), 6)]));
+    const p = pod('p', {
+      ns: 'ns',
+      node: 'n1',
+      scheduled: ago(60 * MIN),
+      started: ago(59 * MIN),
+      claims: { shared: 'shared' },
+      deleted: ago(20 * MIN),
+    });
+    const idx = ClusterIndex.fromSnapshot(
+      snapshotOf([
+        ...claim('ns', 'shared', 'efs.csi.aws.com'),
+        p,
+        event('ns', 'p', 'FailedUnmount', busy, ago(MIN), 6),
+      ]),
+    );
     const [f] = detectStuckTerminating(idx, ctx);
-    expect(f?.events).toEqual([{ object: 'Pod/ns/p', type: 'Warning', reason: 'FailedUnmount', message: busy, count: 6, lastSeen: ago(MIN), ageSeconds: 60 }]);
+    expect(f?.events).toEqual([
+      {
+        object: 'Pod/ns/p',
+        type: 'Warning',
+        reason: 'FailedUnmount',
+        message: busy,
+        count: 6,
+        lastSeen: ago(MIN),
+        ageSeconds: 60,
+      },
+    ]);
   });
 });

@@ -6,7 +6,12 @@ import type { Pod } from '../../src/domain/objects.js';
 function pod(name: string, node: string, claim: string, ownerUid?: string): Pod {
   return {
     kind: 'Pod',
-    metadata: { name, namespace: 'ns', uid: `uid-${name}`, ownerReferences: ownerUid ? [{ uid: ownerUid, controller: true }] : null },
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: `uid-${name}`,
+      ownerReferences: ownerUid ? [{ uid: ownerUid, controller: true }] : null,
+    },
     spec: { nodeName: node, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }, { name: 'tmp' }] },
   };
 }
@@ -16,8 +21,18 @@ describe('ClusterIndex', () => {
     const s = emptySnapshot();
     s.pods.push(pod('a', 'n1', 'c1', 'rs1'), pod('b', 'n2', 'c1'), pod('c', 'n1', 'c2'));
     const idx = ClusterIndex.fromSnapshot(s);
-    expect(idx.podsUsingClaim('ns', 'c1').map((p) => p.metadata?.name).sort()).toEqual(['a', 'b']);
-    expect(idx.podsOnNode('n1').map((p) => p.metadata?.name).sort()).toEqual(['a', 'c']);
+    expect(
+      idx
+        .podsUsingClaim('ns', 'c1')
+        .map((p) => p.metadata?.name)
+        .sort(),
+    ).toEqual(['a', 'b']);
+    expect(
+      idx
+        .podsOnNode('n1')
+        .map((p) => p.metadata?.name)
+        .sort(),
+    ).toEqual(['a', 'c']);
     expect(idx.podsOwnedBy('rs1').map((p) => p.metadata?.name)).toEqual(['a']);
     expect(idx.keyOfUid('uid-b')).toBe('ns/b');
     // a claim of the same name in another namespace is a different claim
@@ -39,7 +54,12 @@ describe('ClusterIndex', () => {
 
   it('indexes events by involved object and tolerates missing fields', () => {
     const idx = new ClusterIndex();
-    idx.upsert('events', { kind: 'Event', metadata: { name: 'e1', namespace: 'ns' }, involvedObject: { kind: 'Pod', namespace: 'ns', name: 'a' }, reason: 'FailedMount' });
+    idx.upsert('events', {
+      kind: 'Event',
+      metadata: { name: 'e1', namespace: 'ns' },
+      involvedObject: { kind: 'Pod', namespace: 'ns', name: 'a' },
+      reason: 'FailedMount',
+    });
     idx.upsert('events', { kind: 'Event', metadata: { name: 'e2', namespace: 'ns' } });
     idx.upsert('pods', { kind: 'Pod', metadata: { name: 'bare' } });
     expect(idx.eventsFor('Pod', 'ns', 'a').map((e) => e.reason)).toEqual(['FailedMount']);

@@ -13,7 +13,9 @@ afterEach(async () => sim.stop());
 /** Pods and claims left in the gate's namespace. */
 function leftInNamespace(): string[] {
   const s = sim.state();
-  return [...s.pods, ...s.pvcs].filter((o) => o.metadata?.namespace === 'rwx-gate').map((o) => `${o.kind}/${o.metadata?.name}`);
+  return [...s.pods, ...s.pvcs]
+    .filter((o) => o.metadata?.namespace === 'rwx-gate')
+    .map((o) => `${o.kind}/${o.metadata?.name}`);
 }
 
 /** Every create of a pod and a claim is matched by a delete of the same name. */
@@ -34,7 +36,14 @@ describe('rwx gate on the simulator', () => {
     expect(r.code).toBe(2);
     const rows = r.out.split('\n');
     expect(rows[0]).toMatch(/^NODE +MOUNTED +WROTE +READ BACK +TIME +RESULT$/);
-    expect(rows.slice(1, 5).map((l) => l.split(/ {2,}/).filter((c) => !/^\d/.test(c)).join('|'))).toEqual([
+    expect(
+      rows.slice(1, 5).map((l) =>
+        l
+          .split(/ {2,}/)
+          .filter((c) => !/^\d/.test(c))
+          .join('|'),
+      ),
+    ).toEqual([
       'gate-node-1|yes|yes|yes|ok',
       'gate-node-2|yes|yes|yes|ok',
       'gate-node-3|no|-|-|FAIL: ContainerCreating after 1m0s: FailedMount (x2): Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], timed out waiting for the condition',
@@ -58,11 +67,15 @@ describe('rwx gate on the simulator', () => {
         if (!pod || !pvc) return;
         seen = {
           pods: [`${pod.metadata?.name} node=${pod.spec?.nodeName} ${JSON.stringify(pod.metadata?.labels)}`],
-          claims: [`${pvc.metadata?.name} owner=${pvc.metadata?.ownerReferences?.[0]?.kind}/${pvc.metadata?.ownerReferences?.[0]?.name} uid-matches=${pvc.metadata?.ownerReferences?.[0]?.uid === pod.metadata?.uid}`],
+          claims: [
+            `${pvc.metadata?.name} owner=${pvc.metadata?.ownerReferences?.[0]?.kind}/${pvc.metadata?.ownerReferences?.[0]?.name} uid-matches=${pvc.metadata?.ownerReferences?.[0]?.uid === pod.metadata?.uid}`,
+          ],
         };
       },
     });
-    expect(seen.pods).toEqual(['rwx-gate-r1a2b3-0 node=gate-node-2 {"app.kubernetes.io/managed-by":"rwx-gate","rwx.dev/gate-run":"r1a2b3"}']);
+    expect(seen.pods).toEqual([
+      'rwx-gate-r1a2b3-0 node=gate-node-2 {"app.kubernetes.io/managed-by":"rwx-gate","rwx.dev/gate-run":"r1a2b3"}',
+    ]);
     expect(seen.claims).toEqual(['rwx-gate-r1a2b3-0 owner=Pod/rwx-gate-r1a2b3-0 uid-matches=true']);
   });
 
@@ -86,12 +99,20 @@ describe('rwx gate on the simulator', () => {
     const ac = new AbortController();
     let sleeps = 0;
     // Interrupt during the first wait: three probes have been created, one node is still queued.
-    const r = await gate(sim, clock, ['--storage-class', 'ebs-gp3', '--parallel', '3'], { signal: ac.signal, onSleep: () => { if (++sleeps === 1) ac.abort(); } });
+    const r = await gate(sim, clock, ['--storage-class', 'ebs-gp3', '--parallel', '3'], {
+      signal: ac.signal,
+      onSleep: () => {
+        if (++sleeps === 1) ac.abort();
+      },
+    });
     expect(r.code).toBe(130);
     expect(r.out).toContain('INTERRUPTED');
     expect(r.out).toMatch(/^gate-node-4 +- +- +- +- +not run$/m);
     // A probe that had already finished when the abort came reports its real result; the others say interrupted.
-    const others = r.out.split('\n').filter((l) => /^gate-node-[123] /.test(l)).map((l) => l.replace(/^.*\d\.\ds +/, ''));
+    const others = r.out
+      .split('\n')
+      .filter((l) => /^gate-node-[123] /.test(l))
+      .map((l) => l.replace(/^.*\d\.\ds +/, ''));
     expect(others).toHaveLength(3);
     for (const o of others) expect(o).toMatch(/^(ok|interrupted: interrupted before the probe finished)$/);
     expect(others).toContain('interrupted: interrupted before the probe finished');
@@ -103,21 +124,47 @@ describe('rwx gate on the simulator', () => {
     const labels = { 'app.kubernetes.io/managed-by': 'rwx-gate', 'rwx.dev/gate-run': 'old999' };
     sim.apply({
       add: [
-        { kind: 'Pod', metadata: { name: 'rwx-gate-old999-0', namespace: 'rwx-gate', labels }, spec: { nodeName: 'gate-node-1', containers: [{ name: 'probe', image: 'busybox' }] } },
-        { kind: 'PersistentVolumeClaim', metadata: { name: 'rwx-gate-old999-0', namespace: 'rwx-gate', labels }, spec: { storageClassName: 'ebs-gp3' } },
-        { kind: 'Pod', metadata: { name: 'someone-else', namespace: 'rwx-gate' }, spec: { nodeName: 'gate-node-1', containers: [{ name: 'c', image: 'busybox' }] } },
+        {
+          kind: 'Pod',
+          metadata: { name: 'rwx-gate-old999-0', namespace: 'rwx-gate', labels },
+          spec: { nodeName: 'gate-node-1', containers: [{ name: 'probe', image: 'busybox' }] },
+        },
+        {
+          kind: 'PersistentVolumeClaim',
+          metadata: { name: 'rwx-gate-old999-0', namespace: 'rwx-gate', labels },
+          spec: { storageClassName: 'ebs-gp3' },
+        },
+        {
+          kind: 'Pod',
+          metadata: { name: 'someone-else', namespace: 'rwx-gate' },
+          spec: { nodeName: 'gate-node-1', containers: [{ name: 'c', image: 'busybox' }] },
+        },
       ],
     });
     const r = await gate(sim, clock, ['--cleanup']);
     expect(r.code).toBe(0);
-    expect(r.err).toBe('cleanup in rwx-gate: deleted 2 leftover object(s): pod/rwx-gate-old999-0 (run old999), persistentvolumeclaim/rwx-gate-old999-0 (run old999)\n');
+    expect(r.err).toBe(
+      'cleanup in rwx-gate: deleted 2 leftover object(s): pod/rwx-gate-old999-0 (run old999), persistentvolumeclaim/rwx-gate-old999-0 (run old999)\n',
+    );
     expect(leftInNamespace()).toEqual(['Pod/someone-else']);
   });
 
   it('prints JSON with -o json', async () => {
-    const r = await gate(sim, clock, ['--storage-class', 'ebs-gp3', '--nodes', 'gate-node-3', '--timeout', '1m', '-o', 'json']);
+    const r = await gate(sim, clock, [
+      '--storage-class',
+      'ebs-gp3',
+      '--nodes',
+      'gate-node-3',
+      '--timeout',
+      '1m',
+      '-o',
+      'json',
+    ]);
     expect(r.code).toBe(2);
-    const report = JSON.parse(r.out) as { results: { node: string; result: string; mounted: string }[]; deleted: string[] };
+    const report = JSON.parse(r.out) as {
+      results: { node: string; result: string; mounted: string }[];
+      deleted: string[];
+    };
     expect(report.results.map((x) => `${x.node} ${x.result} ${x.mounted}`)).toEqual(['gate-node-3 FAIL no']);
     expect(report.deleted).toEqual(['pod/rwx-gate-r1a2b3-0', 'persistentvolumeclaim/rwx-gate-r1a2b3-0']);
   });

@@ -7,18 +7,41 @@ import { probeClaim, probePod, type ProbeSpec } from '../../src/gate/objects.js'
 import { formatTaken } from '../../src/gate/run.js';
 
 const node = (name: string, o: { cordoned?: boolean; ready?: string | null } = {}): Node => ({
-  kind: 'Node', metadata: { name },
+  kind: 'Node',
+  metadata: { name },
   spec: o.cordoned ? { unschedulable: true } : {},
-  status: { conditions: o.ready === null ? [] : [{ type: 'Ready', status: o.ready ?? 'True', reason: o.ready === 'False' ? 'KubeletNotReady' : 'KubeletReady' }] },
+  status: {
+    conditions:
+      o.ready === null
+        ? []
+        : [
+            {
+              type: 'Ready',
+              status: o.ready ?? 'True',
+              reason: o.ready === 'False' ? 'KubeletNotReady' : 'KubeletReady',
+            },
+          ],
+  },
 });
-const NODES = [node('b'), node('a'), node('c', { cordoned: true }), node('d', { ready: 'False' }), node('e', { ready: null }), node('f', { ready: 'Unknown' })];
+const NODES = [
+  node('b'),
+  node('a'),
+  node('c', { cordoned: true }),
+  node('d', { ready: 'False' }),
+  node('e', { ready: null }),
+  node('f', { ready: 'Unknown' }),
+];
 
 describe('selectNodes', () => {
   const cases: [string, string[] | undefined, string][] = [
     // all schedulable nodes, sorted; unschedulable ones silently left out
     ['all', undefined, 'test=a,b skipped='],
     // named nodes: the unschedulable ones are listed as skipped, with why
-    ['named', ['c', 'a', 'd', 'e', 'f'], 'test=a skipped=c:cordoned,d:not Ready (KubeletNotReady),e:not Ready (no Ready condition),f:not Ready (KubeletReady)'],
+    [
+      'named',
+      ['c', 'a', 'd', 'e', 'f'],
+      'test=a skipped=c:cordoned,d:not Ready (KubeletNotReady),e:not Ready (no Ready condition),f:not Ready (KubeletReady)',
+    ],
     // duplicates collapse
     ['duplicates', ['a', 'a'], 'test=a skipped='],
     // an empty list means all
@@ -32,7 +55,12 @@ describe('selectNodes', () => {
   }
   // a typo is an error, never a silently smaller gate
   it('unknown node', () => {
-    try { selectNodes(NODES, ['a', 'zz']); } catch (e) { expect(isRwxError(e, 'NOT_FOUND')).toBe(true); return; }
+    try {
+      selectNodes(NODES, ['a', 'zz']);
+    } catch (e) {
+      expect(isRwxError(e, 'NOT_FOUND')).toBe(true);
+      return;
+    }
     expect.unreachable();
   });
 });
@@ -46,27 +74,48 @@ describe('stepsOf', () => {
     [undefined, 'no - -'], // the container never ran: stuck mounting
     [137, 'yes - -'], // killed for another reason after the mount worked
   ];
-  for (const [code, want] of cases) it(`exit ${code}`, () => {
-    const s = stepsOf(code);
-    expect(`${s.mounted} ${s.wrote} ${s.readBack}`).toBe(want);
-  });
+  for (const [code, want] of cases)
+    it(`exit ${code}`, () => {
+      const s = stepsOf(code);
+      expect(`${s.mounted} ${s.wrote} ${s.readBack}`).toBe(want);
+    });
 });
 
 describe('probe objects', () => {
-  const spec: ProbeSpec = { runId: 'abc123', index: 2, node: 'node-19', namespace: 'rwx-gate', storageClass: 'gp3', accessMode: 'ReadWriteOnce', size: '1Gi', image: 'busybox:1.36', deadlineSeconds: 360 };
+  const spec: ProbeSpec = {
+    runId: 'abc123',
+    index: 2,
+    node: 'node-19',
+    namespace: 'rwx-gate',
+    storageClass: 'gp3',
+    accessMode: 'ReadWriteOnce',
+    size: '1Gi',
+    image: 'busybox:1.36',
+    deadlineSeconds: 360,
+  };
   it('pins the pod to the node and never restarts it', () => {
     const p = probePod(spec);
-    expect([p.metadata?.name, p.spec?.nodeName, p.spec?.restartPolicy, p.spec?.activeDeadlineSeconds]).toEqual(['rwx-gate-abc123-2', 'node-19', 'Never', 360]);
+    expect([p.metadata?.name, p.spec?.nodeName, p.spec?.restartPolicy, p.spec?.activeDeadlineSeconds]).toEqual([
+      'rwx-gate-abc123-2',
+      'node-19',
+      'Never',
+      360,
+    ]);
     expect(p.spec?.volumes).toEqual([{ name: 'data', persistentVolumeClaim: { claimName: 'rwx-gate-abc123-2' } }]);
   });
   it('makes the claim owned by the pod; selects the node only for WaitForFirstConsumer', () => {
     const c = probeClaim(spec, 'uid-1');
-    expect(c.metadata?.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Pod', name: 'rwx-gate-abc123-2', uid: 'uid-1' }]);
+    expect(c.metadata?.ownerReferences).toEqual([
+      { apiVersion: 'v1', kind: 'Pod', name: 'rwx-gate-abc123-2', uid: 'uid-1' },
+    ]);
     expect(c.metadata?.annotations?.['volume.kubernetes.io/selected-node']).toBeUndefined();
-    expect(probeClaim({ ...spec, selectedNode: true }, 'u').metadata?.annotations?.['volume.kubernetes.io/selected-node']).toBe('node-19');
+    expect(
+      probeClaim({ ...spec, selectedNode: true }, 'u').metadata?.annotations?.['volume.kubernetes.io/selected-node'],
+    ).toBe('node-19');
   });
   it('has a distinct exit code per step in the script', () => {
-    for (const code of [EXIT.mountMissing, EXIT.writeFailed, EXIT.readBackMismatch]) expect(PROBE_SCRIPT).toContain(`exit ${code};`);
+    for (const code of [EXIT.mountMissing, EXIT.writeFailed, EXIT.readBackMismatch])
+      expect(PROBE_SCRIPT).toContain(`exit ${code};`);
   });
   it('makes run ids of six hex digits', () => {
     let i = 0;
@@ -75,6 +124,13 @@ describe('probe objects', () => {
 });
 
 describe('formatTaken', () => {
-  const cases: [number, string][] = [[0, '0.0s'], [2149, '2.1s'], [59_999, '1m0s'], [60_000, '1m0s'], [300_000, '5m0s'], [61_500, '1m2s']];
+  const cases: [number, string][] = [
+    [0, '0.0s'],
+    [2149, '2.1s'],
+    [59_999, '1m0s'],
+    [60_000, '1m0s'],
+    [300_000, '5m0s'],
+    [61_500, '1m2s'],
+  ];
   for (const [ms, want] of cases) it(`${ms}ms`, () => expect(formatTaken(ms)).toBe(want));
 });

@@ -28,23 +28,39 @@ export function simSleep(sim: Simulator, onSleep?: () => void): (ms: number) => 
   let pending: Promise<void> | undefined;
   return (ms) => {
     onSleep?.();
-    pending ??= new Promise<void>((resolve) => setImmediate(() => {
-      pending = undefined;
-      void sim.advance(ms).then(resolve);
-    }));
+    pending ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        pending = undefined;
+        void sim.advance(ms).then(resolve);
+      }),
+    );
     return pending;
   };
 }
 
 /** Runs `rwx gate ...argv` against the simulator; returns exit code and output. */
-export async function gate(sim: Simulator, clock: ManualClock, argv: string[], opts: { signal?: AbortSignal; onSleep?: () => void } = {}) {
+export async function gate(
+  sim: Simulator,
+  clock: ManualClock,
+  argv: string[],
+  opts: { signal?: AbortSignal; onSleep?: () => void } = {},
+) {
   let out = '';
   let err = '';
-  const io: CliIo = { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) }, stdin: Readable.from(['']), env: {} };
+  const io: CliIo = {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    stdin: Readable.from(['']),
+    env: {},
+  };
   const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
   try {
     const code = await gateCommand(argv, io, {
-      kube: clientGateKube(conn.kc), clock, runId: 'r1a2b3', pollMs: 1000, sleep: simSleep(sim, opts.onSleep),
+      kube: clientGateKube(conn.kc),
+      clock,
+      runId: 'r1a2b3',
+      pollMs: 1000,
+      sleep: simSleep(sim, opts.onSleep),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
     return { code, out, err };
@@ -56,6 +72,7 @@ export async function gate(sim: Simulator, clock: ManualClock, argv: string[], o
 
 /** Mutating requests from the audit log as "verb resource name" (create carries the name in its body, so none). */
 export function writes(sim: Simulator): string[] {
-  return sim.audit.filter((a) => ['create', 'delete', 'update', 'patch'].includes(a.verb))
+  return sim.audit
+    .filter((a) => ['create', 'delete', 'update', 'patch'].includes(a.verb))
     .map((a) => `${a.verb} ${a.resource}${a.name ? ` ${a.name}` : ''} ${a.status}`);
 }

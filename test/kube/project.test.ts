@@ -4,32 +4,76 @@ import { project, rfc3339 } from '../../src/kube/project.js';
 describe('project', () => {
   it('keeps only the whitelisted pod fields, drops managedFields and last-applied', () => {
     const raw = {
-      apiVersion: 'v1', kind: 'Pod',
+      apiVersion: 'v1',
+      kind: 'Pod',
       metadata: {
-        name: 'web-0', namespace: 'shop', uid: 'u1', generateName: 'web-', creationTimestamp: '2026-11-30T01:00:00Z',
+        name: 'web-0',
+        namespace: 'shop',
+        uid: 'u1',
+        generateName: 'web-',
+        creationTimestamp: '2026-11-30T01:00:00Z',
         annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', keep: 'yes' },
         managedFields: [{ manager: 'kubectl' }],
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: 'rs', controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: 'web-1',
+            uid: 'rs',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
       spec: {
-        nodeName: 'node-01', dnsPolicy: 'ClusterFirst', tolerations: [{ key: 'x' }],
-        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }, { name: 'cm', configMap: { name: 'c' } }],
-        containers: [{ name: 'web', image: 'nginx', env: [{ name: 'A', value: 'b' }], volumeMounts: [{ name: 'data', mountPath: '/d', mountPropagation: 'Bidirectional' }] }],
+        nodeName: 'node-01',
+        dnsPolicy: 'ClusterFirst',
+        tolerations: [{ key: 'x' }],
+        volumes: [
+          { name: 'data', persistentVolumeClaim: { claimName: 'data' } },
+          { name: 'cm', configMap: { name: 'c' } },
+        ],
+        containers: [
+          {
+            name: 'web',
+            image: 'nginx',
+            env: [{ name: 'A', value: 'b' }],
+            volumeMounts: [{ name: 'data', mountPath: '/d', mountPropagation: 'Bidirectional' }],
+          },
+        ],
       },
-      status: { phase: 'Running', podIP: '10.0.0.1', containerStatuses: [{ name: 'web', imageID: 'sha', state: { running: { startedAt: '2026-11-30T01:00:01Z' } } }] },
+      status: {
+        phase: 'Running',
+        podIP: '10.0.0.1',
+        containerStatuses: [{ name: 'web', imageID: 'sha', state: { running: { startedAt: '2026-11-30T01:00:01Z' } } }],
+      },
     };
     expect(project('pods', raw)).toEqual({
-      apiVersion: 'v1', kind: 'Pod',
+      apiVersion: 'v1',
+      kind: 'Pod',
       metadata: {
-        name: 'web-0', namespace: 'shop', uid: 'u1', creationTimestamp: '2026-11-30T01:00:00Z', annotations: { keep: 'yes' },
+        name: 'web-0',
+        namespace: 'shop',
+        uid: 'u1',
+        creationTimestamp: '2026-11-30T01:00:00Z',
+        annotations: { keep: 'yes' },
         ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: 'rs', controller: true }],
       },
       spec: {
         nodeName: 'node-01',
         volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }, { name: 'cm' }],
-        containers: [{ name: 'web', image: 'nginx', volumeMounts: [{ name: 'data', mountPath: '/d', mountPropagation: 'Bidirectional' }] }],
+        containers: [
+          {
+            name: 'web',
+            image: 'nginx',
+            volumeMounts: [{ name: 'data', mountPath: '/d', mountPropagation: 'Bidirectional' }],
+          },
+        ],
       },
-      status: { phase: 'Running', containerStatuses: [{ name: 'web', state: { running: { startedAt: '2026-11-30T01:00:01Z' } } }] },
+      status: {
+        phase: 'Running',
+        containerStatuses: [{ name: 'web', state: { running: { startedAt: '2026-11-30T01:00:01Z' } } }],
+      },
     });
     // the input is not modified
     expect(raw.metadata.managedFields).toHaveLength(1);
@@ -37,7 +81,11 @@ describe('project', () => {
   });
 
   it('keeps nulls and copes with missing or wrongly typed fields', () => {
-    expect(project('pods', { metadata: null, spec: { volumes: null, nodeName: null }, status: null })).toEqual({ metadata: null, spec: { volumes: null, nodeName: null }, status: null });
+    expect(project('pods', { metadata: null, spec: { volumes: null, nodeName: null }, status: null })).toEqual({
+      metadata: null,
+      spec: { volumes: null, nodeName: null },
+      status: null,
+    });
     expect(project('pvcs', { spec: 'nonsense' })).toEqual({ spec: 'nonsense' });
     expect(project('events', null)).toEqual({});
     expect(project('volumeAttachments', 42)).toEqual({});
@@ -45,20 +93,38 @@ describe('project', () => {
   });
 
   it('keeps everything but managedFields and last-applied for other kinds', () => {
-    const ds = { kind: 'DaemonSet', metadata: { name: 'csi-node', managedFields: [{}], annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } }, spec: { template: { spec: { hostNetwork: true } } } };
-    expect(project('daemonSets', ds)).toEqual({ kind: 'DaemonSet', metadata: { name: 'csi-node', annotations: {} }, spec: { template: { spec: { hostNetwork: true } } } });
+    const ds = {
+      kind: 'DaemonSet',
+      metadata: {
+        name: 'csi-node',
+        managedFields: [{}],
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' },
+      },
+      spec: { template: { spec: { hostNetwork: true } } },
+    };
+    expect(project('daemonSets', ds)).toEqual({
+      kind: 'DaemonSet',
+      metadata: { name: 'csi-node', annotations: {} },
+      spec: { template: { spec: { hostNetwork: true } } },
+    });
   });
 
   it('turns client-node Date objects into RFC 3339 strings', () => {
     const typed = {
-      metadata: { name: 'p', creationTimestamp: new Date('2026-11-30T01:02:03Z'), deletionTimestamp: new Date('2026-11-30T01:02:03.250Z') },
+      metadata: {
+        name: 'p',
+        creationTimestamp: new Date('2026-11-30T01:02:03Z'),
+        deletionTimestamp: new Date('2026-11-30T01:02:03.250Z'),
+      },
       status: { startTime: new Date('2026-11-30T01:00:00Z'), phase: undefined },
     };
     expect(project('pods', typed)).toEqual({
       metadata: { name: 'p', creationTimestamp: '2026-11-30T01:02:03Z', deletionTimestamp: '2026-11-30T01:02:03.250Z' },
       status: { startTime: '2026-11-30T01:00:00Z' },
     });
-    expect(project('leases', { metadata: { name: 'l' }, spec: { renewTime: new Date('2026-11-30T01:00:00.123Z') } })).toEqual({ metadata: { name: 'l' }, spec: { renewTime: '2026-11-30T01:00:00.123Z' } });
+    expect(
+      project('leases', { metadata: { name: 'l' }, spec: { renewTime: new Date('2026-11-30T01:00:00.123Z') } }),
+    ).toEqual({ metadata: { name: 'l' }, spec: { renewTime: '2026-11-30T01:00:00.123Z' } });
     expect(rfc3339(new Date('invalid'))).toBe('');
   });
 });

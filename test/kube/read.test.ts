@@ -9,16 +9,28 @@ import { parseScenario, startSimulator, type Simulator } from '../../src/sim/ind
 import { NOW, node, pod } from '../triage/fixtures.js';
 
 let sim: Simulator | undefined;
-afterEach(async () => { await sim?.stop(); sim = undefined; });
+afterEach(async () => {
+  await sim?.stop();
+  sim = undefined;
+});
 
 /** A simulator with `nodes` Nodes and two pods in two namespaces; `deny` rules for access reviews. */
 async function start(nodes: number, deny: { resource: string }[] = []): Promise<KubeConnection> {
-  const objects: unknown[] = [{ kind: 'Namespace', metadata: { name: 'shop' } }, { kind: 'Namespace', metadata: { name: 'other' } }];
+  const objects: unknown[] = [
+    { kind: 'Namespace', metadata: { name: 'shop' } },
+    { kind: 'Namespace', metadata: { name: 'other' } },
+  ];
   for (let i = 0; i < nodes; i++) objects.push(node(`node-${String(i).padStart(4, '0')}`));
   const p = pod('shop', 'web-0', { node: 'node-0000' });
-  (p.metadata as Record<string, unknown>).annotations = { 'kubectl.kubernetes.io/last-applied-configuration': '{}', keep: 'me' };
+  (p.metadata as Record<string, unknown>).annotations = {
+    'kubectl.kubernetes.io/last-applied-configuration': '{}',
+    keep: 'me',
+  };
   objects.push(p, pod('other', 'batch-0', { node: 'node-0001' }));
-  sim = await startSimulator({ scenario: parseScenario({ name: 'read-test', objects, permissions: { deny } }), clock: new ManualClock(NOW) });
+  sim = await startSimulator({
+    scenario: parseScenario({ name: 'read-test', objects, permissions: { deny } }),
+    clock: new ManualClock(NOW),
+  });
   return connect({ kubeconfig: sim.kubeconfigPath, env: {} });
 }
 
@@ -29,7 +41,11 @@ describe('readCluster', () => {
     expect(snap.unreadable).toEqual([]);
     expect(snap.nodes).toHaveLength(1100);
     const nodeLists = sim!.audit.filter((a) => a.path === '/api/v1/nodes');
-    expect(nodeLists.map((a) => [a.query.limit, a.query.continue ? 'continue' : 'first'])).toEqual([['500', 'first'], ['500', 'continue'], ['500', 'continue']]);
+    expect(nodeLists.map((a) => [a.query.limit, a.query.continue ? 'continue' : 'first'])).toEqual([
+      ['500', 'first'],
+      ['500', 'continue'],
+      ['500', 'continue'],
+    ]);
     const web = snap.pods.find((p) => p.metadata?.name === 'web-0');
     expect(web?.metadata?.annotations).toEqual({ keep: 'me' });
     expect(web?.metadata).not.toHaveProperty('managedFields');
@@ -55,7 +71,12 @@ describe('readCluster', () => {
 
   it.each([
     // an expired token
-    { name: '401', fault: (s: Simulator) => s.faults.unauthorized(), code: 'KUBE_UNAUTHORIZED', msg: /credentials rejected \(expired\?\)/ },
+    {
+      name: '401',
+      fault: (s: Simulator) => s.faults.unauthorized(),
+      code: 'KUBE_UNAUTHORIZED',
+      msg: /credentials rejected \(expired\?\)/,
+    },
     // a transient server error
     { name: '500', fault: (s: Simulator) => s.faults.failNth(1), code: 'KUBE_API', msg: /answered 500/ },
   ])('fails the whole read on $name with one line', async ({ fault, code, msg }) => {
@@ -73,7 +94,9 @@ describe('readCluster', () => {
     const conn = await start(1);
     await sim!.stop();
     sim = undefined;
-    await expect(readCluster(conn, { kinds: ['pods'] })).rejects.toThrow(new RegExp(`cannot reach the API server at ${conn.server} \\(ECONNREFUSED\\)`));
+    await expect(readCluster(conn, { kinds: ['pods'] })).rejects.toThrow(
+      new RegExp(`cannot reach the API server at ${conn.server} \\(ECONNREFUSED\\)`),
+    );
   });
 });
 
@@ -81,7 +104,11 @@ describe('checkAccess', () => {
   it('asks SelfSubjectAccessReview per kind', async () => {
     const conn = await start(1, [{ resource: 'leases' }]);
     const r = await checkAccess(conn, [{ kind: 'pods' }, { kind: 'leases' }, { kind: 'events', namespace: 'shop' }]);
-    expect(r.map((a) => [a.kind, a.verb, a.allowed])).toEqual([['pods', 'list', true], ['leases', 'list', false], ['events', 'list', true]]);
+    expect(r.map((a) => [a.kind, a.verb, a.allowed])).toEqual([
+      ['pods', 'list', true],
+      ['leases', 'list', false],
+      ['events', 'list', true],
+    ]);
     const reviews = sim!.audit.filter((a) => a.path.endsWith('/selfsubjectaccessreviews'));
     expect(reviews).toHaveLength(3);
   });

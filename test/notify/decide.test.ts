@@ -8,7 +8,13 @@ const S = 1000;
 const M = 60 * S;
 const H = 60 * M;
 const rec = (over: Partial<IncidentRecord>): IncidentRecord => ({
-  key: 'k', channel: 'C', createdAt: T, updatedAt: T, firing: true, incident: rolloutIncident(), ...over,
+  key: 'k',
+  channel: 'C',
+  createdAt: T,
+  updatedAt: T,
+  firing: true,
+  incident: rolloutIncident(),
+  ...over,
 });
 const posted = { threadTs: '1.1', evidencePosted: true, lastSentHash: 'h1', lastNotifiedAt: T };
 
@@ -22,13 +28,43 @@ describe('needsUpdate', () => {
     ['unchanged after repeat_interval: repeat', posted, 'h1', T + 4 * H, { action: 'repeat' }],
     ['changed within group_interval: wait for it', posted, 'h2', T + M, { action: 'wait', until: T + 5 * M }],
     ['changed after group_interval: update', posted, 'h2', T + 5 * M, { action: 'update' }],
-    ['muted: no update until the mute ends', { ...posted, muteUntil: T + H }, 'h2', T + 10 * M, { action: 'wait', until: T + H }],
+    [
+      'muted: no update until the mute ends',
+      { ...posted, muteUntil: T + H },
+      'h2',
+      T + 10 * M,
+      { action: 'wait', until: T + H },
+    ],
     ['mute over: update', { ...posted, muteUntil: T + H }, 'h2', T + H, { action: 'update' }],
-    ['cleared after posting: resolve, even when muted', { ...posted, muteUntil: T + H, firing: false }, 'h1', T + M, { action: 'resolve' }],
+    [
+      'cleared after posting: resolve, even when muted',
+      { ...posted, muteUntil: T + H, firing: false },
+      'h1',
+      T + M,
+      { action: 'resolve' },
+    ],
     ['cleared before anything was posted: discard', { firing: false }, 'h1', T + M, { action: 'discard' }],
-    ['cleared while a post may have happened: resolve', { firing: false, rootPostStartedAt: T }, 'h1', T + M, { action: 'resolve' }],
-    ['resolved by a person, still firing: nothing (stays closed)', { ...posted, resolutionPosted: true, resolvedBy: 'U1' }, 'h2', T + 9 * H, { action: 'none' }],
-    ['resolution posted and cleared: close the record', { ...posted, firing: false, resolutionPosted: true }, 'h2', T + 9 * H, { action: 'close' }],
+    [
+      'cleared while a post may have happened: resolve',
+      { firing: false, rootPostStartedAt: T },
+      'h1',
+      T + M,
+      { action: 'resolve' },
+    ],
+    [
+      'resolved by a person, still firing: nothing (stays closed)',
+      { ...posted, resolutionPosted: true, resolvedBy: 'U1' },
+      'h2',
+      T + 9 * H,
+      { action: 'none' },
+    ],
+    [
+      'resolution posted and cleared: close the record',
+      { ...posted, firing: false, resolutionPosted: true },
+      'h2',
+      T + 9 * H,
+      { action: 'close' },
+    ],
   ])('%s', (_name, over, hash, now, want) => {
     expect(needsUpdate(rec(over), hash, now, DEFAULT_TIMERS)).toEqual(want);
   });

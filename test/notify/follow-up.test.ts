@@ -18,29 +18,68 @@ const facts = (...cronJobs: ResolutionFacts['cronJobs']): ResolutionFacts => ({ 
 
 describe('awaitingFrom', () => {
   it.each<[string, ResolutionFacts['cronJobs'], number | undefined]>([
-    ['nothing awaited when every CronJob completed, is gone or was not checked',
-      [{ cronJob: 'a/done', completedSince: true }, { cronJob: 'a/gone', completedSince: false, gone: true }, { cronJob: 'a/unchecked' }], undefined],
-    ['next scheduled run plus two hours', [{ cronJob: 'a/nightly', completedSince: false, nextRunAt: '2026-12-01T02:00:00Z' }], Date.parse('2026-12-01T04:00:00Z')],
-    ['the latest of several', [
-      { cronJob: 'a/hourly', completedSince: false, nextRunAt: '2026-11-30T10:00:00Z' },
-      { cronJob: 'a/nightly', completedSince: false, nextRunAt: '2026-12-01T02:00:00Z' }], Date.parse('2026-12-01T04:00:00Z')],
+    [
+      'nothing awaited when every CronJob completed, is gone or was not checked',
+      [
+        { cronJob: 'a/done', completedSince: true },
+        { cronJob: 'a/gone', completedSince: false, gone: true },
+        { cronJob: 'a/unchecked' },
+      ],
+      undefined,
+    ],
+    [
+      'next scheduled run plus two hours',
+      [{ cronJob: 'a/nightly', completedSince: false, nextRunAt: '2026-12-01T02:00:00Z' }],
+      Date.parse('2026-12-01T04:00:00Z'),
+    ],
+    [
+      'the latest of several',
+      [
+        { cronJob: 'a/hourly', completedSince: false, nextRunAt: '2026-11-30T10:00:00Z' },
+        { cronJob: 'a/nightly', completedSince: false, nextRunAt: '2026-12-01T02:00:00Z' },
+      ],
+      Date.parse('2026-12-01T04:00:00Z'),
+    ],
     ['no known next run (suspended): 26 hours', [{ cronJob: 'a/suspended', completedSince: false }], NOW + 26 * H],
-    ['at least an hour', [{ cronJob: 'a/every-minute', completedSince: false, nextRunAt: '2026-11-30T08:00:00Z' }], NOW + H],
-    ['at most eight days', [{ cronJob: 'a/monthly', completedSince: false, nextRunAt: '2026-12-31T00:00:00Z' }], NOW + 8 * 24 * H],
+    [
+      'at least an hour',
+      [{ cronJob: 'a/every-minute', completedSince: false, nextRunAt: '2026-11-30T08:00:00Z' }],
+      NOW + H,
+    ],
+    [
+      'at most eight days',
+      [{ cronJob: 'a/monthly', completedSince: false, nextRunAt: '2026-12-31T00:00:00Z' }],
+      NOW + 8 * 24 * H,
+    ],
   ])('%s', (_name, cronJobs, until) => {
     const p = awaitingFrom(facts(...cronJobs), NOW);
     expect(p.awaitingUntil).toBe(until);
-    if (until !== undefined) expect(p.awaitingCronJobs).toEqual(cronJobs.filter((c) => c.completedSince === false).map((c) => c.cronJob));
+    if (until !== undefined)
+      expect(p.awaitingCronJobs).toEqual(cronJobs.filter((c) => c.completedSince === false).map((c) => c.cronJob));
   });
 });
 
 describe('newlyDone', () => {
-  const rec = (over: Partial<IncidentRecord>): IncidentRecord => ({ key: 'k', channel: 'C', createdAt: 0, updatedAt: 0, firing: false, awaitingCronJobs: ['a/x', 'a/y'], ...over });
+  const rec = (over: Partial<IncidentRecord>): IncidentRecord => ({
+    key: 'k',
+    channel: 'C',
+    createdAt: 0,
+    updatedAt: 0,
+    firing: false,
+    awaitingCronJobs: ['a/x', 'a/y'],
+    ...over,
+  });
   it('names the awaited CronJobs that completed or went, once', () => {
-    const seen = facts({ cronJob: 'a/x', completedSince: true, at: '2026-12-01T02:07:00Z' }, { cronJob: 'a/y', completedSince: false }, { cronJob: 'a/other', completedSince: true });
+    const seen = facts(
+      { cronJob: 'a/x', completedSince: true, at: '2026-12-01T02:07:00Z' },
+      { cronJob: 'a/y', completedSince: false },
+      { cronJob: 'a/other', completedSince: true },
+    );
     expect(newlyDone(rec({}), seen)).toEqual([{ cronJob: 'a/x', at: '2026-12-01T02:07:00Z' }]);
     expect(newlyDone(rec({ cronJobsDone: [{ cronJob: 'a/x', at: '2026-12-01T02:07:00Z' }] }), seen)).toBeUndefined();
-    expect(newlyDone(rec({}), facts({ cronJob: 'a/y', completedSince: false, gone: true }))).toEqual([{ cronJob: 'a/y', gone: true }]);
+    expect(newlyDone(rec({}), facts({ cronJob: 'a/y', completedSince: false, gone: true }))).toEqual([
+      { cronJob: 'a/y', gone: true },
+    ]);
     expect(newlyDone(rec({ awaitingCronJobs: undefined }), seen)).toBeUndefined();
     expect(newlyDone(rec({}), undefined)).toBeUndefined();
   });
@@ -48,10 +87,27 @@ describe('newlyDone', () => {
 
 describe('observeResolution: the next scheduled run of a CronJob that has not completed one', () => {
   const cj = (spec: Record<string, unknown>): CronJob =>
-    ({ metadata: { namespace: 'data', name: 'backup' }, spec, status: { lastSuccessfulTime: '2026-11-28T02:04:00Z' } }) as CronJob;
+    ({
+      metadata: { namespace: 'data', name: 'backup' },
+      spec,
+      status: { lastSuccessfulTime: '2026-11-28T02:04:00Z' },
+    }) as CronJob;
   const history: IncidentHistory = {
-    pods: [], nodes: [], omittedPods: 0, omittedCronJobs: 0, omittedNodes: 0, peak: { pods: 0, nodes: 0, cronJobs: 0, summary: '' },
-    cronJobs: [{ cronJob: 'data/backup', schedule: '0 2 * * *', missedRuns: 2, firstSeen: NOW, lastSuccessfulTime: '2026-11-28T02:04:00Z' }],
+    pods: [],
+    nodes: [],
+    omittedPods: 0,
+    omittedCronJobs: 0,
+    omittedNodes: 0,
+    peak: { pods: 0, nodes: 0, cronJobs: 0, summary: '' },
+    cronJobs: [
+      {
+        cronJob: 'data/backup',
+        schedule: '0 2 * * *',
+        missedRuns: 2,
+        firstSeen: NOW,
+        lastSuccessfulTime: '2026-11-28T02:04:00Z',
+      },
+    ],
   };
   it.each<[string, Record<string, unknown>, string | undefined]>([
     ['daily at 02:00', { schedule: '0 2 * * *' }, '2026-12-01T02:00:00.000Z'],
@@ -69,10 +125,22 @@ describe('observeResolution: the next scheduled run of a CronJob that has not co
   it('asked only about completion (every evaluation while waiting): no next run, no pods', () => {
     const index = ClusterIndex.fromSnapshot(emptySnapshot());
     index.upsert('cronJobs', cj({ schedule: '0 2 * * *' }));
-    const withPod: IncidentHistory = { ...history, pods: [{ pod: 'data/backup-1', kind: 'stuck-creating', workload: { kind: 'Job', namespace: 'data', name: 'backup' }, since: '2026-11-30T08:00:00Z' }] };
+    const withPod: IncidentHistory = {
+      ...history,
+      pods: [
+        {
+          pod: 'data/backup-1',
+          kind: 'stuck-creating',
+          workload: { kind: 'Job', namespace: 'data', name: 'backup' },
+          since: '2026-11-30T08:00:00Z',
+        },
+      ],
+    };
     const facts = observeResolution(index)(withPod, NOW, true);
     expect(facts.cronJobs).toEqual([{ cronJob: 'data/backup', completedSince: false }]);
-    expect([...facts.recovered, ...facts.deleted, ...(facts.notRunning ?? []), ...(facts.terminated ?? [])]).toEqual([]);
+    expect([...facts.recovered, ...facts.deleted, ...(facts.notRunning ?? []), ...(facts.terminated ?? [])]).toEqual(
+      [],
+    );
     expect(observeResolution(index)(withPod, NOW).deleted).toEqual(['data/backup-1']);
   });
 });
@@ -80,7 +148,15 @@ describe('observeResolution: the next scheduled run of a CronJob that has not co
 describe('the evaluator while a resolved incident waits for a CronJob', () => {
   it('asks the cluster only about completion, and writes nothing while nothing is done', async () => {
     const store = new MemoryIncidentStore(new ManualClock(NOW));
-    await store.create({ key: 'k', channel: 'C', createdAt: NOW, updatedAt: NOW, firing: false, resolutionPosted: true, awaitingCronJobs: ['data/backup'] });
+    await store.create({
+      key: 'k',
+      channel: 'C',
+      createdAt: NOW,
+      updatedAt: NOW,
+      firing: false,
+      resolutionPosted: true,
+      awaitingCronJobs: ['data/backup'],
+    });
     const asked: (boolean | undefined)[] = [];
     const observe: ObserveResolution = (_h, _now, completionOnly) => {
       asked.push(completionOnly);

@@ -13,6 +13,10 @@ export const M = 60 * S;
 export const H = 60 * M;
 
 /** Stage dependencies with Alertmanager's default timers, a 30 s lock and records kept a day once closed. */
-export function stageDeps(clock: Clock, slack: SlackApi, store: IncidentStore = new MemoryIncidentStore(clock)): StageDeps {
+export function stageDeps(
+  clock: Clock,
+  slack: SlackApi,
+  store: IncidentStore = new MemoryIncidentStore(clock),
+): StageDeps {
   return { store, slack, timers: DEFAULT_TIMERS, clock, lockTtlMs: 30 * S, closedTtlMs: 86_400_000 };
 }

@@ -7,13 +7,37 @@ import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 describe('mergeHistory', () => {
   it.each([
     // the same incident again (ages moved on by less than a minute): nothing to write
-    ['same members', () => { const i = rolloutIncident(); i.pods.forEach((p) => (p.stuckSeconds += 30)); return i; }, false],
+    [
+      'same members',
+      () => {
+        const i = rolloutIncident();
+        i.pods.forEach((p) => (p.stuckSeconds += 30));
+        return i;
+      },
+      false,
+    ],
     // ages moved on by a minute: the cluster-time end is written
-    ['a minute later', () => { const i = rolloutIncident(); i.pods.forEach((p) => (p.stuckSeconds += 60)); return i; }, true],
+    [
+      'a minute later',
+      () => {
+        const i = rolloutIncident();
+        i.pods.forEach((p) => (p.stuckSeconds += 60));
+        return i;
+      },
+      true,
+    ],
     // a new pod on a new node joins
     ['a new member', () => rolloutIncident([{ node: 'node-50', pod: 'search-new' }]), true],
     // the CronJob missed one more run
-    ['more missed runs', () => { const i = rolloutIncident(); i.cronJobs[0]!.missedRuns = 3; return i; }, true],
+    [
+      'more missed runs',
+      () => {
+        const i = rolloutIncident();
+        i.cronJobs[0]!.missedRuns = 3;
+        return i;
+      },
+      true,
+    ],
   ])('%s', (_name, next, changed) => {
     const first = mergeHistory(undefined, rolloutIncident(), FIXTURE_NOW).history;
     const res = mergeHistory(first, next(), FIXTURE_NOW + 1000);
@@ -32,7 +56,15 @@ describe('mergeHistory', () => {
     h = mergeHistory(h, b, FIXTURE_NOW + 60_000).history;
     expect(h.pods.find((p) => p.pod === 'platform/postgres-2')?.uid).toBe('uid-1');
     expect(h.pods).toHaveLength(4);
-    expect(h.cronJobs).toEqual([{ cronJob: 'data/nightly-backup', schedule: '0 2 * * *', missedRuns: 2, lastSuccessfulTime: '2026-11-28T02:04:00Z', firstSeen: FIXTURE_NOW }]);
+    expect(h.cronJobs).toEqual([
+      {
+        cronJob: 'data/nightly-backup',
+        schedule: '0 2 * * *',
+        missedRuns: 2,
+        lastSuccessfulTime: '2026-11-28T02:04:00Z',
+        firstSeen: FIXTURE_NOW,
+      },
+    ]);
     expect(h.peak).toMatchObject({ pods: 4, nodes: 4, cronJobs: 1 });
   });
 

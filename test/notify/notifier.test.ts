@@ -33,10 +33,13 @@ afterEach(async () => {
 
 function notifier(over: Partial<Parameters<typeof createNotifier>[0]> = {}): Notifier {
   const n = createNotifier({
-    redis, prefix, channel: 'C0INCIDENTS',
+    redis,
+    prefix,
+    channel: 'C0INCIDENTS',
     slack: createWebSlackApi({ token: 'xoxb-test-token', slackApiUrl: fake.apiUrl }),
     timers: { groupWait: 20, groupInterval: 20, repeatInterval: 3_600_000 },
-    backoffMs: 10, lockRetryMs: 10,
+    backoffMs: 10,
+    lockRetryMs: 10,
     ...over,
   });
   notifiers.push(n);
@@ -52,7 +55,11 @@ describe('createNotifier', () => {
     const a = notifier();
     const b = notifier();
     const now = Date.now();
-    await Promise.all([a.submit([rolloutIncident()], now), b.submit([rolloutIncident()], now), a.submit([rolloutIncident()], now)]);
+    await Promise.all([
+      a.submit([rolloutIncident()], now),
+      b.submit([rolloutIncident()], now),
+      a.submit([rolloutIncident()], now),
+    ]);
     await expect.poll(() => fake.roots().length, { timeout: 10_000, interval: 20 }).toBe(1);
     await expect.poll(() => fake.replies(fake.roots()[0]!.ts).length, { timeout: 10_000, interval: 20 }).toBe(1);
     await settled(a);
@@ -79,7 +86,9 @@ describe('createNotifier', () => {
     for (const n of [a, b]) await n.process(KEY);
     expect(fake.roots()).toHaveLength(1);
     expect(fake.replies(fake.roots()[0]!.ts)).toHaveLength(1);
-    expect(outcomes.filter((o) => o.kind !== 'locked').flatMap((o) => ('actions' in o ? o.actions : []))).toEqual(['post']);
+    expect(outcomes.filter((o) => o.kind !== 'locked').flatMap((o) => ('actions' in o ? o.actions : []))).toEqual([
+      'post',
+    ]);
   });
 
   it('recovery posts the resolution in the thread and closes the record', async () => {
@@ -87,9 +96,23 @@ describe('createNotifier', () => {
     await n.submit([rolloutIncident()], Date.now());
     await expect.poll(() => fake.roots().length, { timeout: 10_000, interval: 20 }).toBe(1);
     await settled(n);
-    const facts = new Map([[KEY, { recovered: ['platform/postgres-2'], deleted: ['search/search-7d9f-abcde'], cronJobs: [{ cronJob: 'data/nightly-backup', completedSince: true }] }]]);
+    const facts = new Map([
+      [
+        KEY,
+        {
+          recovered: ['platform/postgres-2'],
+          deleted: ['search/search-7d9f-abcde'],
+          cronJobs: [{ cronJob: 'data/nightly-backup', completedSince: true }],
+        },
+      ],
+    ]);
     await n.submit([], Date.now(), facts);
-    await expect.poll(() => fake.replies(fake.roots()[0]!.ts).some((m) => m.text.startsWith('Resolved')), { timeout: 10_000, interval: 20 }).toBe(true);
+    await expect
+      .poll(() => fake.replies(fake.roots()[0]!.ts).some((m) => m.text.startsWith('Resolved')), {
+        timeout: 10_000,
+        interval: 20,
+      })
+      .toBe(true);
     await settled(n);
     expect(await n.store.listOpen()).toEqual([]);
     expect(fake.roots()[0]!.text).toContain('ebs-csi-node');
@@ -121,7 +144,9 @@ describe('createNotifier', () => {
     fake.failAfterHandling('chat.postMessage', 1);
     const n = notifier();
     await n.submit([rolloutIncident()], Date.now());
-    await expect.poll(async () => (await n.store.get(KEY))?.evidencePosted, { timeout: 10_000, interval: 20 }).toBe(true);
+    await expect
+      .poll(async () => (await n.store.get(KEY))?.evidencePosted, { timeout: 10_000, interval: 20 })
+      .toBe(true);
     await settled(n);
     expect(fake.roots()).toHaveLength(1);
     expect(fake.callsOf('conversations.history').length).toBeGreaterThanOrEqual(1);
@@ -133,11 +158,15 @@ describe('createNotifier', () => {
     fake.failAfterHandling('chat.postMessage', 1); // the evidence reply
     const n = notifier();
     await n.submit([rolloutIncident()], Date.now());
-    await expect.poll(async () => (await n.store.get(KEY))?.evidencePosted, { timeout: 10_000, interval: 20 }).toBe(true);
+    await expect
+      .poll(async () => (await n.store.get(KEY))?.evidencePosted, { timeout: 10_000, interval: 20 })
+      .toBe(true);
     await settled(n);
     expect(fake.roots()).toHaveLength(1);
     const replies = fake.replies(fake.roots()[0]!.ts);
-    expect(replies.map((m) => m.metadata)).toEqual([{ event_type: 'rwx_incident', event_payload: { key: KEY, reply: 'evidence' } }]);
+    expect(replies.map((m) => m.metadata)).toEqual([
+      { event_type: 'rwx_incident', event_payload: { key: KEY, reply: 'evidence' } },
+    ]);
     expect(fake.callsOf('conversations.replies')).toHaveLength(1);
     expect((await n.store.get(KEY))?.replyStarted).toBeUndefined();
   });

@@ -15,7 +15,6 @@ import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 import { H, KEY, M, S, stageDeps } from './harness.js';
 
-
 let clock: ManualClock;
 let slack: MemorySlack;
 let store: MemoryIncidentStore;
@@ -25,11 +24,16 @@ let crashOn: (id: string) => boolean;
 /** Record patches that fail in Redis (after Slack accepted what they would record). */
 let failPatch: (fields: RecordPatch) => boolean;
 
-const replyId = (m: { metadata?: { event_payload: Record<string, unknown> } }): string => String(m.metadata?.event_payload.reply ?? '');
+const replyId = (m: { metadata?: { event_payload: Record<string, unknown> } }): string =>
+  String(m.metadata?.event_payload.reply ?? '');
 const rootTs = (): string => slack.roots().at(-1)!.ts;
 const replies = (ts = rootTs()): string[] => slack.replies(ts).map(replyId);
 const lookups = (): number => slack.calls.filter((c) => c.method === 'findThreadReply').length;
-const resolvedTexts = (ts = rootTs()): string[] => slack.replies(ts).map((m) => m.text).filter((t) => t.startsWith('Resolved'));
+const resolvedTexts = (ts = rootTs()): string[] =>
+  slack
+    .replies(ts)
+    .map((m) => m.text)
+    .filter((t) => t.startsWith('Resolved'));
 
 async function submit(incidents = [rolloutIncident()], groupWait = DEFAULT_TIMERS.groupWait): Promise<void> {
   const resolutions = new Map([[KEY, { recovered: ['platform/postgres-2'], deleted: [], cronJobs: [] }]]);
@@ -53,7 +57,8 @@ beforeEach(() => {
     postMessage: async (a: Parameters<SlackApi['postMessage']>[0]) => {
       const res = await slack.postMessage(a);
       const id = a.metadata?.event_payload.reply;
-      if (typeof id === 'string' && crashOn(id)) throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
+      if (typeof id === 'string' && crashOn(id))
+        throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
       return res;
     },
   });
@@ -78,7 +83,10 @@ describe('thread replies across a crash', () => {
     crashOn = () => false;
     expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['post'] });
     expect(replies()).toEqual(['evidence']);
-    expect(slack.replies(rootTs())[0]?.metadata).toEqual({ event_type: 'rwx_incident', event_payload: { key: KEY, reply: 'evidence' } });
+    expect(slack.replies(rootTs())[0]?.metadata).toEqual({
+      event_type: 'rwx_incident',
+      event_payload: { key: KEY, reply: 'evidence' },
+    });
     expect(lookups()).toBe(1);
     const r = await store.get(KEY);
     expect(r?.evidencePosted).toBe(true);
@@ -108,7 +116,12 @@ describe('thread replies across a crash', () => {
 
     // Another node joins: a new change, a new id, a new reply.
     clock.advance(5 * M);
-    await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }, { node: 'node-51', pod: 'search-newer' }])]);
+    await submit([
+      rolloutIncident([
+        { node: 'node-50', pod: 'search-new' },
+        { node: 'node-51', pod: 'search-newer' },
+      ]),
+    ]);
     await processIncident(deps, KEY);
     expect(replies()).toHaveLength(3);
     expect(replies()[2]).not.toBe(changeId);

@@ -16,7 +16,6 @@ import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 import { H, KEY, M, S, stageDeps } from './harness.js';
 
-
 let clock: ManualClock;
 let slack: MemorySlack;
 let deps: StageDeps;
@@ -41,12 +40,21 @@ function lastVersion(): Incident {
   return i;
 }
 
-const pod = (ns: string, name: string, uid: string, phase: string): Pod => ({ metadata: { namespace: ns, name, uid }, status: { phase } }) as Pod;
+const pod = (ns: string, name: string, uid: string, phase: string): Pod =>
+  ({ metadata: { namespace: ns, name, uid }, status: { phase } }) as Pod;
 const cronJob = (lastSuccessfulTime: string): CronJob =>
-  ({ metadata: { namespace: 'data', name: 'nightly-backup', uid: 'cj' }, spec: { schedule: '0 2 * * *' }, status: { lastSuccessfulTime } }) as CronJob;
+  ({
+    metadata: { namespace: 'data', name: 'nightly-backup', uid: 'cj' },
+    spec: { schedule: '0 2 * * *' },
+    status: { lastSuccessfulTime },
+  }) as CronJob;
 
 async function submit(incidents: Incident[]): Promise<void> {
-  await recordEvaluation({ store: deps.store, channel: 'C1', groupWait: DEFAULT_TIMERS.groupWait, observe: observeResolution(index) }, incidents, clock.now());
+  await recordEvaluation(
+    { store: deps.store, channel: 'C1', groupWait: DEFAULT_TIMERS.groupWait, observe: observeResolution(index) },
+    incidents,
+    clock.now(),
+  );
 }
 
 beforeEach(() => {
@@ -96,7 +104,12 @@ describe('resolution of an incident whose members came and went', () => {
     expect(root.blocks?.some((b) => b.type === 'actions')).toBe(false);
     // The record stays the source of truth: the history is in it.
     const r = await deps.store.get(KEY);
-    expect(r?.history?.pods.map((p) => p.pod).sort()).toEqual(['data/nightly-backup-2911-x7k2p', 'platform/postgres-2', 'search/search-7d9f-abcde', 'search/search-7d9f-fghij']);
+    expect(r?.history?.pods.map((p) => p.pod).sort()).toEqual([
+      'data/nightly-backup-2911-x7k2p',
+      'platform/postgres-2',
+      'search/search-7d9f-abcde',
+      'search/search-7d9f-fghij',
+    ]);
   });
 
   it('says when a CronJob has not completed a run since, and a pod that is still not Running', async () => {
@@ -135,7 +148,11 @@ describe('resolution of an incident whose members came and went', () => {
 });
 
 describe('follow-up of the CronJobs a resolution said had not run', () => {
-  const followUps = (): string[] => slack.replies(slack.roots()[0]!.ts).filter((m) => m.text.startsWith('Follow-up')).map((m) => text(m));
+  const followUps = (): string[] =>
+    slack
+      .replies(slack.roots()[0]!.ts)
+      .filter((m) => m.text.startsWith('Follow-up'))
+      .map((m) => text(m));
 
   /** Opens the incident and resolves it while the backup has still not run since it was first seen. */
   async function resolveBeforeTheBackupRan(): Promise<void> {
@@ -145,7 +162,9 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     // Followed until its next scheduled run (02:00 daily) plus two hours for the run itself.
     const until = Date.parse('2026-12-01T04:00:00Z');
     expect(await processIncident(deps, KEY)).toEqual({ kind: 'wait', until, actions: ['resolve'] });
-    expect(text(slack.replies(slack.roots()[0]!.ts).at(-1))).toContain('next scheduled run 2026-12-01 02:00 UTC; this thread will say when one completes');
+    expect(text(slack.replies(slack.roots()[0]!.ts).at(-1))).toContain(
+      'next scheduled run 2026-12-01 02:00 UTC; this thread will say when one completes',
+    );
   }
 
   it('replies once when the backup completes a run, then closes the record', async () => {
@@ -153,14 +172,28 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     expect(await deps.store.listOpen()).toEqual([KEY]);
     // Evaluations while nothing changed write nothing and start no job.
     clock.advance(M);
-    expect(await recordEvaluation({ store: deps.store, channel: 'C1', groupWait: 0, observe: observeResolution(index) }, [], clock.now())).toEqual([]);
+    expect(
+      await recordEvaluation(
+        { store: deps.store, channel: 'C1', groupWait: 0, observe: observeResolution(index) },
+        [],
+        clock.now(),
+      ),
+    ).toEqual([]);
     // The backup runs.
     clock.advance(2 * H);
     index.upsert('cronJobs', cronJob('2026-11-30T12:10:00Z'));
-    expect(await recordEvaluation({ store: deps.store, channel: 'C1', groupWait: 0, observe: observeResolution(index) }, [], clock.now())).toEqual([{ key: KEY, delayMs: 0 }]);
+    expect(
+      await recordEvaluation(
+        { store: deps.store, channel: 'C1', groupWait: 0, observe: observeResolution(index) },
+        [],
+        clock.now(),
+      ),
+    ).toEqual([{ key: KEY, delayMs: 0 }]);
     expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['follow-up', 'close'] });
     expect(followUps()).toHaveLength(1);
-    expect(followUps()[0]).toMatch(/CronJob `data\/nightly-backup` has completed a run since the resolution \(2026-11-30 12:10 UTC\)/);
+    expect(followUps()[0]).toMatch(
+      /CronJob `data\/nightly-backup` has completed a run since the resolution \(2026-11-30 12:10 UTC\)/,
+    );
     expect(await deps.store.listOpen()).toEqual([]);
     // A stale job or evaluation afterwards says nothing more.
     await submit([]);
@@ -175,7 +208,9 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     clock.advance(M);
     expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['follow-up', 'close'] });
     expect(followUps()).toHaveLength(1);
-    expect(followUps()[0]).toMatch(/1 CronJob without a completed run by .*CronJob `data\/nightly-backup` has still \*not\* completed a run since the resolution/);
+    expect(followUps()[0]).toMatch(
+      /1 CronJob without a completed run by .*CronJob `data\/nightly-backup` has still \*not\* completed a run since the resolution/,
+    );
     expect(await deps.store.listOpen()).toEqual([]);
   });
 
@@ -195,7 +230,8 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     let crash = true;
     slack.postMessage = async (a) => {
       const res = await post(a);
-      if (crash && a.text.startsWith('Follow-up')) throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
+      if (crash && a.text.startsWith('Follow-up'))
+        throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
       return res;
     };
     await expect(processIncident(deps, KEY)).rejects.toMatchObject({ code: 'SLACK_API' });

@@ -11,14 +11,20 @@ import type { SlackApi } from '../../src/slack/api.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 import { H, KEY, M, S, stageDeps } from './harness.js';
 
-
 let clock: ManualClock;
 let slack: MemorySlack;
 let deps: StageDeps;
 const text = (m: { blocks?: unknown[] } | undefined): string => JSON.stringify(m?.blocks ?? []);
 
-function submit(incidents = [rolloutIncident()], resolutions?: Map<string, never>): ReturnType<typeof recordEvaluation> {
-  return recordEvaluation({ store: deps.store, channel: 'C1', groupWait: DEFAULT_TIMERS.groupWait, resolutions }, incidents, clock.now());
+function submit(
+  incidents = [rolloutIncident()],
+  resolutions?: Map<string, never>,
+): ReturnType<typeof recordEvaluation> {
+  return recordEvaluation(
+    { store: deps.store, channel: 'C1', groupWait: DEFAULT_TIMERS.groupWait, resolutions },
+    incidents,
+    clock.now(),
+  );
 }
 
 beforeEach(() => {
@@ -47,7 +53,9 @@ describe('notify stages', () => {
     expect(await submit([aged])).toEqual([]);
 
     // A new node joins: edit the root (after group_interval) and reply with what is new.
-    expect(await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }])])).toEqual([{ key: KEY, delayMs: 0 }]);
+    expect(await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }])])).toEqual([
+      { key: KEY, delayMs: 0 },
+    ]);
     expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', until: FIXTURE_NOW + 30 * S + 5 * M });
     clock.advance(5 * M);
     expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['update'] });
@@ -77,9 +85,22 @@ describe('notify stages', () => {
     expect(root.edits).toBe(edits);
 
     clock.advance(M);
-    const facts = new Map([[KEY, { recovered: ['platform/postgres-2'], deleted: [], cronJobs: [{ cronJob: 'data/nightly-backup', completedSince: false }] }]]);
+    const facts = new Map([
+      [
+        KEY,
+        {
+          recovered: ['platform/postgres-2'],
+          deleted: [],
+          cronJobs: [{ cronJob: 'data/nightly-backup', completedSince: false }],
+        },
+      ],
+    ]);
     await recordEvaluation({ store: deps.store, channel: 'C1', groupWait: 0, resolutions: facts }, [], clock.now());
-    expect(await processIncident(deps, KEY)).toEqual({ kind: 'wait', until: clock.now() + 26 * H, actions: ['resolve'] });
+    expect(await processIncident(deps, KEY)).toEqual({
+      kind: 'wait',
+      until: clock.now() + 26 * H,
+      actions: ['resolve'],
+    });
     const last = slack.replies(root.ts).at(-1);
     expect(text(last)).toContain('recovered on its own');
     expect(text(root)).toContain('Resolved');
@@ -166,7 +187,10 @@ describe('notify stages', () => {
     await submit();
     clock.advance(30 * S);
     slack.failNext('postMessage', new RwxError('SLACK_RATE_LIMITED', 'rate limited', { retryAfterSeconds: 3 }));
-    await expect(processIncident(deps, KEY)).rejects.toMatchObject({ code: 'SLACK_RATE_LIMITED', retryAfterSeconds: 3 });
+    await expect(processIncident(deps, KEY)).rejects.toMatchObject({
+      code: 'SLACK_RATE_LIMITED',
+      retryAfterSeconds: 3,
+    });
     expect((await deps.store.get(KEY))?.threadTs).toBeUndefined();
     await processIncident(deps, KEY);
     expect(slack.roots()).toHaveLength(1);

@@ -22,7 +22,9 @@ function verdicts(text: string, file: string): Verdicts {
     const v = checkObject(object);
     if (v.status === 'skipped') out.windows.push(key);
     if (v.status !== 'checked') continue;
-    out.plugins[key] = v.mounts.filter((m) => m.propagation === 'Bidirectional').map((m) => `${m.container}/${m.volumeMount}`);
+    out.plugins[key] = v.mounts
+      .filter((m) => m.propagation === 'Bidirectional')
+      .map((m) => `${m.container}/${m.volumeMount}`);
     for (const f of v.violations) out.failures.push(`${key} ${f.rule} ${f.container}/${f.volumeMount}`);
   }
   memo.set(text, out);
@@ -39,9 +41,18 @@ function mountThatChanged(before: string, after: string): string {
     const out = new Map<string, unknown>();
     mountMemo.set(text, out);
     for (const doc of parseAllDocuments(text)) {
-      const o = doc.toJS() as { kind?: string; metadata?: { name?: string }; spec?: { template?: { spec?: { containers?: { name: string; volumeMounts?: { name: string; mountPropagation?: string }[] }[] } } } } | null;
+      const o = doc.toJS() as {
+        kind?: string;
+        metadata?: { name?: string };
+        spec?: {
+          template?: {
+            spec?: { containers?: { name: string; volumeMounts?: { name: string; mountPropagation?: string }[] }[] };
+          };
+        };
+      } | null;
       for (const c of o?.spec?.template?.spec?.containers ?? []) {
-        for (const m of c.volumeMounts ?? []) out.set(`${o?.kind} ${o?.metadata?.name}|${c.name}/${m.name}`, m.mountPropagation);
+        for (const m of c.volumeMounts ?? [])
+          out.set(`${o?.kind} ${o?.metadata?.name}|${c.name}/${m.name}`, m.mountPropagation);
       }
     }
     return out;
@@ -69,9 +80,15 @@ describe('rwx policy rule on the shared CSI manifests', () => {
       // An unrendered template is reported as such, naming the file, never silently passed.
       it(`${file}: unrendered Helm template is an INPUT error`, () => {
         let err: unknown;
-        try { parseManifests(readManifest(file), file); } catch (e) { err = e; }
+        try {
+          parseManifests(readManifest(file), file);
+        } catch (e) {
+          err = e;
+        }
         expect(isRwxError(err, 'INPUT')).toBe(true);
-        expect((err as Error).message).toMatch(new RegExp(`^${file.replace(/\./g, '\\.')}: line \\d+: an unrendered Helm template`));
+        expect((err as Error).message).toMatch(
+          new RegExp(`^${file.replace(/\./g, '\\.')}: line \\d+: an unrendered Helm template`),
+        );
       });
       continue;
     }
@@ -101,8 +118,10 @@ describe('rwx policy rule on the shared CSI manifests', () => {
     for (const file of files) {
       const exp = EXPECTED[file];
       if (!exp || exp.helm) continue;
-      for (const [obj, mounts] of Object.entries(exp.plugins)) for (const m of mounts) expected.push(`${obj} NOT_BIDIRECTIONAL ${m}`);
-      for (const variant of withoutOnePropagationLine(readManifest(file))) failed.push(...verdicts(variant.text, file).failures);
+      for (const [obj, mounts] of Object.entries(exp.plugins))
+        for (const m of mounts) expected.push(`${obj} NOT_BIDIRECTIONAL ${m}`);
+      for (const variant of withoutOnePropagationLine(readManifest(file)))
+        failed.push(...verdicts(variant.text, file).failures);
     }
     expect(expected).toHaveLength(21);
     expect(failed.sort()).toEqual(expected.sort());

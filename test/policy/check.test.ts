@@ -10,7 +10,9 @@ import { isRwxError } from '../../src/errors.js';
 function verdict(obj: KubeObject): string {
   const v = checkObject(obj);
   if (v.status !== 'checked') return v.status;
-  return v.violations.length === 0 ? 'pass' : v.violations.map((x) => `${x.rule} ${x.container ?? ''}/${x.volumeMount ?? ''}`).join('; ');
+  return v.violations.length === 0
+    ? 'pass'
+    : v.violations.map((x) => `${x.rule} ${x.container ?? ''}/${x.volumeMount ?? ''}`).join('; ');
 }
 
 describe('checkObject', () => {
@@ -20,7 +22,10 @@ describe('checkObject', () => {
 describe('parseManifests', () => {
   // kubectl get -o yaml wraps objects in a List
   it('flattens Lists', () => {
-    const objs = parseManifests('apiVersion: v1\nkind: List\nitems:\n- kind: DaemonSet\n  metadata: {name: a}\n- kind: Service\n', 'f');
+    const objs = parseManifests(
+      'apiVersion: v1\nkind: List\nitems:\n- kind: DaemonSet\n  metadata: {name: a}\n- kind: Service\n',
+      'f',
+    );
     expect(objs.map((o) => o.object.kind)).toEqual(['DaemonSet', 'Service']);
   });
   // JSON is YAML; empty documents are skipped; lines point at each document
@@ -34,7 +39,12 @@ describe('parseManifests', () => {
   });
   // a scalar document is not an object
   it('rejects scalars', () => {
-    try { parseManifests('hello\n', 'x.yaml'); } catch (e) { expect(isRwxError(e, 'INPUT')).toBe(true); return; }
+    try {
+      parseManifests('hello\n', 'x.yaml');
+    } catch (e) {
+      expect(isRwxError(e, 'INPUT')).toBe(true);
+      return;
+    }
     expect.unreachable();
   });
 });

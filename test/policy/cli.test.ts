@@ -16,8 +16,10 @@ async function rwx(argv: string[], stdin = ''): Promise<{ code: number; out: str
   let out = '';
   let err = '';
   const io: CliIo = {
-    stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) },
-    stdin: Readable.from([stdin]), env: {},
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    stdin: Readable.from([stdin]),
+    env: {},
   };
   const code = await main(argv, io);
   return { code, out, err };
@@ -27,7 +29,9 @@ describe('rwx policy check', () => {
   it('passes an upstream node plugin with exit 0 and an ok row per Bidirectional mount', async () => {
     const r = await rwx(['policy', 'check', '-f', join(MANIFEST_DIR, EBS)]);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^ok +\S+node\.yaml:3 +DaemonSet ebs-csi-node +ebs-plugin +kubelet-dir +hostPath \/var\/lib\/kubelet Bidirectional$/m);
+    expect(r.out).toMatch(
+      /^ok +\S+node\.yaml:3 +DaemonSet ebs-csi-node +ebs-plugin +kubelet-dir +hostPath \/var\/lib\/kubelet Bidirectional$/m,
+    );
     expect(r.out).toContain('1 CSI node plugin(s) checked in 1 file(s): 0 violation(s)');
   });
 
@@ -35,7 +39,9 @@ describe('rwx policy check', () => {
     const variant = withoutOnePropagationLine(readManifest(EBS))[0]?.text ?? '';
     const r = await rwx(['policy', 'check', '-f', '-'], variant);
     expect(r.code).toBe(2);
-    expect(r.out).toMatch(/^FAIL +<stdin>:3 +DaemonSet ebs-csi-node +ebs-plugin +kubelet-dir +hostPath \/var\/lib\/kubelet has propagation None: set mountPropagation: Bidirectional on volumeMount "kubelet-dir" of container "ebs-plugin"$/m);
+    expect(r.out).toMatch(
+      /^FAIL +<stdin>:3 +DaemonSet ebs-csi-node +ebs-plugin +kubelet-dir +hostPath \/var\/lib\/kubelet has propagation None: set mountPropagation: Bidirectional on volumeMount "kubelet-dir" of container "ebs-plugin"$/m,
+    );
   });
 
   it('prints JSON with -o json', async () => {
@@ -44,11 +50,22 @@ describe('rwx policy check', () => {
     expect(r.code).toBe(2);
     const report = JSON.parse(r.out) as { summary: Record<string, number>; results: Record<string, unknown>[] };
     expect(report.summary).toEqual({ files: 1, plugins: 1, violations: 1, skipped: 0, errors: 0 });
-    expect(report.results).toEqual([{
-      result: 'fail', file: '<stdin>', line: 3, kind: 'DaemonSet', name: 'ebs-csi-node', rule: 'NOT_BIDIRECTIONAL',
-      container: 'ebs-plugin', volumeMount: 'kubelet-dir', hostPath: '/var/lib/kubelet', mountPath: '/var/lib/kubelet',
-      propagation: 'None', fix: 'set mountPropagation: Bidirectional on volumeMount "kubelet-dir" of container "ebs-plugin"',
-    }]);
+    expect(report.results).toEqual([
+      {
+        result: 'fail',
+        file: '<stdin>',
+        line: 3,
+        kind: 'DaemonSet',
+        name: 'ebs-csi-node',
+        rule: 'NOT_BIDIRECTIONAL',
+        container: 'ebs-plugin',
+        volumeMount: 'kubelet-dir',
+        hostPath: '/var/lib/kubelet',
+        mountPath: '/var/lib/kubelet',
+        propagation: 'None',
+        fix: 'set mountPropagation: Bidirectional on volumeMount "kubelet-dir" of container "ebs-plugin"',
+      },
+    ]);
   });
 
   it('reads a `kubectl get -o json` List', async () => {
@@ -108,7 +125,9 @@ describe('rwx policy check --cluster', () => {
     try {
       const r = await rwx(['policy', 'check', '--cluster', '--kubeconfig', sim.kubeconfigPath]);
       expect(r.code).toBe(2);
-      expect(r.out).toMatch(/^FAIL +cluster +DaemonSet kube-system\/ebs-csi-node +ebs-plugin +kubelet-dir +hostPath \/var\/lib\/kubelet has propagation None: /m);
+      expect(r.out).toMatch(
+        /^FAIL +cluster +DaemonSet kube-system\/ebs-csi-node +ebs-plugin +kubelet-dir +hostPath \/var\/lib\/kubelet has propagation None: /m,
+      );
       expect(sim.audit.filter((a) => a.verb !== 'list' && a.verb !== 'get')).toEqual([]);
     } finally {
       await sim.stop();

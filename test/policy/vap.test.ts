@@ -37,8 +37,14 @@ describe('deploy/policy ValidatingAdmissionPolicy', () => {
 
   it('uses exactly the regular expressions of src/policy/patterns.ts', () => {
     const text = readFileSync(POLICY_FILE, 'utf8');
-    for (const p of [patterns.KUBELET_DIR_PATTERN, patterns.PODS_DIR_PATTERN, patterns.REGISTRATION_DIR_PATTERN,
-      patterns.REGISTRAR_IMAGE_PATTERN, patterns.SIDECAR_IMAGE_PATTERN, patterns.SIDECAR_NAME_PATTERN]) {
+    for (const p of [
+      patterns.KUBELET_DIR_PATTERN,
+      patterns.PODS_DIR_PATTERN,
+      patterns.REGISTRATION_DIR_PATTERN,
+      patterns.REGISTRAR_IMAGE_PATTERN,
+      patterns.SIDECAR_IMAGE_PATTERN,
+      patterns.SIDECAR_NAME_PATTERN,
+    ]) {
       expect(text).toContain(`'${p}'`);
     }
   });
@@ -74,7 +80,8 @@ describe('deploy/policy agrees with rwx on the synthetic cases', () => {
     // pass -> admitted; a violation -> rejected; ignored / skipped -> the policy does not apply
     it(name, () => {
       const d = admit(policy, { apiVersion: 'apps/v1', ...obj });
-      const expected = want === 'pass' ? 'admitted' : want === 'ignored' || want === 'skipped' ? 'not-matched' : 'rejected';
+      const expected =
+        want === 'pass' ? 'admitted' : want === 'ignored' || want === 'skipped' ? 'not-matched' : 'rejected';
       expect(d.outcome).toBe(expected);
     });
   }

@@ -16,7 +16,14 @@ async function removePrefix(prefix: string): Promise<void> {
   if (keys.length > 0) await redis.del(...keys);
 }
 
-const base = (key: string): IncidentRecord => ({ key, channel: 'C1', createdAt: 1000, updatedAt: 1000, firing: true, incident: rolloutIncident() });
+const base = (key: string): IncidentRecord => ({
+  key,
+  channel: 'C1',
+  createdAt: 1000,
+  updatedAt: 1000,
+  firing: true,
+  incident: rolloutIncident(),
+});
 
 interface Subject {
   store: IncidentStore;
@@ -25,16 +32,24 @@ interface Subject {
 }
 
 const impls: [string, () => Promise<Subject> | Subject, (s: Subject) => Promise<void>][] = [
-  ['memory', () => {
-    const clock = new ManualClock(0);
-    return { store: new MemoryIncidentStore(clock), expire: async (ms) => clock.advance(ms) };
-  }, async () => {}],
-  ['redis', () => {
-    const prefix = `rwx-test-${randomUUID()}`;
-    // Redis expiry is real time: the cases keep TTLs to a few ms and wait for them by polling (no fixed sleeps).
-    const store = new RedisIncidentStore(redis, prefix);
-    return Object.assign({ store, expire: async () => {} }, { prefix });
-  }, async (s) => removePrefix((s as unknown as { prefix: string }).prefix)],
+  [
+    'memory',
+    () => {
+      const clock = new ManualClock(0);
+      return { store: new MemoryIncidentStore(clock), expire: async (ms) => clock.advance(ms) };
+    },
+    async () => {},
+  ],
+  [
+    'redis',
+    () => {
+      const prefix = `rwx-test-${randomUUID()}`;
+      // Redis expiry is real time: the cases keep TTLs to a few ms and wait for them by polling (no fixed sleeps).
+      const store = new RedisIncidentStore(redis, prefix);
+      return Object.assign({ store, expire: async () => {} }, { prefix });
+    },
+    async (s) => removePrefix((s as unknown as { prefix: string }).prefix),
+  ],
 ];
 
 describe.each(impls)('IncidentStore contract: %s', (name, make, cleanup) => {
@@ -54,7 +69,13 @@ describe.each(impls)('IncidentStore contract: %s', (name, make, cleanup) => {
 
   it('patches fields independently; undefined removes; a missing record is not resurrected', async () => {
     await s.store.create({ ...base('k1'), muteUntil: 5 });
-    expect(await s.store.patch('k1', { threadTs: '1.2', muteUntil: undefined, members: { nodes: ['a'], workloads: [], pods: [], cronJobs: [] } })).toBe(true);
+    expect(
+      await s.store.patch('k1', {
+        threadTs: '1.2',
+        muteUntil: undefined,
+        members: { nodes: ['a'], workloads: [], pods: [], cronJobs: [] },
+      }),
+    ).toBe(true);
     const r = await s.store.get('k1');
     expect(r?.threadTs).toBe('1.2');
     expect(r?.muteUntil).toBeUndefined();

@@ -74,14 +74,23 @@ describe('renderIncidentRoot', () => {
   });
 
   it('has the four buttons carrying the incident key', () => {
-    const actions = root.blocks.find((b) => b.type === 'actions') as Block & { elements: { action_id: string; value: string }[] };
-    expect(actions.elements.map((e) => e.action_id)).toEqual([ACTION_IDS.ack, ACTION_IDS.mute1h, ACTION_IDS.mute4h, ACTION_IDS.resolve]);
+    const actions = root.blocks.find((b) => b.type === 'actions') as Block & {
+      elements: { action_id: string; value: string }[];
+    };
+    expect(actions.elements.map((e) => e.action_id)).toEqual([
+      ACTION_IDS.ack,
+      ACTION_IDS.mute1h,
+      ACTION_IDS.mute4h,
+      ACTION_IDS.resolve,
+    ]);
     expect(actions.elements.every((e) => e.value === 'rollout/kube-system/ebs-csi-node@2')).toBe(true);
   });
 
   it('shows ack and mute state, and drops buttons and drain advice once resolved', () => {
     const at = Date.parse('2026-11-30T09:20:00Z');
-    const acked = all(renderIncidentRoot(rolloutIncident(), { ack: { user: 'U123ABC', at }, muteUntil: at + 3600_000 }));
+    const acked = all(
+      renderIncidentRoot(rolloutIncident(), { ack: { user: 'U123ABC', at }, muteUntil: at + 3600_000 }),
+    );
     expect(acked).toContain('Acknowledged by <@U123ABC> at 2026-11-30 09:20 UTC');
     expect(acked).toContain('Muted until 2026-11-30 10:20 UTC');
     const resolved = renderIncidentRoot(rolloutIncident(), { resolvedAt: at, resolvedBy: 'U9' });
@@ -153,15 +162,28 @@ describe('renderChangeReply', () => {
 describe('renderResolution', () => {
   it('one line per pod ever stuck, with its workload and node, and per CronJob', () => {
     const history = mergeHistory(undefined, rolloutIncident(), FIXTURE_NOW).history;
-    const text = all(renderResolution(rolloutIncident(), history, {
-      recovered: ['platform/postgres-2'], deleted: ['search/search-7d9f-abcde'], notRunning: ['search/search-7d9f-fghij'],
-      cronJobs: [{ cronJob: 'data/nightly-backup', completedSince: true, at: '2026-12-01T02:05:00Z' }, { cronJob: 'data/other', completedSince: false }],
-    }));
-    expect(text).toContain('*3 pods stuck during the incident:* 1 deleted or replaced, 1 not Running yet, 1 recovered on their own');
+    const text = all(
+      renderResolution(rolloutIncident(), history, {
+        recovered: ['platform/postgres-2'],
+        deleted: ['search/search-7d9f-abcde'],
+        notRunning: ['search/search-7d9f-fghij'],
+        cronJobs: [
+          { cronJob: 'data/nightly-backup', completedSince: true, at: '2026-12-01T02:05:00Z' },
+          { cronJob: 'data/other', completedSince: false },
+        ],
+      }),
+    );
+    expect(text).toContain(
+      '*3 pods stuck during the incident:* 1 deleted or replaced, 1 not Running yet, 1 recovered on their own',
+    );
     expect(text).toContain('`platform/postgres-2` (StatefulSet postgres on node-19): recovered on its own');
-    expect(text).toContain('`search/search-7d9f-abcde` (Deployment search on node-27): deleted or replaced during the incident: re-test it');
+    expect(text).toContain(
+      '`search/search-7d9f-abcde` (Deployment search on node-27): deleted or replaced during the incident: re-test it',
+    );
     expect(text).toContain('`search/search-7d9f-fghij` (Deployment search on node-41): not Running yet');
-    expect(text).toContain('CronJob `data/nightly-backup` (2 scheduled runs missed, seen from 2026-11-30 09:15 UTC) has completed a run since (2026-12-01 02:05 UTC)');
+    expect(text).toContain(
+      'CronJob `data/nightly-backup` (2 scheduled runs missed, seen from 2026-11-30 09:15 UTC) has completed a run since (2026-12-01 02:05 UTC)',
+    );
     expect(text).toContain('CronJob `data/other` has *not* completed a run since');
     expect(text).toContain('host mount namespace');
     expect(text).toContain('one node at a time: node-19, node-27, node-33, node-41.');
@@ -171,12 +193,16 @@ describe('renderResolution', () => {
     const history = mergeHistory(undefined, rolloutIncident(), FIXTURE_NOW).history;
     const text = all(renderResolution(rolloutIncident(), history, defaultFacts(history)));
     expect(text).toContain('4 not checked');
-    expect(text).toContain('CronJob `data/nightly-backup` (2 scheduled runs missed, seen from 2026-11-30 09:15 UTC): not checked');
+    expect(text).toContain(
+      'CronJob `data/nightly-backup` (2 scheduled runs missed, seen from 2026-11-30 09:15 UTC): not checked',
+    );
     expect(text).not.toContain('recovered on its own');
   });
 
   it('escapes pod names and stays within Slack limits with hundreds of pods', () => {
-    const many = rolloutIncident(Array.from({ length: 600 }, (_, i) => ({ node: `node-${100 + i}`, pod: `p${i}<!here>` })));
+    const many = rolloutIncident(
+      Array.from({ length: 600 }, (_, i) => ({ node: `node-${100 + i}`, pod: `p${i}<!here>` })),
+    );
     const history = mergeHistory(undefined, many, FIXTURE_NOW).history;
     const m = renderResolution(many, history, { recovered: history.pods.map((p) => p.pod), deleted: [], cronJobs: [] });
     expect(m.blocks.length).toBeLessThanOrEqual(50);
@@ -198,7 +224,9 @@ describe('renderResolvedRoot', () => {
     const m = renderResolvedRoot(last, history, { resolvedAt: FIXTURE_NOW + 120_000 });
     const text = all(m);
     expect(text).not.toContain('1 of 2 nodes');
-    expect(text).toContain('At its worst: 4 stuck pods on 4 nodes, 1 CronJob with missed runs (4 pods stuck over the whole incident).');
+    expect(text).toContain(
+      'At its worst: 4 stuck pods on 4 nodes, 1 CronJob with missed runs (4 pods stuck over the whole incident).',
+    );
     // Cluster time: the first pod stuck since 06:45 (150 min before 09:15), last seen stuck at 09:15.
     expect(text).toContain('Pods stuck from 2026-11-30 06:45 UTC to 2026-11-30 09:15 UTC (2h30m)');
     expect(text).toContain('*Nodes involved (4)*\nnode-19, node-27, node-33, node-41');

@@ -28,15 +28,26 @@ afterEach(async () => {
 
 describe('rwx serve', () => {
   it('becomes ready, serves metrics on PORT next to /slack/events, and exits 0 on SIGTERM', async () => {
-    sim = await startSimulator({ scenario: 'scenarios/cni-sandbox.yaml', clock: new ManualClock(Date.parse('2026-11-30T09:15:00Z')) });
+    sim = await startSimulator({
+      scenario: 'scenarios/cni-sandbox.yaml',
+      clock: new ManualClock(Date.parse('2026-11-30T09:15:00Z')),
+    });
     slack = await startFakeSlack();
     const port = await freePort();
     let err = '';
     const io = {
-      stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) }, stdin: new PassThrough(),
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (err += s) },
+      stdin: new PassThrough(),
       env: {
-        SLACK_BOT_TOKEN: 'xoxb-cli-test', SLACK_SIGNING_SECRET: 'secret', SLACK_CHANNEL: 'C0INCIDENT', SLACK_API_URL: slack.apiUrl,
-        REDIS_URL, RWX_REDIS_PREFIX: prefix, PORT: String(port), LOG_LEVEL: 'silent',
+        SLACK_BOT_TOKEN: 'xoxb-cli-test',
+        SLACK_SIGNING_SECRET: 'secret',
+        SLACK_CHANNEL: 'C0INCIDENT',
+        SLACK_API_URL: slack.apiUrl,
+        REDIS_URL,
+        RWX_REDIS_PREFIX: prefix,
+        PORT: String(port),
+        LOG_LEVEL: 'silent',
       },
     };
     const exit = main(['serve', '--kubeconfig', sim.kubeconfigPath], io);
@@ -59,7 +70,12 @@ describe('rwx serve', () => {
 
   it('fails with one line naming the variable when configuration is missing', async () => {
     let err = '';
-    const io = { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) }, stdin: new PassThrough(), env: { REDIS_URL } };
+    const io = {
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (err += s) },
+      stdin: new PassThrough(),
+      env: { REDIS_URL },
+    };
     expect(await main(['serve'], io)).toBe(1);
     expect(err).toMatch(/SLACK_BOT_TOKEN/);
   });

@@ -15,9 +15,14 @@ describe('cluster name in incident titles', () => {
     expect(withClusterName([incident], name).map((i) => i.title)).toEqual([title]);
   });
 
-  it('the notifier wrapper renames what reaches the notifier, not the pipeline\'s own incidents', async () => {
+  it("the notifier wrapper renames what reaches the notifier, not the pipeline's own incidents", async () => {
     const seen: string[] = [];
-    const inner = { submit: async (incs: Incident[]) => { seen.push(...incs.map((i) => i.title)); }, close: async () => undefined };
+    const inner = {
+      submit: async (incs: Incident[]) => {
+        seen.push(...incs.map((i) => i.title));
+      },
+      close: async () => undefined,
+    };
     const incs = [incident];
     await namedNotifier(inner, 'staging').submit(incs, 0);
     expect(seen).toEqual(['[staging] node-7: stuck mounts follow the node']);

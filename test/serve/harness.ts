@@ -32,7 +32,12 @@ export async function until(cond: () => boolean | Promise<boolean>, what: string
 /** A logger that keeps JSON lines in memory (also checks nothing secret is logged). */
 export function memoryLogger(): { log: ReturnType<typeof createLogger>; lines: string[] } {
   const lines: string[] = [];
-  const dest = new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(chunk.toString()); cb(); } });
+  const dest = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(chunk.toString());
+      cb();
+    },
+  });
   return { log: createLogger('info', dest as never), lines };
 }
 
@@ -64,7 +69,10 @@ export interface Harness {
 }
 
 /** Starts the simulator for `scenario` and the fake Slack; call start() for the pipeline. */
-export async function harness(scenario: string, timers = { groupWait: '200ms', groupInterval: '300ms' }): Promise<Harness> {
+export async function harness(
+  scenario: string,
+  timers = { groupWait: '200ms', groupInterval: '300ms' },
+): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
   const sim = await startSimulator({ scenario, clock });
   const slack = await startFakeSlack();
@@ -72,17 +80,31 @@ export async function harness(scenario: string, timers = { groupWait: '200ms', g
   const { log, lines } = memoryLogger();
   const config = loadConfig({
     env: {
-      SLACK_BOT_TOKEN: 'xoxb-test-token', SLACK_CHANNEL: 'C0INCIDENT', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: slack.apiUrl,
-      REDIS_URL, RWX_REDIS_PREFIX: prefix, RWX_GROUP_WAIT: timers.groupWait, RWX_GROUP_INTERVAL: timers.groupInterval, LOG_LEVEL: 'info',
+      SLACK_BOT_TOKEN: 'xoxb-test-token',
+      SLACK_CHANNEL: 'C0INCIDENT',
+      SLACK_SIGNING_SECRET: 'secret',
+      SLACK_API_URL: slack.apiUrl,
+      REDIS_URL,
+      RWX_REDIS_PREFIX: prefix,
+      RWX_GROUP_WAIT: timers.groupWait,
+      RWX_GROUP_INTERVAL: timers.groupInterval,
+      LOG_LEVEL: 'info',
     },
   });
   const h: Harness = {
-    clock, sim, slack, prefix, lines,
+    clock,
+    sim,
+    slack,
+    prefix,
+    lines,
     async start() {
       const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
       h.serve = await runServe(config, log, {
-        source: new KubeClusterSource(conn), bolt: false, port: 0,
-        parts: { clock, tickMs: 0 }, notifier: { backoffMs: 50, lockTtlMs: 2000 },
+        source: new KubeClusterSource(conn),
+        bolt: false,
+        port: 0,
+        parts: { clock, tickMs: 0 },
+        notifier: { backoffMs: 50, lockTtlMs: 2000 },
       });
       await h.serve.watcher.waitSynced(10_000);
       await h.serve.tick();
@@ -111,7 +133,13 @@ export async function incidentsOf(scenario: string, ms = 0): Promise<Incident[]>
   const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
   const { log } = memoryLogger();
   const serve = await startServe({
-    source: new KubeClusterSource(conn), project: serveProjector(project), log, metrics: new ServeMetrics(), clock, tickMs: 0, watchIdleMs: 300_000,
+    source: new KubeClusterSource(conn),
+    project: serveProjector(project),
+    log,
+    metrics: new ServeMetrics(),
+    clock,
+    tickMs: 0,
+    watchIdleMs: 300_000,
     stages: realStages({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
     notifier: { submit: async () => undefined, close: async () => undefined },
   });

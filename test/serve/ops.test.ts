@@ -24,9 +24,25 @@ async function start(source: FakeClusterSource, redisOk = true) {
   const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
   const metrics = new ServeMetrics();
   const lines: string[] = [];
-  const log = createLogger('info', new Writable({ write(c: Buffer, _e, cb) { lines.push(c.toString()); cb(); } }) as never);
+  const log = createLogger(
+    'info',
+    new Writable({
+      write(c: Buffer, _e, cb) {
+        lines.push(c.toString());
+        cb();
+      },
+    }) as never,
+  );
   running = await startServe({
-    source, project: (_k, o) => o, log, metrics, clock, timers: new ManualTimers(clock), tickMs: 0, port: 0, watchIdleMs: 60_000,
+    source,
+    project: (_k, o) => o,
+    log,
+    metrics,
+    clock,
+    timers: new ManualTimers(clock),
+    tickMs: 0,
+    port: 0,
+    watchIdleMs: 60_000,
     stages: realStages({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
     notifier: { submit: async () => undefined, close: async () => undefined },
     checks: [{ name: 'redis', probe: () => (redisOk ? true : 'unreachable (ECONNREFUSED)') }],
@@ -46,7 +62,14 @@ describe('ops endpoints', () => {
     expect((await get('/healthz')).status).toBe(200);
     expect(await get('/readyz')).toEqual({ status: 200, text: 'ready\n' });
     const m = (await get('/metrics')).text;
-    for (const name of ['rwx_findings', 'rwx_open_incidents', 'rwx_slack_calls_total', 'rwx_watch_restarts_total', 'rwx_queue_depth', 'rwx_kube_api_reachable']) {
+    for (const name of [
+      'rwx_findings',
+      'rwx_open_incidents',
+      'rwx_slack_calls_total',
+      'rwx_watch_restarts_total',
+      'rwx_queue_depth',
+      'rwx_kube_api_reachable',
+    ]) {
       expect(m).toContain(name);
     }
     expect((await get('/nope')).status).toBe(404);
@@ -71,7 +94,10 @@ describe('ops endpoints', () => {
     const port = running!.port;
     const stopping = running!.stop();
     // The server closes during stop; a request racing it sees 503 or a refused connection, never 200.
-    const r = await fetch(`http://127.0.0.1:${port}/healthz`).then((x) => x.status, () => 503);
+    const r = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (x) => x.status,
+      () => 503,
+    );
     expect(r).toBe(503);
     await stopping;
     running = undefined;
@@ -99,8 +125,19 @@ describe('log redaction', () => {
 
   it('redacts token fields by path and tokens inside any string field', () => {
     const lines: string[] = [];
-    const log = createLogger('info', new Writable({ write(c: Buffer, _e, cb) { lines.push(c.toString()); cb(); } }) as never);
-    log.info({ config: { slack: { botToken: 'xoxb-secret-1' } }, err: 'invalid_auth for xoxb-secret-2' }, 'start xoxb-secret-3');
+    const log = createLogger(
+      'info',
+      new Writable({
+        write(c: Buffer, _e, cb) {
+          lines.push(c.toString());
+          cb();
+        },
+      }) as never,
+    );
+    log.info(
+      { config: { slack: { botToken: 'xoxb-secret-1' } }, err: 'invalid_auth for xoxb-secret-2' },
+      'start xoxb-secret-3',
+    );
     const out = lines.join('');
     expect(out).not.toMatch(/xoxb-secret/);
     expect(out).toContain('[REDACTED]');

@@ -23,7 +23,9 @@ function creatingPod(name: string, scheduledMs: number, phase = 'Pending'): Kube
     status: {
       phase,
       conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: new Date(scheduledMs).toISOString() }],
-      containerStatuses: [{ name: 'app', state: phase === 'Running' ? { running: {} } : { waiting: { reason: 'ContainerCreating' } } }],
+      containerStatuses: [
+        { name: 'app', state: phase === 'Running' ? { running: {} } : { waiting: { reason: 'ContainerCreating' } } },
+      ],
     },
   };
 }
@@ -41,7 +43,7 @@ function setup() {
     },
     detectCronJob: (index, cj, now) => detectCronJob(index, cj, detectContext(now)),
     // One pseudo-incident per finding: the pipeline's contract does not depend on the correlator's grouping.
-    correlate: (_index, findings: Finding[]) => findings.map((f) => ({ key: f.key } as Incident)),
+    correlate: (_index, findings: Finding[]) => findings.map((f) => ({ key: f.key }) as Incident),
   };
   const submitted: string[][] = [];
   const sink = { submit: async (incidents: Incident[]) => void submitted.push(incidents.map((i) => i.key)) };
@@ -54,7 +56,11 @@ describe('isCandidate', () => {
     ['Pending pods can become stuck by time alone', { status: { phase: 'Pending' } }, true],
     ['Running pods cannot', { status: { phase: 'Running' } }, false],
     ['Succeeded pods cannot', { status: { phase: 'Succeeded' } }, false],
-    ['a terminating Running pod can (stuck Terminating)', { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Running' } }, true],
+    [
+      'a terminating Running pod can (stuck Terminating)',
+      { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Running' } },
+      true,
+    ],
     ['a pod with no status yet can', {}, true],
   ])('%s', (_why, pod, want) => {
     expect(isCandidate(pod as Pod)).toBe(want);
@@ -122,26 +128,64 @@ describe('Pipeline keep-firing', () => {
     const watcher = new ClusterWatcher({ source, kinds: ['pods'], clock, timers: new ManualTimers(clock) });
     let next: string[] = [];
     const stages: Stages = {
-      detectPod: () => [], detectCronJob: () => undefined,
-      correlate: () => next.map((key) => ({ key } as Incident)),
+      detectPod: () => [],
+      detectCronJob: () => undefined,
+      correlate: () => next.map((key) => ({ key }) as Incident),
     };
-    const pipeline = new Pipeline(watcher.index, watcher.queue, stages, { submit: async () => undefined }, clock, undefined, () => true, 60_000);
+    const pipeline = new Pipeline(
+      watcher.index,
+      watcher.queue,
+      stages,
+      { submit: async () => undefined },
+      clock,
+      undefined,
+      () => true,
+      60_000,
+    );
     const at = async (ms: number, keys: string[]) => {
       clock.set(T0 + ms);
       next = keys;
       await pipeline.tick();
-      return pipeline.current().map((i) => i.key).sort();
+      return pipeline
+        .current()
+        .map((i) => i.key)
+        .sort();
     };
     return { at };
   }
 
   it.each([
     // An established incident survives a 10s blip in the correlation (a plugin pod being replaced).
-    ['established, blip', [[0, ['r']], [120_000, ['r']], [130_000, ['u']]], ['r', 'u']],
+    [
+      'established, blip',
+      [
+        [0, ['r']],
+        [120_000, ['r']],
+        [130_000, ['u']],
+      ],
+      ['r', 'u'],
+    ],
     // ...and resolves once it has been absent for the whole window.
-    ['established, gone', [[0, ['r']], [120_000, ['r']], [130_000, []], [190_000, []]], []],
+    [
+      'established, gone',
+      [
+        [0, ['r']],
+        [120_000, ['r']],
+        [130_000, []],
+        [190_000, []],
+      ],
+      [],
+    ],
     // A short-lived incident is not kept, so a blip never lingers into group_wait.
-    ['blip itself', [[0, ['r']], [10_000, ['r', 'u']], [20_000, ['r']]], ['r']],
+    [
+      'blip itself',
+      [
+        [0, ['r']],
+        [10_000, ['r', 'u']],
+        [20_000, ['r']],
+      ],
+      ['r'],
+    ],
   ] as [string, [number, string[]][], string[]][])('%s', async (_why, steps, want) => {
     const { at } = fixed();
     let got: string[] = [];

@@ -34,7 +34,12 @@ describe('rwx serve on the propagation-loss scenario', () => {
     // The resolution speaks for every member the incident ever had, not its last state (clickhouse-1 alone):
     // the pods stuck from the start and the CronJob, whose run is under way (it takes 6 minutes).
     const reply = JSON.stringify(h.slack.replies(root.ts).find((r) => /resolved/i.test(r.text))?.blocks);
-    for (const pod of ['platform/postgres-2', 'search/search-7c9d8f6b5-kccvl', 'search/search-7c9d8f6b5-khvpc', 'data/clickhouse-1']) {
+    for (const pod of [
+      'platform/postgres-2',
+      'search/search-7c9d8f6b5-kccvl',
+      'search/search-7c9d8f6b5-khvpc',
+      'data/clickhouse-1',
+    ]) {
       expect(reply).toMatch(new RegExp(`\`${pod}\`[^\\\\]*recovered on its own`));
     }
     expect(reply).toContain('CronJob `data/nightly-backup` (2 scheduled runs missed');
@@ -48,7 +53,11 @@ describe('rwx serve on the propagation-loss scenario', () => {
     // Blips in the correlation while plugin pods are replaced never became threads of their own.
     expect(h.slack.roots().map((r) => r.metadata?.event_payload.key)).toEqual([ROLLOUT_KEY]);
     // Read-only: the bot's whole run used get/list/watch (and at most access reviews), nothing that writes.
-    const writes = h.sim.audit.filter((a) => !['get', 'list', 'watch'].includes(a.verb) && !(a.verb === 'create' && a.resource === 'selfsubjectaccessreviews'));
+    const writes = h.sim.audit.filter(
+      (a) =>
+        !['get', 'list', 'watch'].includes(a.verb) &&
+        !(a.verb === 'create' && a.resource === 'selfsubjectaccessreviews'),
+    );
     expect(writes).toEqual([]);
     // Tokens never reach the logs.
     expect(h.lines.join('')).not.toContain('xoxb-test-token');
@@ -66,7 +75,10 @@ describe('rwx serve on the propagation-loss scenario', () => {
     await h.start();
     await h.advance(60_000);
     // The restarted pipeline finds the root it posted (message metadata) and finishes the post in its thread.
-    await until(() => h!.slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts), 'the evidence reply after restart');
+    await until(
+      () => h!.slack.callsOf('chat.postMessage').some((c) => c.args.thread_ts),
+      'the evidence reply after restart',
+    );
     expect(h.slack.roots()).toHaveLength(1);
   });
 });

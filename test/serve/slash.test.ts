@@ -33,13 +33,23 @@ beforeAll(async () => {
   lines = logger.lines;
   const config = loadConfig({
     env: {
-      SLACK_BOT_TOKEN: 'xoxb-serve-test', SLACK_CHANNEL: CHANNEL, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl,
-      REDIS_URL, RWX_REDIS_PREFIX: prefix, RWX_GROUP_WAIT: '200ms', RWX_ALLOWED_CHANNELS: CHANNEL, LOG_LEVEL: 'info',
+      SLACK_BOT_TOKEN: 'xoxb-serve-test',
+      SLACK_CHANNEL: CHANNEL,
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      REDIS_URL,
+      RWX_REDIS_PREFIX: prefix,
+      RWX_GROUP_WAIT: '200ms',
+      RWX_ALLOWED_CHANNELS: CHANNEL,
+      LOG_LEVEL: 'info',
     },
   });
   const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
   serve = await runServe(config, logger.log, {
-    source: new KubeClusterSource(conn), port: 0, parts: { clock, tickMs: 0 }, notifier: { backoffMs: 50, lockTtlMs: 2000 },
+    source: new KubeClusterSource(conn),
+    port: 0,
+    parts: { clock, tickMs: 0 },
+    notifier: { backoffMs: 50, lockTtlMs: 2000 },
   });
   await serve.watcher.waitSynced(10_000);
   await serve.tick();
@@ -49,7 +59,9 @@ beforeAll(async () => {
   await serve.tick();
   await until(() => slack.roots().some((m) => m.metadata?.event_payload.key === ROLLOUT_KEY), 'the rollout root');
   // Bolt's receiver owns PORT (0 here: a free one); runServe logs where it listens.
-  const started = lines.map((l) => JSON.parse(l) as { msg?: string; port?: number }).find((l) => l.msg === 'slack app started');
+  const started = lines
+    .map((l) => JSON.parse(l) as { msg?: string; port?: number })
+    .find((l) => l.msg === 'slack app started');
   url = `http://127.0.0.1:${started?.port ?? 0}/slack/events`;
 }, 30_000);
 
@@ -63,15 +75,27 @@ afterAll(async () => {
 /** POSTs `/rwx <text>` from #incidents, signed like Slack unless `signed` is false. */
 async function command(text: string, responseId: string, signed = true): Promise<{ status: number; body: string }> {
   const body = new URLSearchParams({
-    token: 'legacy', team_id: 'T0FAKE', team_domain: 'fake', channel_id: CHANNEL, channel_name: 'incidents', user_id: 'U0ALICE',
-    user_name: 'alice', command: '/rwx', text, api_app_id: 'A0RWX', trigger_id: randomBytes(8).toString('hex'),
+    token: 'legacy',
+    team_id: 'T0FAKE',
+    team_domain: 'fake',
+    channel_id: CHANNEL,
+    channel_name: 'incidents',
+    user_id: 'U0ALICE',
+    user_name: 'alice',
+    command: '/rwx',
+    text,
+    api_app_id: 'A0RWX',
+    trigger_id: randomBytes(8).toString('hex'),
     response_url: slack.responseUrl(responseId),
   }).toString();
   const ts = Math.floor(Date.now() / 1000);
   const signature = `v0=${createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex')}`;
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signed ? { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signature } : {}) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(signed ? { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signature } : {}),
+    },
     body,
   });
   return { status: res.status, body: await res.text() };

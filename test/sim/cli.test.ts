@@ -8,8 +8,14 @@ function memoryIo() {
   const out: string[] = [];
   const err: string[] = [];
   return {
-    io: { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, stdin: process.stdin, env: {} },
-    out, err,
+    io: {
+      stdout: { write: (s: string) => out.push(s) },
+      stderr: { write: (s: string) => err.push(s) },
+      stdin: process.stdin,
+      env: {},
+    },
+    out,
+    err,
   };
 }
 
@@ -17,7 +23,9 @@ describe('rwx sim', () => {
   test('prints the kubeconfig path first and serves the scenario until stopped', async () => {
     const { io, out } = memoryIo();
     let stop!: () => void;
-    const stopped = new Promise<void>((r) => { stop = r; });
+    const stopped = new Promise<void>((r) => {
+      stop = r;
+    });
     const done = runSim(['scenarios/node-fault.yaml', '--speed', '60'], io, stopped);
     for (let i = 0; i < 500 && out.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     const path = out[0]?.trim() ?? '';
@@ -25,7 +33,7 @@ describe('rwx sim', () => {
     const kubeconfig = await readFile(path, 'utf8');
     const server = /server: (\S+)/.exec(kubeconfig)?.[1];
     expect(kubeconfig).toContain('current-context: sim');
-    const nodes = await (await fetch(`${server}/api/v1/nodes`)).json() as { items: unknown[] };
+    const nodes = (await (await fetch(`${server}/api/v1/nodes`)).json()) as { items: unknown[] };
     expect(nodes.items).toHaveLength(12);
     stop();
     expect(await done).toBe(0);

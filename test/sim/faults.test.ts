@@ -4,8 +4,16 @@ import { api, inline, testSim } from '../support/sim.js';
 import { smallScenario } from './fixtures.js';
 
 const ssar = (resource: string, verb = 'list', namespace?: string) => ({
-  apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview',
-  spec: { resourceAttributes: { verb, resource, group: resource === 'volumeattachments' ? 'storage.k8s.io' : '', ...(namespace ? { namespace } : {}) } },
+  apiVersion: 'authorization.k8s.io/v1',
+  kind: 'SelfSubjectAccessReview',
+  spec: {
+    resourceAttributes: {
+      verb,
+      resource,
+      group: resource === 'volumeattachments' ? 'storage.k8s.io' : '',
+      ...(namespace ? { namespace } : {}),
+    },
+  },
 });
 
 describe('faults', () => {
@@ -14,9 +22,17 @@ describe('faults', () => {
     sim.faults.forbid('volumeattachments');
     const r = await api(sim, '/apis/storage.k8s.io/v1/volumeattachments');
     expect(r).toMatchObject({ status: 403, body: { kind: 'Status', reason: 'Forbidden', code: 403 } });
-    expect(r.body.message).toBe('volumeattachments.storage.k8s.io is forbidden: User "system:serviceaccount:rwx:rwx-bot" cannot list resource "volumeattachments" in API group "storage.k8s.io" at the cluster scope');
-    const review = await api(sim, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { method: 'POST', body: ssar('volumeattachments') });
-    expect(review).toMatchObject({ status: 201, body: { kind: 'SelfSubjectAccessReview', status: { allowed: false } } });
+    expect(r.body.message).toBe(
+      'volumeattachments.storage.k8s.io is forbidden: User "system:serviceaccount:rwx:rwx-bot" cannot list resource "volumeattachments" in API group "storage.k8s.io" at the cluster scope',
+    );
+    const review = await api(sim, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      method: 'POST',
+      body: ssar('volumeattachments'),
+    });
+    expect(review).toMatchObject({
+      status: 201,
+      body: { kind: 'SelfSubjectAccessReview', status: { allowed: false } },
+    });
     expect((await api(sim, '/api/v1/pods')).status).toBe(200);
   });
 
@@ -28,12 +44,23 @@ describe('faults', () => {
   });
 
   test('scenario permissions answer SSAR and guard requests: deny rules, and allow lists', async () => {
-    const { sim } = await testSim(inline({
-      name: 'perm', objects: [],
-      permissions: { allow: [{ verb: 'list', resource: 'pods' }, { verb: 'get' }], deny: [{ resource: 'pods', namespace: 'secret-ns' }] },
-    }));
+    const { sim } = await testSim(
+      inline({
+        name: 'perm',
+        objects: [],
+        permissions: {
+          allow: [{ verb: 'list', resource: 'pods' }, { verb: 'get' }],
+          deny: [{ resource: 'pods', namespace: 'secret-ns' }],
+        },
+      }),
+    );
     const can = async (resource: string, verb: string, ns?: string) =>
-      (await api(sim, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { method: 'POST', body: ssar(resource, verb, ns) })).body.status.allowed;
+      (
+        await api(sim, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+          method: 'POST',
+          body: ssar(resource, verb, ns),
+        })
+      ).body.status.allowed;
     expect(await can('pods', 'list')).toBe(true);
     expect(await can('pods', 'watch')).toBe(false);
     expect(await can('nodes', 'get')).toBe(true);

@@ -11,7 +11,9 @@ describe('client-node informer', () => {
     const kc = new KubeConfig();
     kc.loadFromFile(sim.kubeconfigPath);
     const core = kc.makeApiClient(CoreV1Api);
-    const inf = makeInformer<V1Pod>(kc, '/api/v1/namespaces/shop/pods', () => core.listNamespacedPod({ namespace: 'shop' }));
+    const inf = makeInformer<V1Pod>(kc, '/api/v1/namespaces/shop/pods', () =>
+      core.listNamespacedPod({ namespace: 'shop' }),
+    );
     const seen: string[] = [];
     inf.on('add', (p) => seen.push(`add ${p.metadata?.name}`));
     inf.on('update', (p) => seen.push(`update ${p.metadata?.name} ${p.status?.phase}`));
@@ -30,13 +32,19 @@ describe('client-node informer', () => {
     const kc = new KubeConfig();
     kc.loadFromFile(sim.kubeconfigPath);
     const core = kc.makeApiClient(CoreV1Api);
-    const inf = makeInformer<V1Pod>(kc, '/api/v1/namespaces/shop/pods', () => core.listNamespacedPod({ namespace: 'shop' }));
+    const inf = makeInformer<V1Pod>(kc, '/api/v1/namespaces/shop/pods', () =>
+      core.listNamespacedPod({ namespace: 'shop' }),
+    );
     const deleted: string[] = [];
     let errors = 0;
     inf.on('delete', (p) => deleted.push(p.metadata?.name ?? ''));
     // The documented client-node pattern: restart the informer when its watch fails.
     let stopped = false;
-    inf.on('error', () => { if (stopped) return; errors++; void inf.start(); });
+    inf.on('error', () => {
+      if (stopped) return;
+      errors++;
+      void inf.start();
+    });
     await inf.start();
     await until(() => sim.audit.some((a) => a.verb === 'watch'), 'first watch');
     const lists = () => sim.audit.filter((a) => a.verb === 'list').length;
@@ -49,7 +57,12 @@ describe('client-node informer', () => {
     expect(errors).toBe(1);
     // Watch 1 was dropped, watch 2 (old resourceVersion) got 410, watch 3 follows the relist.
     await until(() => sim.audit.filter((a) => a.verb === 'watch').length === 3, 'third watch');
-    expect(inf.list().map((p) => p.metadata?.name).sort()).toEqual(['db-0', 'web-0', 'web-2']);
+    expect(
+      inf
+        .list()
+        .map((p) => p.metadata?.name)
+        .sort(),
+    ).toEqual(['db-0', 'web-0', 'web-2']);
     stopped = true;
     await inf.stop();
   });

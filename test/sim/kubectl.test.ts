@@ -17,8 +17,13 @@ describe('kubectl through the simulator', () => {
   test('get pods -A -o json lists every pod with kind and apiVersion filled in', async () => {
     const { sim } = await testSim(smallScenario());
     const out = JSON.parse(await kubectl(sim.kubeconfigPath, 'get', 'pods', '-A', '-o', 'json'));
-    expect(out.items.map((p: any) => `${p.metadata.namespace}/${p.metadata.name}`).sort())
-      .toEqual(['jobs/batch-0', 'shop/db-0', 'shop/web-0', 'shop/web-1', 'shop/web-2']);
+    expect(out.items.map((p: any) => `${p.metadata.namespace}/${p.metadata.name}`).sort()).toEqual([
+      'jobs/batch-0',
+      'shop/db-0',
+      'shop/web-0',
+      'shop/web-1',
+      'shop/web-2',
+    ]);
     expect(out.items[0].kind).toBe('Pod');
     expect(sim.audit.some((a) => a.verb === 'list' && a.path === '/api/v1/pods')).toBe(true);
   });
@@ -33,7 +38,16 @@ describe('kubectl through the simulator', () => {
 
   test('--field-selector spec.nodeName filters on the server', async () => {
     const { sim } = await testSim(smallScenario());
-    const out = await kubectl(sim.kubeconfigPath, 'get', 'pods', '-A', '--field-selector', 'spec.nodeName=node-1', '-o', 'name');
+    const out = await kubectl(
+      sim.kubeconfigPath,
+      'get',
+      'pods',
+      '-A',
+      '--field-selector',
+      'spec.nodeName=node-1',
+      '-o',
+      'name',
+    );
     expect(out.trim().split('\n').sort()).toEqual(['pod/db-0', 'pod/web-0'].sort().map((x) => x));
     expect(sim.audit.find((a) => a.query.fieldSelector)?.query.fieldSelector).toBe('spec.nodeName=node-1');
   });
@@ -49,13 +63,34 @@ describe('kubectl through the simulator', () => {
 
   test('get pods --watch sees a timeline change', async () => {
     const { sim } = await testSim(smallScenario());
-    const child = spawn('kubectl', ['--kubeconfig', sim.kubeconfigPath, 'get', 'pods', '-n', 'shop', '--watch', '-o', 'custom-columns=NAME:.metadata.name,PHASE:.status.phase']);
+    const child = spawn('kubectl', [
+      '--kubeconfig',
+      sim.kubeconfigPath,
+      'get',
+      'pods',
+      '-n',
+      'shop',
+      '--watch',
+      '-o',
+      'custom-columns=NAME:.metadata.name,PHASE:.status.phase',
+    ]);
     let out = '';
-    child.stdout.on('data', (d) => { out += String(d); });
-    const seen = (re: RegExp) => new Promise<void>((resolve, reject) => {
-      const t = setInterval(() => { if (re.test(out)) { clearInterval(t); resolve(); } }, 20);
-      child.once('exit', () => { clearInterval(t); reject(new Error(`kubectl exited; output:\n${out}`)); });
+    child.stdout.on('data', (d) => {
+      out += String(d);
     });
+    const seen = (re: RegExp) =>
+      new Promise<void>((resolve, reject) => {
+        const t = setInterval(() => {
+          if (re.test(out)) {
+            clearInterval(t);
+            resolve();
+          }
+        }, 20);
+        child.once('exit', () => {
+          clearInterval(t);
+          reject(new Error(`kubectl exited; output:\n${out}`));
+        });
+      });
     try {
       await seen(/db-0\s+Pending/);
       await vi_waitForWatch(sim);
@@ -67,17 +102,25 @@ describe('kubectl through the simulator', () => {
   });
 
   test('TLS mode: kubectl sends the bearer token, a wrong token gets 401, SSAR answers can-i', async () => {
-    const { sim } = await testSim({ ...smallScenario(), permissions: { deny: [{ resource: 'secrets' }] } }, { tls: true });
+    const { sim } = await testSim(
+      { ...smallScenario(), permissions: { deny: [{ resource: 'secrets' }] } },
+      { tls: true },
+    );
     expect(sim.url).toMatch(/^https:/);
     const out = await kubectl(sim.kubeconfigPath, 'get', 'pods', '-n', 'shop', '-o', 'name');
     expect(out).toContain('pod/web-0');
     expect(await kubectl(sim.kubeconfigPath, 'auth', 'can-i', 'list', 'pods', '-A')).toBe('yes\n');
-    await expect(kubectl(sim.kubeconfigPath, 'auth', 'can-i', 'get', 'secrets', '-A')).rejects.toMatchObject({ stdout: 'no\n' });
-    await expect(kubectl(sim.kubeconfigPath, '--token', 'wrong', 'get', 'pods')).rejects.toMatchObject({ stderr: expect.stringMatching(/Unauthorized|provide credentials/) });
+    await expect(kubectl(sim.kubeconfigPath, 'auth', 'can-i', 'get', 'secrets', '-A')).rejects.toMatchObject({
+      stdout: 'no\n',
+    });
+    await expect(kubectl(sim.kubeconfigPath, '--token', 'wrong', 'get', 'pods')).rejects.toMatchObject({
+      stderr: expect.stringMatching(/Unauthorized|provide credentials/),
+    });
   });
 });
 
 /** Waits until kubectl's watch request has reached the simulator (so the change is not folded into its list). */
 async function vi_waitForWatch(sim: { audit: { verb: string }[] }): Promise<void> {
-  for (let i = 0; i < 500 && !sim.audit.some((a) => a.verb === 'watch'); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 500 && !sim.audit.some((a) => a.verb === 'watch'); i++)
+    await new Promise((r) => setTimeout(r, 10));
 }

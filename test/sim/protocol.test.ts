@@ -47,7 +47,10 @@ describe('list and get', () => {
     const one = await api(sim, '/api/v1/namespaces/shop/pods/web-1');
     expect(one.body).toMatchObject({ kind: 'Pod', apiVersion: 'v1', metadata: { name: 'web-1', namespace: 'shop' } });
     const missing = await api(sim, '/api/v1/namespaces/shop/pods/nope');
-    expect(missing).toMatchObject({ status: 404, body: { kind: 'Status', reason: 'NotFound', message: 'pods "nope" not found' } });
+    expect(missing).toMatchObject({
+      status: 404,
+      body: { kind: 'Status', reason: 'NotFound', message: 'pods "nope" not found' },
+    });
     expect((await api(sim, '/api/v1/namespaces/shop/nodes')).status).toBe(404);
   });
 
@@ -57,9 +60,16 @@ describe('list and get', () => {
     expect(pod.metadata.uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(pod.metadata.creationTimestamp).toBe('2026-11-30T07:15:00Z');
     expect(Number(pod.metadata.resourceVersion)).toBeGreaterThan(0);
-    expect(pod.status.conditions.find((c: any) => c.type === 'PodScheduled')).toMatchObject({ status: 'True', lastProbeTime: null });
+    expect(pod.status.conditions.find((c: any) => c.type === 'PodScheduled')).toMatchObject({
+      status: 'True',
+      lastProbeTime: null,
+    });
     const ev = (await api(sim, '/api/v1/namespaces/shop/events')).body.items[0];
-    expect(ev).toMatchObject({ involvedObject: { kind: 'Pod', name: 'db-0', uid: pod.metadata.uid }, eventTime: null, count: 3 });
+    expect(ev).toMatchObject({
+      involvedObject: { kind: 'Pod', name: 'db-0', uid: pod.metadata.uid },
+      eventTime: null,
+      count: 3,
+    });
   });
 
   test('resourceVersion increases on every change', async () => {
@@ -138,7 +148,10 @@ describe('selectors', () => {
     const { sim } = await testSim(smallScenario());
     const ev = await api(sim, '/api/v1/events?fieldSelector=involvedObject.name%3Ddb-0,involvedObject.kind%3DPod');
     expect(ev.body.items).toHaveLength(1);
-    expect((await api(sim, '/api/v1/pods?fieldSelector=spec.hostname%3Dx')).body).toMatchObject({ code: 400, message: 'field label not supported: spec.hostname' });
+    expect((await api(sim, '/api/v1/pods?fieldSelector=spec.hostname%3Dx')).body).toMatchObject({
+      code: 400,
+      message: 'field label not supported: spec.hostname',
+    });
     expect((await api(sim, '/api/v1/pods?labelSelector=a%20in%20b')).status).toBe(400);
   });
 });
@@ -149,7 +162,10 @@ describe('audit', () => {
     await api(sim, '/api/v1/namespaces/shop/pods?limit=1');
     await api(sim, '/api/v1/namespaces/shop/pods/web-0');
     await api(sim, '/api/v1/namespaces/shop/pods/nope');
-    await api(sim, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { method: 'POST', body: { spec: { resourceAttributes: { verb: 'list', resource: 'pods' } } } });
+    await api(sim, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      method: 'POST',
+      body: { spec: { resourceAttributes: { verb: 'list', resource: 'pods' } } },
+    });
     expect(sim.audit.map((a) => [a.verb, a.method, a.path, a.status])).toEqual([
       ['list', 'GET', '/api/v1/namespaces/shop/pods', 200],
       ['get', 'GET', '/api/v1/namespaces/shop/pods/web-0', 200],

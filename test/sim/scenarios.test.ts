@@ -6,10 +6,12 @@ import { loadScenario } from '../../src/sim/index.js';
 import { formatAge } from '../../src/domain/duration.js';
 import { testSim, SIM_START } from '../support/sim.js';
 
-const pod = (s: Snapshot, ns: string, name: string) => s.pods.find((p) => p.metadata?.namespace === ns && p.metadata?.name === name);
+const pod = (s: Snapshot, ns: string, name: string) =>
+  s.pods.find((p) => p.metadata?.namespace === ns && p.metadata?.name === name);
 const waiting = (p: Pod | undefined) => p?.status?.containerStatuses?.[0]?.state?.waiting?.reason;
 const age = (ts: string | null | undefined) => formatAge(SIM_START - Date.parse(ts ?? ''));
-const events = (s: Snapshot, name: string, reason: string) => s.events.filter((e) => e.involvedObject?.name === name && e.reason === reason);
+const events = (s: Snapshot, name: string, reason: string) =>
+  s.events.filter((e) => e.involvedObject?.name === name && e.reason === reason);
 const pluginPods = (s: Snapshot) => s.pods.filter((p) => p.metadata?.labels?.app === 'ebs-csi-node');
 
 describe('propagation-loss (seed csi-mount-failure-incident)', () => {
@@ -20,9 +22,12 @@ describe('propagation-loss (seed csi-mount-failure-incident)', () => {
     const ds = s.daemonSets.find((d) => d.metadata?.name === 'ebs-csi-node');
     expect(ds?.status).toMatchObject({ desiredNumberScheduled: 40, numberReady: 40, updatedNumberScheduled: 28 });
     // Revision 2 lost the propagation line and carries the change-cause.
-    const revs = s.controllerRevisions.filter((r) => r.metadata?.name?.startsWith('ebs-csi-node-')).sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0));
+    const revs = s.controllerRevisions
+      .filter((r) => r.metadata?.name?.startsWith('ebs-csi-node-'))
+      .sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0));
     expect(revs.map((r) => r.revision)).toEqual([1, 2]);
-    const kubeletMount = (i: number) => revs[i]?.data?.spec?.template?.spec?.containers?.[0]?.volumeMounts?.find((m) => m.name === 'kubelet-dir');
+    const kubeletMount = (i: number) =>
+      revs[i]?.data?.spec?.template?.spec?.containers?.[0]?.volumeMounts?.find((m) => m.name === 'kubelet-dir');
     expect(kubeletMount(0)?.mountPropagation).toBe('Bidirectional');
     expect(kubeletMount(1)?.mountPropagation).toBeUndefined();
     expect(revs[1]?.metadata?.annotations?.['kubernetes.io/change-cause']).toBe('driver upgrade v1.30.0 -> v1.31.0');
@@ -30,22 +35,49 @@ describe('propagation-loss (seed csi-mount-failure-incident)', () => {
     expect(ds?.spec?.template?.spec?.containers?.[0]?.image).toMatch(/v1\.31\.0$/);
     // The seed's listing: plugin pods sorted by age, every sixth row (node-41 there is node-39 here).
     const byNode = new Map(pluginPods(s).map((p) => [p.spec?.nodeName, p]));
-    const sorted = pluginPods(s).sort((a, b) => Date.parse(a.metadata?.creationTimestamp ?? '') - Date.parse(b.metadata?.creationTimestamp ?? ''));
-    expect(sorted.filter((_, i) => i % 6 === 0).slice(0, 6).map((p) => `${p.metadata?.name} ${age(p.metadata?.creationTimestamp)} ${p.spec?.nodeName}`)).toEqual([
-      'ebs-csi-node-x4k2p 26d node-02', 'ebs-csi-node-r7wqm 26d node-14', 'ebs-csi-node-9tzvb 3h1m node-19',
-      'ebs-csi-node-c5mdh 2h48m node-27', 'ebs-csi-node-k8plf 2h11m node-33', expect.stringMatching(/ 1h37m node-39$/),
+    const sorted = pluginPods(s).sort(
+      (a, b) => Date.parse(a.metadata?.creationTimestamp ?? '') - Date.parse(b.metadata?.creationTimestamp ?? ''),
+    );
+    expect(
+      sorted
+        .filter((_, i) => i % 6 === 0)
+        .slice(0, 6)
+        .map((p) => `${p.metadata?.name} ${age(p.metadata?.creationTimestamp)} ${p.spec?.nodeName}`),
+    ).toEqual([
+      'ebs-csi-node-x4k2p 26d node-02',
+      'ebs-csi-node-r7wqm 26d node-14',
+      'ebs-csi-node-9tzvb 3h1m node-19',
+      'ebs-csi-node-c5mdh 2h48m node-27',
+      'ebs-csi-node-k8plf 2h11m node-33',
+      expect.stringMatching(/ 1h37m node-39$/),
     ]);
     // postgres-2: stuck on node-19, scheduled 24m ago, FailedMount x9 over 22m, its volume attached there.
     const pg = pod(s, 'platform', 'postgres-2');
-    expect([pg?.spec?.nodeName, waiting(pg), age(pg?.metadata?.creationTimestamp)]).toEqual(['node-19', 'ContainerCreating', '24m']);
+    expect([pg?.spec?.nodeName, waiting(pg), age(pg?.metadata?.creationTimestamp)]).toEqual([
+      'node-19',
+      'ContainerCreating',
+      '24m',
+    ]);
     const fm = events(s, 'postgres-2', 'FailedMount')[0];
-    expect(fm).toMatchObject({ count: 9, message: 'Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], timed out waiting for the condition' });
+    expect(fm).toMatchObject({
+      count: 9,
+      message:
+        'Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], timed out waiting for the condition',
+    });
     expect(age(fm?.firstTimestamp)).toBe('22m');
     const va = s.volumeAttachments.find((v) => v.metadata?.name === 'csi-3f81a4c9');
-    expect(va).toMatchObject({ spec: { nodeName: 'node-19', source: { persistentVolumeName: 'pvc-a17c5b2e-9d44-4c1a-b6f2-71e0c8d3a952' } }, status: { attached: true } });
+    expect(va).toMatchObject({
+      spec: { nodeName: 'node-19', source: { persistentVolumeName: 'pvc-a17c5b2e-9d44-4c1a-b6f2-71e0c8d3a952' } },
+      status: { attached: true },
+    });
     // search: 3 of 5, running pods on node-02/08/14 (revision 1), stuck ones on updated nodes.
     const search = s.pods.filter((p) => p.metadata?.namespace === 'search');
-    expect(search.filter((p) => p.status?.phase === 'Running').map((p) => p.spec?.nodeName).sort()).toEqual(['node-02', 'node-08', 'node-14']);
+    expect(
+      search
+        .filter((p) => p.status?.phase === 'Running')
+        .map((p) => p.spec?.nodeName)
+        .sort(),
+    ).toEqual(['node-02', 'node-08', 'node-14']);
     expect(search.filter((p) => waiting(p) === 'ContainerCreating')).toHaveLength(2);
     // The backup: no success for two nights, today's job pod stuck on an updated node.
     const cron = s.cronJobs[0];
@@ -58,7 +90,9 @@ describe('propagation-loss (seed csi-mount-failure-incident)', () => {
     const rsRef = search[0]?.metadata?.ownerReferences?.[0];
     expect(rsRef?.uid).toBeTruthy();
     expect(byNode.get('node-19')?.metadata?.ownerReferences?.[0]?.uid).toBe(ds?.metadata?.uid);
-    expect(backup?.metadata?.ownerReferences?.[0]?.uid).toBe(s.jobs.find((j) => j.metadata?.name === 'nightly-backup-29411640')?.metadata?.uid);
+    expect(backup?.metadata?.ownerReferences?.[0]?.uid).toBe(
+      s.jobs.find((j) => j.metadata?.name === 'nightly-backup-29411640')?.metadata?.uid,
+    );
   });
 
   test('the timeline: the rollout spreads, the rollback heals in the same order, the backup completes', async () => {
@@ -70,14 +104,26 @@ describe('propagation-loss (seed csi-mount-failure-incident)', () => {
     await sim.advance(6 * 60_000);
     s = sim.state();
     // Rolled back: revision 1's object is renumbered 3 and the DaemonSet's template follows it.
-    expect(s.controllerRevisions.filter((r) => r.metadata?.name?.startsWith('ebs-csi-node-')).map((r) => r.revision).sort()).toEqual([2, 3]);
+    expect(
+      s.controllerRevisions
+        .filter((r) => r.metadata?.name?.startsWith('ebs-csi-node-'))
+        .map((r) => r.revision)
+        .sort(),
+    ).toEqual([2, 3]);
     const fmBefore = events(s, 'postgres-2', 'FailedMount')[0]?.count ?? 0;
     expect(fmBefore).toBeGreaterThan(9);
     await sim.advance(11 * 60_000);
     s = sim.state();
-    expect(s.daemonSets.find((d) => d.metadata?.name === 'ebs-csi-node')?.status).toMatchObject({ updatedNumberScheduled: 40, numberReady: 40 });
+    expect(s.daemonSets.find((d) => d.metadata?.name === 'ebs-csi-node')?.status).toMatchObject({
+      updatedNumberScheduled: 40,
+      numberReady: 40,
+    });
     expect(pluginPods(s).every((p) => p.metadata?.labels?.['controller-revision-hash'] === '6f7c9d8b4')).toBe(true);
-    for (const [ns, name] of [['platform', 'postgres-2'], ['data', 'clickhouse-1']] as const) expect(pod(s, ns, name)?.status?.phase, name).toBe('Running');
+    for (const [ns, name] of [
+      ['platform', 'postgres-2'],
+      ['data', 'clickhouse-1'],
+    ] as const)
+      expect(pod(s, ns, name)?.status?.phase, name).toBe('Running');
     expect(s.pods.filter((p) => p.metadata?.namespace === 'search' && p.status?.phase === 'Running')).toHaveLength(5);
     const fmAfter = events(s, 'postgres-2', 'FailedMount')[0]?.count;
     await sim.advance(10 * 60_000);
@@ -95,11 +141,17 @@ describe('the other scenarios', () => {
     const s = sim.state();
     const claim = (ns: string, n: string) => s.pvcs.find((c) => c.metadata?.namespace === ns && c.metadata?.name === n);
     expect(claim('analytics', 'scratch')?.status?.phase).toBe('Pending');
-    expect(s.storageClasses.find((c) => c.metadata?.name === claim('analytics', 'scratch')?.spec?.storageClassName)?.volumeBindingMode).toBe('WaitForFirstConsumer');
+    expect(
+      s.storageClasses.find((c) => c.metadata?.name === claim('analytics', 'scratch')?.spec?.storageClassName)
+        ?.volumeBindingMode,
+    ).toBe('WaitForFirstConsumer');
     expect(events(s, 'build-cache', 'ProvisioningFailed')).toHaveLength(1);
     expect(s.pvs.find((v) => v.metadata?.name === claim('legacy', 'reports')?.spec?.volumeName)).toBeUndefined();
     expect(claim('archive', 'old-logs')?.status?.phase).toBe('Lost');
-    const stuck = s.pods.filter((p) => waiting(p) === 'ContainerCreating').map((p) => p.spec?.nodeName).sort();
+    const stuck = s.pods
+      .filter((p) => waiting(p) === 'ContainerCreating')
+      .map((p) => p.spec?.nodeName)
+      .sort();
     expect(stuck).toEqual(['node-03', 'node-06']);
     expect(s.csiNodes.find((n) => n.metadata?.name === 'node-06')?.spec?.drivers ?? []).toHaveLength(0);
     const trainer = pod(s, 'ml', 'trainer-0');
@@ -109,7 +161,9 @@ describe('the other scenarios', () => {
     expect(s.volumeAttachments.filter((v) => v.spec?.nodeName === 'node-04')).toHaveLength(1);
     expect(s.pods.filter((p) => p.spec?.nodeName === 'node-04' && p.metadata?.namespace === 'shared')).toHaveLength(0);
     const lease = s.leases.find((l) => l.metadata?.name === 'vmstore-csi-tintri-com');
-    expect(SIM_START - Date.parse(lease?.spec?.renewTime ?? '')).toBeGreaterThan((lease?.spec?.leaseDurationSeconds ?? 0) * 1000);
+    expect(SIM_START - Date.parse(lease?.spec?.renewTime ?? '')).toBeGreaterThan(
+      (lease?.spec?.leaseDurationSeconds ?? 0) * 1000,
+    );
     expect(claim('db', 'pg-data')?.spec?.accessModes).toEqual(['ReadWriteOnce']);
     // The stuck mounts stay stuck (their nodes are broken) and keep reporting.
     await sim.advance(5 * 60_000);
@@ -121,9 +175,16 @@ describe('the other scenarios', () => {
     const s = sim.state();
     const stuck = s.pods.filter((p) => waiting(p) === 'ContainerCreating');
     expect(new Set(stuck.map((p) => p.spec?.nodeName))).toEqual(new Set(['node-07']));
-    const drivers = new Set(stuck.map((p) => s.pvs.find((v) => v.spec?.claimRef?.name === p.spec?.volumes?.[0]?.persistentVolumeClaim?.claimName)?.spec?.csi?.driver));
+    const drivers = new Set(
+      stuck.map(
+        (p) =>
+          s.pvs.find((v) => v.spec?.claimRef?.name === p.spec?.volumes?.[0]?.persistentVolumeClaim?.claimName)?.spec
+            ?.csi?.driver,
+      ),
+    );
     expect(drivers).toEqual(new Set(['rbd.csi.ceph.com', 'nfs.csi.k8s.io']));
-    for (const ds of s.daemonSets) expect(ds.status?.updatedNumberScheduled, ds.metadata?.name).toBe(ds.status?.desiredNumberScheduled);
+    for (const ds of s.daemonSets)
+      expect(ds.status?.updatedNumberScheduled, ds.metadata?.name).toBe(ds.status?.desiredNumberScheduled);
     await sim.advance(10 * 60_000);
     expect(sim.state().pods.filter((p) => waiting(p) === 'ContainerCreating')).toHaveLength(3);
   });
@@ -154,7 +215,11 @@ describe('scenario files', () => {
     // an unknown template variable
     ['var.yaml', 'name: x\nobjects:\n  - {kind: Node, metadata: {name: "n-${nope}"}}', /unknown variable "nope"/],
     // a bad forEach range
-    ['range.yaml', 'name: x\nobjects:\n  - {forEach: {n: "a..b"}, kind: Node, metadata: {name: n}}', /forEach wants a range/],
+    [
+      'range.yaml',
+      'name: x\nobjects:\n  - {forEach: {n: "a..b"}, kind: Node, metadata: {name: n}}',
+      /forEach wants a range/,
+    ],
     // a bad timeline offset
     ['at.yaml', 'name: x\ntimeline:\n  - {at: soon}', /timeline\[0\]\.at/],
   ];
@@ -164,11 +229,17 @@ describe('scenario files', () => {
     const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(join(tmpdir(), 'rwx-scn-'));
     await writeFile(join(dir, file), text);
-    await expect(loadScenario(join(dir, file))).rejects.toMatchObject({ code: 'INPUT', message: expect.stringMatching(message) });
+    await expect(loadScenario(join(dir, file))).rejects.toMatchObject({
+      code: 'INPUT',
+      message: expect.stringMatching(message),
+    });
   });
 
   test('a missing file is an INPUT error naming it', async () => {
-    await expect(loadScenario('/nonexistent/x.yaml')).rejects.toMatchObject({ code: 'INPUT', message: expect.stringContaining('/nonexistent/x.yaml') });
+    await expect(loadScenario('/nonexistent/x.yaml')).rejects.toMatchObject({
+      code: 'INPUT',
+      message: expect.stringContaining('/nonexistent/x.yaml'),
+    });
   });
 });
 

@@ -20,15 +20,25 @@ describe('templates', () => {
     ['hex8', '${n|hex8}', { n: 'x' }, expect.stringMatching(/^[0-9a-f]{8}$/)],
     ['uid', '${n|uid:a}', { n: 'x' }, expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4/)],
     // forEach over a padded range with an exception
-    ['forEach', [{ forEach: { n: '08..11', except: ['10'] }, name: 'node-${n}' }], {}, [{ name: 'node-08' }, { name: 'node-09' }, { name: 'node-11' }]],
+    [
+      'forEach',
+      [{ forEach: { n: '08..11', except: ['10'] }, name: 'node-${n}' }],
+      {},
+      [{ name: 'node-08' }, { name: 'node-09' }, { name: 'node-11' }],
+    ],
     // forEach over a list variable of maps
-    ['forEach list', [{ forEach: { r: '${rows}' }, v: '${r.a}' }], { rows: [{ a: 1 }, { a: 2 }] }, [{ v: 1 }, { v: 2 }]],
+    [
+      'forEach list',
+      [{ forEach: { r: '${rows}' }, v: '${r.a}' }],
+      { rows: [{ a: 1 }, { a: 2 }] },
+      [{ v: 1 }, { v: 2 }],
+    ],
   ];
   test.each(cases)('%s', (_name, input, vars, want) => {
     expect(expand(input, vars, 'test')).toEqual(want);
   });
 
-  test('ranges keep the first bound\'s zero padding; suffixes are stable and kube-like', () => {
+  test("ranges keep the first bound's zero padding; suffixes are stable and kube-like", () => {
     expect(rangeValues('1..3', 'x')).toEqual(['1', '2', '3']);
     expect(rangeValues('01..03', 'x')).toEqual(['01', '02', '03']);
     expect(stableSuffix('a')).toBe(stableSuffix('a'));
@@ -59,7 +69,11 @@ describe('relative times', () => {
 
 describe('field paths', () => {
   test('dots, indexes, quoted keys; null removes', () => {
-    expect(parsePath('metadata.labels["app.kubernetes.io/name"]')).toEqual(['metadata', 'labels', 'app.kubernetes.io/name']);
+    expect(parsePath('metadata.labels["app.kubernetes.io/name"]')).toEqual([
+      'metadata',
+      'labels',
+      'app.kubernetes.io/name',
+    ]);
     expect(parsePath('status.containerStatuses[0].ready')).toEqual(['status', 'containerStatuses', 0, 'ready']);
     const o: Record<string, unknown> = { spec: { unschedulable: true } };
     setPath(o, 'spec.unschedulable', null);
@@ -72,11 +86,16 @@ describe('field paths', () => {
 describe('label selectors', () => {
   const obj = { metadata: { labels: { app: 'web', 'app.kubernetes.io/name': 'x' } } };
   const cases: [string, boolean][] = [
-    ['', true],                                   // empty selects everything
-    ['app=web', true], ['app==web', true], ['app!=web', false],
-    ['app in (db, web)', true], ['app notin (web)', false],
-    ['tier', false], ['!tier', true], ['app.kubernetes.io/name=x', true],
-    ['app=web,tier', false],                      // requirements are ANDed
+    ['', true], // empty selects everything
+    ['app=web', true],
+    ['app==web', true],
+    ['app!=web', false],
+    ['app in (db, web)', true],
+    ['app notin (web)', false],
+    ['tier', false],
+    ['!tier', true],
+    ['app.kubernetes.io/name=x', true],
+    ['app=web,tier', false], // requirements are ANDed
   ];
   test.each(cases)('%j -> %s', (sel, want) => {
     expect(parseLabelSelector(sel)(obj)).toBe(want);

@@ -26,16 +26,23 @@ async function watch(sim: Simulator, path: string): Promise<Stream> {
         buf = buf.slice(i + 1);
       }
     });
-    res.on('end', () => { s.ended = true; });
-    res.on('error', (e) => { s.error = e; });
+    res.on('end', () => {
+      s.ended = true;
+    });
+    res.on('error', (e) => {
+      s.error = e;
+    });
   });
-  req.on('error', (e) => { s.error = e; });
+  req.on('error', (e) => {
+    s.error = e;
+  });
   s.close = () => req.destroy();
   await until(() => sim.audit.length > before, 'the watch request');
   return s;
 }
 
-const summary = (s: Stream) => s.events.map((e) => `${e.type} ${e.object.metadata?.name ?? e.object.code ?? ''}`.trim());
+const summary = (s: Stream) =>
+  s.events.map((e) => `${e.type} ${e.object.metadata?.name ?? e.object.code ?? ''}`.trim());
 
 describe('watch', () => {
   test('without resourceVersion: current objects as ADDED, then changes as they happen', async () => {
@@ -88,7 +95,10 @@ describe('watch', () => {
   test('BOOKMARK every minute of sim time with allowWatchBookmarks, and the stream ends at timeoutSeconds', async () => {
     const { sim } = await testSim(smallScenario());
     const rv = (await api(sim, '/api/v1/nodes')).body.metadata.resourceVersion;
-    const s = await watch(sim, `/api/v1/nodes?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=150`);
+    const s = await watch(
+      sim,
+      `/api/v1/nodes?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=150`,
+    );
     await sim.advance(60_000);
     await until(() => s.events.length === 1, 'first bookmark');
     expect(s.events[0]).toMatchObject({ type: 'BOOKMARK', object: { kind: 'Node', apiVersion: 'v1' } });

@@ -6,16 +6,26 @@ import { api, testSim } from '../support/sim.js';
 import { smallScenario } from './fixtures.js';
 
 const claim = (name: string, storageClassName = 'fast') => ({
-  apiVersion: 'v1', kind: 'PersistentVolumeClaim',
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
   metadata: { name, labels: { 'rwx.dev/gate': 'run-1' } },
   spec: { accessModes: ['ReadWriteOnce'], storageClassName, resources: { requests: { storage: '1Gi' } } },
 });
 const pod = (name: string, node: string, claimName: string) => ({
-  apiVersion: 'v1', kind: 'Pod',
+  apiVersion: 'v1',
+  kind: 'Pod',
   metadata: { name, labels: { 'rwx.dev/gate': 'run-1' } },
   spec: {
-    nodeName: node, restartPolicy: 'Never',
-    containers: [{ name: 'probe', image: 'busybox:1.36', command: ['sh', '-c', 'echo ok > /data/probe'], volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+    nodeName: node,
+    restartPolicy: 'Never',
+    containers: [
+      {
+        name: 'probe',
+        image: 'busybox:1.36',
+        command: ['sh', '-c', 'echo ok > /data/probe'],
+        volumeMounts: [{ name: 'data', mountPath: '/data' }],
+      },
+    ],
     volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }],
   },
 });
@@ -23,25 +33,41 @@ const pod = (name: string, node: string, claimName: string) => ({
 describe('writes', () => {
   test('a created claim binds at once to a new PV of the class provisioner', async () => {
     const { sim } = await testSim(smallScenario());
-    const r = await api(sim, '/api/v1/namespaces/shop/persistentvolumeclaims', { method: 'POST', body: claim('probe-1') });
+    const r = await api(sim, '/api/v1/namespaces/shop/persistentvolumeclaims', {
+      method: 'POST',
+      body: claim('probe-1'),
+    });
     expect(r.status).toBe(201);
     expect(r.body.status.phase).toBe('Bound');
     const pv = (await api(sim, `/api/v1/persistentvolumes/${r.body.spec.volumeName}`)).body;
-    expect(pv).toMatchObject({ spec: { csi: { driver: 'fast.csi.example.com' }, claimRef: { name: 'probe-1', namespace: 'shop', uid: r.body.metadata.uid } }, status: { phase: 'Bound' } });
+    expect(pv).toMatchObject({
+      spec: {
+        csi: { driver: 'fast.csi.example.com' },
+        claimRef: { name: 'probe-1', namespace: 'shop', uid: r.body.metadata.uid },
+      },
+      status: { phase: 'Bound' },
+    });
   });
 
   test('a claim of a missing class stays Pending with a ProvisioningFailed event', async () => {
     const { sim } = await testSim(smallScenario());
-    const r = await api(sim, '/api/v1/namespaces/shop/persistentvolumeclaims', { method: 'POST', body: claim('probe-x', 'nope') });
+    const r = await api(sim, '/api/v1/namespaces/shop/persistentvolumeclaims', {
+      method: 'POST',
+      body: claim('probe-x', 'nope'),
+    });
     expect(r.body.status.phase).toBe('Pending');
-    const ev = (await api(sim, '/api/v1/namespaces/shop/events?fieldSelector=involvedObject.name%3Dprobe-x')).body.items;
+    const ev = (await api(sim, '/api/v1/namespaces/shop/events?fieldSelector=involvedObject.name%3Dprobe-x')).body
+      .items;
     expect(ev.map((e: any) => e.reason)).toEqual(['ProvisioningFailed']);
   });
 
   test('a pod on a healthy node goes Running then Succeeded within a second of sim time', async () => {
     const { sim } = await testSim(smallScenario());
     await api(sim, '/api/v1/namespaces/shop/persistentvolumeclaims', { method: 'POST', body: claim('probe-1') });
-    const created = await api(sim, '/api/v1/namespaces/shop/pods', { method: 'POST', body: pod('probe-1', 'node-1', 'probe-1') });
+    const created = await api(sim, '/api/v1/namespaces/shop/pods', {
+      method: 'POST',
+      body: pod('probe-1', 'node-1', 'probe-1'),
+    });
     expect(created.status).toBe(201);
     expect(created.body.status.containerStatuses[0].state.waiting.reason).toBe('ContainerCreating');
     await sim.advance(400);
@@ -56,9 +82,19 @@ describe('writes', () => {
     const { sim } = await testSim(smallScenario());
     await api(sim, '/api/v1/namespaces/shop/persistentvolumeclaims', { method: 'POST', body: claim('probe-3') });
     await api(sim, '/api/v1/namespaces/shop/pods', { method: 'POST', body: pod('probe-3', 'node-3', 'probe-3') });
-    const events = async () => (await api(sim, '/api/v1/namespaces/shop/events?fieldSelector=involvedObject.name%3Dprobe-3,reason%3DFailedMount')).body.items;
+    const events = async () =>
+      (
+        await api(
+          sim,
+          '/api/v1/namespaces/shop/events?fieldSelector=involvedObject.name%3Dprobe-3,reason%3DFailedMount',
+        )
+      ).body.items;
     await sim.advance(2 * 60_000);
-    expect((await events())[0]).toMatchObject({ count: 1, type: 'Warning', source: { component: 'kubelet', host: 'node-3' } });
+    expect((await events())[0]).toMatchObject({
+      count: 1,
+      type: 'Warning',
+      source: { component: 'kubelet', host: 'node-3' },
+    });
     await sim.advance(4 * 60_000);
     expect((await events())[0].count).toBe(3);
     const p = (await api(sim, '/api/v1/namespaces/shop/pods/probe-3')).body;
@@ -72,7 +108,9 @@ describe('writes', () => {
     expect(gone.status).toBe(200);
     expect(gone.body.metadata.deletionTimestamp).toBeTruthy();
     expect((await api(sim, '/api/v1/namespaces/shop/pods/web-0')).status).toBe(404);
-    sim.apply({ set: [{ kind: 'Pod', namespace: 'shop', name: 'web-1', fields: { 'metadata.finalizers': ['example.com/hold'] } }] });
+    sim.apply({
+      set: [{ kind: 'Pod', namespace: 'shop', name: 'web-1', fields: { 'metadata.finalizers': ['example.com/hold'] } }],
+    });
     await api(sim, '/api/v1/namespaces/shop/pods/web-1', { method: 'DELETE' });
     const held = (await api(sim, '/api/v1/namespaces/shop/pods/web-1')).body;
     expect(held.metadata.deletionTimestamp).toBeTruthy();
@@ -89,17 +127,29 @@ describe('writes', () => {
     expect((await api(sim, '/api/v1/namespaces/shop/pods')).body.items).toHaveLength(4);
     // The provisioned volume goes with its claim (reclaim policy Delete).
     expect(sim.state().pvs).toHaveLength(0);
-    expect(sim.audit.filter((a) => !['get', 'list', 'watch'].includes(a.verb)).map((a) => `${a.verb} ${a.resource}`))
-      .toEqual(['create persistentvolumeclaims', 'create pods', 'deletecollection pods', 'delete persistentvolumeclaims']);
+    expect(
+      sim.audit.filter((a) => !['get', 'list', 'watch'].includes(a.verb)).map((a) => `${a.verb} ${a.resource}`),
+    ).toEqual([
+      'create persistentvolumeclaims',
+      'create pods',
+      'deletecollection pods',
+      'delete persistentvolumeclaims',
+    ]);
   });
 
   test('conflicts and bad bodies are API errors', async () => {
     const { sim } = await testSim(smallScenario());
     const dup = await api(sim, '/api/v1/namespaces/shop/pods', { method: 'POST', body: pod('web-0', 'node-1', 'x') });
     expect(dup).toMatchObject({ status: 409, body: { reason: 'AlreadyExists' } });
-    const noName = await api(sim, '/api/v1/namespaces/shop/pods', { method: 'POST', body: { kind: 'Pod', metadata: {} } });
+    const noName = await api(sim, '/api/v1/namespaces/shop/pods', {
+      method: 'POST',
+      body: { kind: 'Pod', metadata: {} },
+    });
     expect(noName.status).toBe(422);
-    const generated = await api(sim, '/api/v1/namespaces/shop/pods', { method: 'POST', body: { kind: 'Pod', metadata: { generateName: 'gate-' }, spec: { containers: [{ name: 'c', image: 'x' }] } } });
+    const generated = await api(sim, '/api/v1/namespaces/shop/pods', {
+      method: 'POST',
+      body: { kind: 'Pod', metadata: { generateName: 'gate-' }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+    });
     expect(generated.body.metadata.name).toMatch(/^gate-[a-z0-9]{5}$/);
   });
 });

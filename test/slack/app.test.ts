@@ -18,7 +18,15 @@ import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 
 const SECRET = 'test-signing-secret';
 // Socket Mode logs a WebSocket error when the test tears the fake server down; keep test output clean.
-const quiet = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => LogLevel.ERROR, setName() {} };
+const quiet = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  setLevel() {},
+  getLevel: () => LogLevel.ERROR,
+  setName() {},
+};
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
 let fake: FakeSlack;
 let deps: StageDeps;
@@ -33,7 +41,14 @@ beforeEach(async () => {
   fake.reset();
   const clock = new ManualClock(FIXTURE_NOW);
   slack = new MemorySlack();
-  deps = { store: new MemoryIncidentStore(clock), slack, timers: { ...DEFAULT_TIMERS, groupWait: 0 }, clock, lockTtlMs: 30_000, closedTtlMs: 86_400_000 };
+  deps = {
+    store: new MemoryIncidentStore(clock),
+    slack,
+    timers: { ...DEFAULT_TIMERS, groupWait: 0 },
+    clock,
+    lockTtlMs: 30_000,
+    closedTtlMs: 86_400_000,
+  };
   await recordEvaluation({ store: deps.store, channel: 'C1', groupWait: 0 }, [rolloutIncident()], clock.now());
   await processIncident(deps, KEY);
 });
@@ -44,27 +59,60 @@ afterEach(async () => {
 
 function click(actionId: string, user = 'U1ALICE', responseId = 'r1'): Record<string, unknown> {
   return {
-    type: 'block_actions', team: { id: 'T0FAKE', domain: 'fake' }, user: { id: user, username: 'alice', team_id: 'T0FAKE' },
-    api_app_id: 'A0FAKE', token: 'legacy', trigger_id: 't1', container: { type: 'message', message_ts: '1.1', channel_id: 'C1', is_ephemeral: false },
-    channel: { id: 'C1', name: 'incidents' }, response_url: fake.responseUrl(responseId),
-    actions: [{ type: 'button', action_id: actionId, block_id: 'rwx_incident_actions', value: KEY, action_ts: '1.2', text: { type: 'plain_text', text: 'x' } }],
+    type: 'block_actions',
+    team: { id: 'T0FAKE', domain: 'fake' },
+    user: { id: user, username: 'alice', team_id: 'T0FAKE' },
+    api_app_id: 'A0FAKE',
+    token: 'legacy',
+    trigger_id: 't1',
+    container: { type: 'message', message_ts: '1.1', channel_id: 'C1', is_ephemeral: false },
+    channel: { id: 'C1', name: 'incidents' },
+    response_url: fake.responseUrl(responseId),
+    actions: [
+      {
+        type: 'button',
+        action_id: actionId,
+        block_id: 'rwx_incident_actions',
+        value: KEY,
+        action_ts: '1.2',
+        text: { type: 'plain_text', text: 'x' },
+      },
+    ],
   };
 }
 
-async function post(port: number, payload: unknown, opts: { secret?: string; ageSeconds?: number } = {}): Promise<number> {
+async function post(
+  port: number,
+  payload: unknown,
+  opts: { secret?: string; ageSeconds?: number } = {},
+): Promise<number> {
   const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
   const ts = String(Math.floor(Date.now() / 1000) - (opts.ageSeconds ?? 0));
-  const sig = 'v0=' + createHmac('sha256', opts.secret ?? SECRET).update(`v0:${ts}:${body}`).digest('hex');
+  const sig =
+    'v0=' +
+    createHmac('sha256', opts.secret ?? SECRET)
+      .update(`v0:${ts}:${body}`)
+      .digest('hex');
   const res = await fetch(`http://127.0.0.1:${port}/slack/events`, {
-    method: 'POST', body,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': ts, 'x-slack-signature': sig },
+    method: 'POST',
+    body,
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': ts,
+      'x-slack-signature': sig,
+    },
   });
   return res.status;
 }
 
 async function startHttp(authorize?: (u: string) => Promise<boolean>): Promise<number> {
   built = createSlackApp({
-    botToken: 'xoxb-test', signingSecret: SECRET, port: 0, slackApiUrl: fake.apiUrl, actions: createIncidentActions(deps), clock: deps.clock,
+    botToken: 'xoxb-test',
+    signingSecret: SECRET,
+    port: 0,
+    slackApiUrl: fake.apiUrl,
+    actions: createIncidentActions(deps),
+    clock: deps.clock,
     ...(authorize ? { authorize } : {}),
   });
   await built.start();
@@ -75,20 +123,31 @@ describe('createSlackApp (HTTP)', () => {
   it('a signed Acknowledge click is recorded and shown; the double click only gets an ephemeral note', async () => {
     const port = await startHttp();
     expect(await post(port, click(ACTION_IDS.ack))).toBe(200);
-    await expect.poll(async () => (await deps.store.get(KEY))?.ack?.user, { timeout: 5000, interval: 10 }).toBe('U1ALICE');
-    await expect.poll(() => JSON.stringify(slack.roots()[0]?.blocks), { timeout: 5000, interval: 10 }).toContain('Acknowledged by <@U1ALICE>');
+    await expect
+      .poll(async () => (await deps.store.get(KEY))?.ack?.user, { timeout: 5000, interval: 10 })
+      .toBe('U1ALICE');
+    await expect
+      .poll(() => JSON.stringify(slack.roots()[0]?.blocks), { timeout: 5000, interval: 10 })
+      .toContain('Acknowledged by <@U1ALICE>');
     expect(await post(port, click(ACTION_IDS.ack, 'U2BOB', 'r2'))).toBe(200);
     await expect.poll(() => fake.responses.get('r2')?.length ?? 0, { timeout: 5000, interval: 10 }).toBe(1);
-    expect(fake.responses.get('r2')?.[0]).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('Already acknowledged by <@U1ALICE>') });
+    expect(fake.responses.get('r2')?.[0]).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringContaining('Already acknowledged by <@U1ALICE>'),
+    });
     expect((await deps.store.get(KEY))?.ack?.user).toBe('U1ALICE');
   });
 
   it('Mute 4h and Resolve are recorded', async () => {
     const port = await startHttp();
     expect(await post(port, click(ACTION_IDS.mute4h))).toBe(200);
-    await expect.poll(async () => (await deps.store.get(KEY))?.muteUntil, { timeout: 5000, interval: 10 }).toBe(FIXTURE_NOW + 4 * 3_600_000);
+    await expect
+      .poll(async () => (await deps.store.get(KEY))?.muteUntil, { timeout: 5000, interval: 10 })
+      .toBe(FIXTURE_NOW + 4 * 3_600_000);
     expect(await post(port, click(ACTION_IDS.resolve))).toBe(200);
-    await expect.poll(async () => (await deps.store.get(KEY))?.resolvedBy, { timeout: 5000, interval: 10 }).toBe('U1ALICE');
+    await expect
+      .poll(async () => (await deps.store.get(KEY))?.resolvedBy, { timeout: 5000, interval: 10 })
+      .toBe('U1ALICE');
   });
 
   it.each([
@@ -111,7 +170,9 @@ describe('createSlackApp (HTTP)', () => {
   });
 
   it('needs a signing secret without an app token', () => {
-    expect(() => createSlackApp({ botToken: 'xoxb', actions: createIncidentActions(deps) })).toThrow(/SLACK_SIGNING_SECRET/);
+    expect(() => createSlackApp({ botToken: 'xoxb', actions: createIncidentActions(deps) })).toThrow(
+      /SLACK_SIGNING_SECRET/,
+    );
   });
 });
 
@@ -128,13 +189,22 @@ describe('createSlackApp (Socket Mode)', () => {
   });
 
   it('opens the connection through apps.connections.open, acks an interactive envelope and records the click', async () => {
-    built = createSlackApp({ botToken: 'xoxb-test', appToken: 'xapp-test', slackApiUrl: fake.apiUrl, actions: createIncidentActions(deps), clock: deps.clock, logger: quiet });
+    built = createSlackApp({
+      botToken: 'xoxb-test',
+      appToken: 'xapp-test',
+      slackApiUrl: fake.apiUrl,
+      actions: createIncidentActions(deps),
+      clock: deps.clock,
+      logger: quiet,
+    });
     expect(built.mode).toBe('socket');
     await built.start();
     await socket.connected;
     expect(fake.callsOf('apps.connections.open')[0]?.token).toBe('xapp-test');
     const ack = await socket.send('interactive', click(ACTION_IDS.ack));
     expect(ack.envelope_id).toBeTypeOf('string');
-    await expect.poll(async () => (await deps.store.get(KEY))?.ack?.user, { timeout: 5000, interval: 10 }).toBe('U1ALICE');
+    await expect
+      .poll(async () => (await deps.store.get(KEY))?.ack?.user, { timeout: 5000, interval: 10 })
+      .toBe('U1ALICE');
   });
 });

@@ -13,8 +13,17 @@ describe('TerminalSlack', () => {
     out.on('data', (c: Buffer) => (printed += c.toString()));
     const slack = new TerminalSlack({ out, color: false });
     const inc = rolloutIncident();
-    const { ts } = await slack.postMessage({ channel: 'C1', ...renderIncidentRoot(inc), metadata: incidentMetadata(inc.key) });
-    const reply = await slack.postMessage({ channel: 'C1', threadTs: ts, ...renderEvidenceReply(inc), metadata: replyMetadata(inc.key, 'evidence') });
+    const { ts } = await slack.postMessage({
+      channel: 'C1',
+      ...renderIncidentRoot(inc),
+      metadata: incidentMetadata(inc.key),
+    });
+    const reply = await slack.postMessage({
+      channel: 'C1',
+      threadTs: ts,
+      ...renderEvidenceReply(inc),
+      metadata: replyMetadata(inc.key, 'evidence'),
+    });
     await slack.update({ channel: 'C1', ts, ...renderIncidentRoot(inc, { ack: { user: 'U1', at: 0 } }) });
     expect(printed).toContain(`new root message ${ts} in C1`);
     expect(printed).toContain('Do not drain.');

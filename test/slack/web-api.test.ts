@@ -18,10 +18,18 @@ describe('createWebSlackApi', () => {
   it('posts with metadata, finds the root by key, updates it, replies in thread', async () => {
     const slack = api();
     await slack.postMessage({ channel: 'C1', text: 'other' });
-    const { ts } = await slack.postMessage({ channel: 'C1', text: 'root', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }], metadata: incidentMetadata('node/n1') });
+    const { ts } = await slack.postMessage({
+      channel: 'C1',
+      text: 'root',
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }],
+      metadata: incidentMetadata('node/n1'),
+    });
     await slack.postMessage({ channel: 'C1', text: 'later', metadata: incidentMetadata('node/n2') });
     await slack.postMessage({ channel: 'C1', text: 'reply', threadTs: ts });
-    expect(fake.callsOf('chat.postMessage')[1]).toMatchObject({ token: TOKEN, args: { channel: 'C1', metadata: { event_type: 'rwx_incident', event_payload: { key: 'node/n1' } } } });
+    expect(fake.callsOf('chat.postMessage')[1]).toMatchObject({
+      token: TOKEN,
+      args: { channel: 'C1', metadata: { event_type: 'rwx_incident', event_payload: { key: 'node/n1' } } },
+    });
     expect(await slack.findRootByIncidentKey('C1', 'node/n1')).toBe(ts);
     expect(await slack.findRootByIncidentKey('C1', 'node/none')).toBeUndefined();
     expect(fake.callsOf('conversations.history')[0]?.args.include_all_metadata).toBe('true');
@@ -33,7 +41,8 @@ describe('createWebSlackApi', () => {
   it('pages through history to find an older root', async () => {
     const slack = createWebSlackApi({ token: TOKEN, slackApiUrl: fake.apiUrl, historyPages: 3 });
     const { ts } = await slack.postMessage({ channel: 'C1', text: 'root', metadata: incidentMetadata('k') });
-    for (let i = 0; i < 250; i++) fake.messages.push({ channel: 'C1', ts: `${9_000_000_000 + i}.000001`, text: 'noise', edits: 0 });
+    for (let i = 0; i < 250; i++)
+      fake.messages.push({ channel: 'C1', ts: `${9_000_000_000 + i}.000001`, text: 'noise', edits: 0 });
     expect(await slack.findRootByIncidentKey('C1', 'k')).toBe(ts);
     expect(fake.callsOf('conversations.history')).toHaveLength(2);
   });
@@ -41,14 +50,40 @@ describe('createWebSlackApi', () => {
   it('finds a thread reply by incident key and reply id, and nothing in a thread without it', async () => {
     const slack = api();
     const { ts } = await slack.postMessage({ channel: 'C1', text: 'root', metadata: incidentMetadata('k') });
-    const { ts: other } = await slack.postMessage({ channel: 'C1', text: 'another root', metadata: incidentMetadata('k2') });
+    const { ts: other } = await slack.postMessage({
+      channel: 'C1',
+      text: 'another root',
+      metadata: incidentMetadata('k2'),
+    });
     await slack.postMessage({ channel: 'C1', threadTs: ts, text: 'no metadata' });
-    const { ts: evidence } = await slack.postMessage({ channel: 'C1', threadTs: ts, text: 'evidence', metadata: replyMetadata('k', 'evidence') });
-    await slack.postMessage({ channel: 'C1', threadTs: ts, text: 'other incident', metadata: replyMetadata('k2', 'change:1') });
-    await slack.postMessage({ channel: 'C1', threadTs: other, text: 'same id, other thread', metadata: replyMetadata('k', 'change:1') });
-    expect(fake.callsOf('chat.postMessage')[3]?.args.metadata).toEqual({ event_type: 'rwx_incident', event_payload: { key: 'k', reply: 'evidence' } });
+    const { ts: evidence } = await slack.postMessage({
+      channel: 'C1',
+      threadTs: ts,
+      text: 'evidence',
+      metadata: replyMetadata('k', 'evidence'),
+    });
+    await slack.postMessage({
+      channel: 'C1',
+      threadTs: ts,
+      text: 'other incident',
+      metadata: replyMetadata('k2', 'change:1'),
+    });
+    await slack.postMessage({
+      channel: 'C1',
+      threadTs: other,
+      text: 'same id, other thread',
+      metadata: replyMetadata('k', 'change:1'),
+    });
+    expect(fake.callsOf('chat.postMessage')[3]?.args.metadata).toEqual({
+      event_type: 'rwx_incident',
+      event_payload: { key: 'k', reply: 'evidence' },
+    });
     expect(await slack.findThreadReply('C1', ts, 'k', 'evidence')).toBe(evidence);
-    expect(fake.callsOf('conversations.replies')[0]?.args).toMatchObject({ channel: 'C1', ts, include_all_metadata: 'true' });
+    expect(fake.callsOf('conversations.replies')[0]?.args).toMatchObject({
+      channel: 'C1',
+      ts,
+      include_all_metadata: 'true',
+    });
     // Another id, another incident's reply with that id, the same id in another thread: none is this reply.
     expect(await slack.findThreadReply('C1', ts, 'k', 'change:1')).toBeUndefined();
     expect(await slack.findThreadReply('C1', ts, 'k2', 'evidence')).toBeUndefined();
@@ -63,8 +98,14 @@ describe('createWebSlackApi', () => {
     const slack = createWebSlackApi({ token: TOKEN, slackApiUrl: fake.apiUrl, threadPages: 3 });
     const { ts } = await slack.postMessage({ channel: 'C1', text: 'root', metadata: incidentMetadata('k') });
     await slack.postMessage({ channel: 'C1', threadTs: ts, text: 'first copy', metadata: replyMetadata('k', 'r') });
-    for (let i = 0; i < 250; i++) fake.messages.push({ channel: 'C1', ts: `${9_000_000_000 + i}.000001`, thread_ts: ts, text: 'noise', edits: 0 });
-    const { ts: newest } = await slack.postMessage({ channel: 'C1', threadTs: ts, text: 'second copy', metadata: replyMetadata('k', 'r') });
+    for (let i = 0; i < 250; i++)
+      fake.messages.push({ channel: 'C1', ts: `${9_000_000_000 + i}.000001`, thread_ts: ts, text: 'noise', edits: 0 });
+    const { ts: newest } = await slack.postMessage({
+      channel: 'C1',
+      threadTs: ts,
+      text: 'second copy',
+      metadata: replyMetadata('k', 'r'),
+    });
     expect(await slack.findThreadReply('C1', ts, 'k', 'r')).toBe(newest);
     expect(fake.callsOf('conversations.replies')).toHaveLength(2);
     // The bound holds: one page read, no match beyond it.
@@ -74,9 +115,18 @@ describe('createWebSlackApi', () => {
   });
 
   it('uploads a file in three steps', async () => {
-    const { fileId } = await api().uploadFile({ channel: 'C1', threadTs: '1.1', filename: 'report.txt', content: 'hello report' });
+    const { fileId } = await api().uploadFile({
+      channel: 'C1',
+      threadTs: '1.1',
+      filename: 'report.txt',
+      content: 'hello report',
+    });
     expect(fake.files.get(fileId)?.bytes?.toString()).toBe('hello report');
-    expect(fake.completedUploads[0]).toMatchObject({ channel_id: 'C1', thread_ts: '1.1', files: [{ id: fileId, title: 'report.txt' }] });
+    expect(fake.completedUploads[0]).toMatchObject({
+      channel_id: 'C1',
+      thread_ts: '1.1',
+      files: [{ id: fileId, title: 'report.txt' }],
+    });
   });
 
   it('posts ephemeral messages', async () => {
@@ -86,24 +136,45 @@ describe('createWebSlackApi', () => {
 
   it.each([
     // 429 -> rate limited, retryable, Retry-After carried
-    ['429', (f: FakeSlack) => f.rateLimit('chat.postMessage', 1, 7), { code: 'SLACK_RATE_LIMITED', retryable: true, retryAfterSeconds: 7 }],
+    [
+      '429',
+      (f: FakeSlack) => f.rateLimit('chat.postMessage', 1, 7),
+      { code: 'SLACK_RATE_LIMITED', retryable: true, retryAfterSeconds: 7 },
+    ],
     // 500 -> Slack's fault, retryable
     ['500', (f: FakeSlack) => f.serverError('chat.postMessage'), { code: 'SLACK_API', retryable: true }],
     // invalid_auth -> ours, not retryable
-    ['invalid_auth', (f: FakeSlack) => f.platformError('chat.postMessage', 'invalid_auth'), { code: 'SLACK_API', retryable: false, message: 'chat.postMessage: invalid_auth' }],
+    [
+      'invalid_auth',
+      (f: FakeSlack) => f.platformError('chat.postMessage', 'invalid_auth'),
+      { code: 'SLACK_API', retryable: false, message: 'chat.postMessage: invalid_auth' },
+    ],
     // message_not_found -> NOT_FOUND: the root was deleted
-    ['message_not_found', (f: FakeSlack) => f.platformError('chat.postMessage', 'message_not_found'), { code: 'NOT_FOUND', retryable: false }],
+    [
+      'message_not_found',
+      (f: FakeSlack) => f.platformError('chat.postMessage', 'message_not_found'),
+      { code: 'NOT_FOUND', retryable: false },
+    ],
     // channel_not_found -> ours, not retryable
-    ['channel_not_found', (f: FakeSlack) => f.platformError('chat.postMessage', 'channel_not_found'), { code: 'SLACK_API', retryable: false }],
+    [
+      'channel_not_found',
+      (f: FakeSlack) => f.platformError('chat.postMessage', 'channel_not_found'),
+      { code: 'SLACK_API', retryable: false },
+    ],
   ])('maps %s', async (_name, inject, want) => {
     inject(fake);
-    const err = await api().postMessage({ channel: 'C1', text: 'x' }).catch((e: unknown) => e);
+    const err = await api()
+      .postMessage({ channel: 'C1', text: 'x' })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject(want);
     expect(String((err as Error).message)).not.toContain(TOKEN);
   });
 
   it('maps an unreachable Slack to a retryable SLACK_API error', async () => {
     const slack = createWebSlackApi({ token: TOKEN, slackApiUrl: 'http://127.0.0.1:1/api/' });
-    await expect(slack.postMessage({ channel: 'C1', text: 'x' })).rejects.toMatchObject({ code: 'SLACK_API', retryable: true });
+    await expect(slack.postMessage({ channel: 'C1', text: 'x' })).rejects.toMatchObject({
+      code: 'SLACK_API',
+      retryable: true,
+    });
   });
 });

@@ -25,8 +25,11 @@ export interface FakeMessage {
 }
 
 type Fault =
-  | { kind: 'ratelimit'; retryAfter: number } | { kind: 'http'; status: number } | { kind: 'platform'; error: string }
-  | { kind: 'after'; status: number } | { kind: 'pass' };
+  | { kind: 'ratelimit'; retryAfter: number }
+  | { kind: 'http'; status: number }
+  | { kind: 'platform'; error: string }
+  | { kind: 'after'; status: number }
+  | { kind: 'pass' };
 
 /** The fake server. Create with startFakeSlack(). */
 export class FakeSlack {
@@ -143,7 +146,8 @@ export class FakeSlack {
     const token = auth?.startsWith('Bearer ') ? auth.slice(7) : typeof args.token === 'string' ? args.token : undefined;
     this.calls.push({ method, args, ...(token ? { token } : {}) });
     const fault = this.faults.get(method)?.shift();
-    if (fault?.kind === 'ratelimit') return send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(fault.retryAfter) });
+    if (fault?.kind === 'ratelimit')
+      return send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(fault.retryAfter) });
     if (fault?.kind === 'http') return send(res, fault.status, { ok: false, error: 'internal_error' });
     if (fault?.kind === 'platform') return send(res, 200, { ok: false, error: fault.error });
     if (!token) return send(res, 200, { ok: false, error: 'not_authed' });
@@ -156,7 +160,15 @@ export class FakeSlack {
     const str = (k: string): string | undefined => (typeof a[k] === 'string' ? (a[k] as string) : undefined);
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://fake.slack.test/', team: 'fake', user: 'rwx', team_id: 'T0FAKE', user_id: 'U0BOT', bot_id: 'B0BOT' };
+        return {
+          ok: true,
+          url: 'https://fake.slack.test/',
+          team: 'fake',
+          user: 'rwx',
+          team_id: 'T0FAKE',
+          user_id: 'U0BOT',
+          bot_id: 'B0BOT',
+        };
       case 'chat.postMessage': {
         const channel = str('channel');
         if (!channel) return { ok: false, error: 'channel_not_found' };
@@ -187,10 +199,19 @@ export class FakeSlack {
         const limit = Number(a.limit ?? 100) || 100;
         const start = Number(str('cursor') ?? '0') || 0;
         const page = list.slice(start, start + limit).map((m) => ({
-          type: 'message', ts: m.ts, text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}), ...(withMeta && m.metadata ? { metadata: m.metadata } : {}),
+          type: 'message',
+          ts: m.ts,
+          text: m.text,
+          ...(m.blocks ? { blocks: m.blocks } : {}),
+          ...(withMeta && m.metadata ? { metadata: m.metadata } : {}),
         }));
         const more = start + limit < list.length;
-        return { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } };
+        return {
+          ok: true,
+          messages: page,
+          has_more: more,
+          response_metadata: { next_cursor: more ? String(start + limit) : '' },
+        };
       }
       case 'conversations.replies': {
         // The parent first, then its replies, oldest first (as Slack serves them); thread_not_found when the
@@ -204,11 +225,20 @@ export class FakeSlack {
         const limit = Number(a.limit ?? 1000) || 1000;
         const start = Number(str('cursor') ?? '0') || 0;
         const page = list.slice(start, start + limit).map((m) => ({
-          type: 'message', ts: m.ts, thread_ts: ts, text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}),
+          type: 'message',
+          ts: m.ts,
+          thread_ts: ts,
+          text: m.text,
+          ...(m.blocks ? { blocks: m.blocks } : {}),
           ...(withMeta && m.metadata ? { metadata: m.metadata } : {}),
         }));
         const more = start + limit < list.length;
-        return { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } };
+        return {
+          ok: true,
+          messages: page,
+          has_more: more,
+          response_metadata: { next_cursor: more ? String(start + limit) : '' },
+        };
       }
       case 'files.getUploadURLExternal': {
         const id = `F${++this.seq}`;
@@ -224,10 +254,15 @@ export class FakeSlack {
       }
       case 'conversations.open': {
         // One user: their DM with the bot ("D" + the user id's tail, stable across calls); several: a group DM.
-        const users = (str('users') ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+        const users = (str('users') ?? '')
+          .split(',')
+          .map((u) => u.trim())
+          .filter(Boolean);
         if (users.length === 0 && !str('channel')) return { ok: false, error: 'users_list_not_supplied' };
         if (users.some((u) => !/^[UW][A-Z0-9]+$/.test(u))) return { ok: false, error: 'user_not_found' };
-        const id = str('channel') ?? (users.length === 1 ? `D${users[0]!.slice(1)}` : `G${users.map((u) => u.slice(1)).join('')}`);
+        const id =
+          str('channel') ??
+          (users.length === 1 ? `D${users[0]!.slice(1)}` : `G${users.map((u) => u.slice(1)).join('')}`);
         const already = this.dms.has(id);
         this.dms.set(id, users);
         return { ok: true, ...(already ? { already_open: true } : {}), channel: { id } };

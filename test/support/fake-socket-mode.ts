@@ -38,7 +38,14 @@ export class FakeSocketMode {
         const id = (msg as { envelope_id?: string }).envelope_id;
         if (id) this.waiting.get(id)?.(msg as SocketAck);
       });
-      ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake', approximate_connection_time: 3600 }, connection_info: { app_id: 'A0FAKE' } }));
+      ws.send(
+        JSON.stringify({
+          type: 'hello',
+          num_connections: 1,
+          debug_info: { host: 'fake', approximate_connection_time: 3600 },
+          connection_info: { app_id: 'A0FAKE' },
+        }),
+      );
       this.connectedResolve();
     });
   }
@@ -53,13 +60,25 @@ export class FakeSocketMode {
     if (!this.socket) return Promise.reject(new Error('no Socket Mode client connected'));
     const envelope_id = randomUUID();
     const acked = new Promise<SocketAck>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ack for ${type} envelope within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no ack for ${type} envelope within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.waiting.set(envelope_id, (ack) => {
         clearTimeout(timer);
         resolve(ack);
       });
     });
-    this.socket.send(JSON.stringify({ envelope_id, type, payload, accepts_response_payload: type !== 'events_api', retry_attempt: 0, retry_reason: '' }));
+    this.socket.send(
+      JSON.stringify({
+        envelope_id,
+        type,
+        payload,
+        accepts_response_payload: type !== 'events_api',
+        retry_attempt: 0,
+        retry_reason: '',
+      }),
+    );
     return acked;
   }
 

@@ -19,7 +19,10 @@ export function inline(doc: Record<string, unknown>): Scenario {
 }
 
 /** Starts a simulator on a ManualClock (at SIM_START unless told); it is stopped after the test. */
-export async function testSim(scenario: string | Scenario, opts: { tls?: boolean; start?: number } = {}): Promise<{ sim: Simulator; clock: ManualClock }> {
+export async function testSim(
+  scenario: string | Scenario,
+  opts: { tls?: boolean; start?: number } = {},
+): Promise<{ sim: Simulator; clock: ManualClock }> {
   const clock = new ManualClock(opts.start ?? SIM_START);
   const sim = await startSimulator({ scenario, clock, tls: opts.tls });
   running.push(sim);
@@ -27,18 +30,26 @@ export async function testSim(scenario: string | Scenario, opts: { tls?: boolean
 }
 
 /** GET/POST/DELETE with the simulator's bearer token; returns status and parsed JSON body. */
-export async function api(sim: Simulator, path: string, init: { method?: string; body?: unknown; token?: string | null } = {}): Promise<{ status: number; body: any }> {
+export async function api(
+  sim: Simulator,
+  path: string,
+  init: { method?: string; body?: unknown; token?: string | null } = {},
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (init.token !== null) headers.authorization = `Bearer ${init.token ?? sim.token}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${sim.url}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const res = await fetch(`${sim.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
 /** Waits (polling every 10 ms, up to `ms`) for network I/O to make `cond` true; throws with `what` otherwise. */
 export async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
-  for (const end = Date.now() + ms; !cond(); ) {
+  for (const end = Date.now() + ms; !cond();) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }

@@ -17,129 +17,284 @@ const NS = 'shop';
 
 const CASES: Case[] = [
   // WaitForFirstConsumer and no pod: Pending is correct, said so.
-  { name: 'wffc pending, no pod', phase: 'PENDING_NO_CONSUMER', detail: /correct behaviour.*WaitForFirstConsumer/,
+  {
+    name: 'wffc pending, no pod',
+    phase: 'PENDING_NO_CONSUMER',
+    detail: /correct behaviour.*WaitForFirstConsumer/,
     build: (s) => s.pvcs.push(pvc(NS, 'data', { volume: null, sc: 'vmstore-rwx-wffc' })),
-    check: (c) => expect(c.needsAttention).toBe(false) },
+    check: (c) => expect(c.needsAttention).toBe(false),
+  },
   // A consumer that has finished (Succeeded) does not count: still no consumer.
-  { name: 'wffc pending, only a completed pod', phase: 'PENDING_NO_CONSUMER', detail: /correct behaviour/,
-    build: (s) => { s.pvcs.push(pvc(NS, 'data', { volume: null, sc: 'vmstore-rwx-wffc' })); s.pods.push(pod(NS, 'job-1', { claim: 'data', state: 'succeeded' })); } },
+  {
+    name: 'wffc pending, only a completed pod',
+    phase: 'PENDING_NO_CONSUMER',
+    detail: /correct behaviour/,
+    build: (s) => {
+      s.pvcs.push(pvc(NS, 'data', { volume: null, sc: 'vmstore-rwx-wffc' }));
+      s.pods.push(pod(NS, 'job-1', { claim: 'data', state: 'succeeded' }));
+    },
+  },
   // Immediate binding and still Pending with no pod: the provisioner failed (the seed script said "correct if WFFC").
-  { name: 'immediate pending, no pod', phase: 'PROVISION_FAILED', detail: /Immediate-binding class vmstore-rwx.*ProvisioningFailed: rpc error/,
+  {
+    name: 'immediate pending, no pod',
+    phase: 'PROVISION_FAILED',
+    detail: /Immediate-binding class vmstore-rwx.*ProvisioningFailed: rpc error/,
     build: (s) => {
       s.pvcs.push(pvc(NS, 'data', { volume: null }));
-      s.events.push(event(NS, 'PersistentVolumeClaim', 'data', 'ProvisioningFailed', 'rpc error: code = InvalidArgument desc = unknown pool "gold"', { count: 12, lastAgo: 30 }));
+      s.events.push(
+        event(
+          NS,
+          'PersistentVolumeClaim',
+          'data',
+          'ProvisioningFailed',
+          'rpc error: code = InvalidArgument desc = unknown pool "gold"',
+          { count: 12, lastAgo: 30 },
+        ),
+      );
     },
     check: (c) => {
       expect(c.needsAttention).toBe(true);
-      expect(c.evidence.events[0]).toMatchObject({ reason: 'ProvisioningFailed', count: 12, ageSeconds: 30, object: 'PersistentVolumeClaim/shop/data' });
+      expect(c.evidence.events[0]).toMatchObject({
+        reason: 'ProvisioningFailed',
+        count: 12,
+        ageSeconds: 30,
+        object: 'PersistentVolumeClaim/shop/data',
+      });
       expect(c.advice.join(' ')).toMatch(/leader Lease/);
-    } },
+    },
+  },
   // The newest Warning explains the failure, not the newer Normal "waiting for the external provisioner" event;
   // and a driver without a leader is named in the detail.
-  { name: 'provision failed without a leader', phase: 'PROVISION_FAILED', detail: /ProvisioningFailed: pool not found; the csi.vmstore.tintri.com controller has no leader \(see preflight\)$/,
+  {
+    name: 'provision failed without a leader',
+    phase: 'PROVISION_FAILED',
+    detail:
+      /ProvisioningFailed: pool not found; the csi.vmstore.tintri.com controller has no leader \(see preflight\)$/,
     build: (s) => {
       s.pvcs.push(pvc(NS, 'data', { volume: null }));
-      s.events.push(event(NS, 'PersistentVolumeClaim', 'data', 'ProvisioningFailed', 'pool not found', { lastAgo: 300 }));
-      s.events.push(event(NS, 'PersistentVolumeClaim', 'data', 'ExternalProvisioning', 'Waiting for a volume to be created', { lastAgo: 5, type: 'Normal' }));
+      s.events.push(
+        event(NS, 'PersistentVolumeClaim', 'data', 'ProvisioningFailed', 'pool not found', { lastAgo: 300 }),
+      );
+      s.events.push(
+        event(NS, 'PersistentVolumeClaim', 'data', 'ExternalProvisioning', 'Waiting for a volume to be created', {
+          lastAgo: 5,
+          type: 'Normal',
+        }),
+      );
       s.leases = [lease('csi-vmstore-tintri-com', { renewedAgo: 3600 })];
-    } },
+    },
+  },
   // A StorageClass with no volumeBindingMode field defaults to Immediate.
-  { name: 'class without volumeBindingMode', phase: 'PROVISION_FAILED', detail: /Immediate-binding class legacy/,
+  {
+    name: 'class without volumeBindingMode',
+    phase: 'PROVISION_FAILED',
+    detail: /Immediate-binding class legacy/,
     build: (s) => {
       const sc = { ...s.storageClasses[0]!, metadata: { name: 'legacy' } };
       delete sc.volumeBindingMode;
       s.storageClasses.push(sc);
       s.pvcs.push(pvc(NS, 'data', { volume: null, sc: 'legacy' }));
-    } },
+    },
+  },
   // Pending with pods waiting for it: provisioning failed whatever the binding mode.
-  { name: 'wffc pending with a waiting pod', phase: 'PROVISION_FAILED', detail: /unbound but 1 pod\(s\) waiting/,
-    build: (s) => { s.pvcs.push(pvc(NS, 'data', { volume: null, sc: 'vmstore-rwx-wffc' })); s.pods.push(pod(NS, 'web-0', { claim: 'data', node: null, state: 'pending-unscheduled' })); },
-    check: (c) => expect(c.evidence.pods.map((p) => p.name)).toEqual(['web-0']) },
+  {
+    name: 'wffc pending with a waiting pod',
+    phase: 'PROVISION_FAILED',
+    detail: /unbound but 1 pod\(s\) waiting/,
+    build: (s) => {
+      s.pvcs.push(pvc(NS, 'data', { volume: null, sc: 'vmstore-rwx-wffc' }));
+      s.pods.push(pod(NS, 'web-0', { claim: 'data', node: null, state: 'pending-unscheduled' }));
+    },
+    check: (c) => expect(c.evidence.pods.map((p) => p.name)).toEqual(['web-0']),
+  },
   // The claim names a StorageClass that does not exist.
-  { name: 'missing storage class', phase: 'PROVISION_FAILED', detail: /StorageClass gold does not exist/,
-    build: (s) => s.pvcs.push(pvc(NS, 'data', { volume: null, sc: 'gold' })) },
+  {
+    name: 'missing storage class',
+    phase: 'PROVISION_FAILED',
+    detail: /StorageClass gold does not exist/,
+    build: (s) => s.pvcs.push(pvc(NS, 'data', { volume: null, sc: 'gold' })),
+  },
   // storageClassName "" means static binding only; nothing will provision it.
-  { name: 'static binding, no PV', phase: 'PROVISION_FAILED', detail: /static binding/,
-    build: (s) => s.pvcs.push(pvc(NS, 'data', { volume: null, sc: '' })) },
+  {
+    name: 'static binding, no PV',
+    phase: 'PROVISION_FAILED',
+    detail: /static binding/,
+    build: (s) => s.pvcs.push(pvc(NS, 'data', { volume: null, sc: '' })),
+  },
   // Bound to a PV that does not exist.
-  { name: 'bound, PV missing', phase: 'BOUND_NO_PV', detail: /PV pvc-data is missing/,
+  {
+    name: 'bound, PV missing',
+    phase: 'BOUND_NO_PV',
+    detail: /PV pvc-data is missing/,
     build: (s) => s.pvcs.push(pvc(NS, 'data')),
-    check: (c) => expect(c.advice[0]).toMatch(/pvc-data/) },
+    check: (c) => expect(c.advice[0]).toMatch(/pvc-data/),
+  },
   // phase Lost has its own phase.
-  { name: 'lost', phase: 'LOST', detail: /lost its volume pvc-data/,
-    build: (s) => { s.pvcs.push(pvc(NS, 'data', { phase: 'Lost' })); s.pods.push(pod(NS, 'web-0', { claim: 'data' })); },
-    check: (c) => expect(c.evidence.pods).toHaveLength(1) },
+  {
+    name: 'lost',
+    phase: 'LOST',
+    detail: /lost its volume pvc-data/,
+    build: (s) => {
+      s.pvcs.push(pvc(NS, 'data', { phase: 'Lost' }));
+      s.pods.push(pod(NS, 'web-0', { claim: 'data' }));
+    },
+    check: (c) => expect(c.evidence.pods).toHaveLength(1),
+  },
   // Stuck ContainerCreating with FailedMount events; the driver is not registered on that node (CSINode).
-  { name: 'mount failed, driver not on node', phase: 'MOUNT_FAILED', detail: /1 pod\(s\) stuck ContainerCreating on node-02; driver csi.vmstore.tintri.com not registered on node-02/,
+  {
+    name: 'mount failed, driver not on node',
+    phase: 'MOUNT_FAILED',
+    detail: /1 pod\(s\) stuck ContainerCreating on node-02; driver csi.vmstore.tintri.com not registered on node-02/,
     build: (s) => {
       healthyClaim(s, NS, 'data');
       s.pods.push(pod(NS, 'data-web-1', { claim: 'data', node: 'node-02', state: 'creating', startedAgo: 900 }));
       s.csiNodes[1] = csiNode('node-02', null);
-      s.events.push(event(NS, 'Pod', 'data-web-1', 'FailedMount', 'MountVolume.MountDevice failed for volume "pvc-data" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name csi.vmstore.tintri.com not found in the list of registered CSI drivers', { count: 9, lastAgo: 45 }));
+      s.events.push(
+        event(
+          NS,
+          'Pod',
+          'data-web-1',
+          'FailedMount',
+          'MountVolume.MountDevice failed for volume "pvc-data" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name csi.vmstore.tintri.com not found in the list of registered CSI drivers',
+          { count: 9, lastAgo: 45 },
+        ),
+      );
       s.events.push(event(NS, 'Pod', 'data-web-1', 'Scheduled', 'Successfully assigned', { type: 'Normal' }));
     },
     check: (c) => {
       expect(c.evidence.nodes).toEqual([{ name: 'node-02', driverRegistered: false, exists: true }]);
       expect(c.evidence.events.map((e) => e.reason)).toEqual(['FailedMount']);
       expect(c.advice[0]).toMatch(/node plugin on node-02/);
-    } },
+    },
+  },
   // Stuck ContainerCreating long enough, no events (events expire after an hour): still MOUNT_FAILED, driver registered.
-  { name: 'mount failed, old ContainerCreating without events', phase: 'MOUNT_FAILED', detail: /stuck ContainerCreating on node-01$/,
-    build: (s) => { s.pvcs.push(pvc(NS, 'data')); s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' })); s.pods.push(pod(NS, 'web-0', { claim: 'data', state: 'creating', startedAgo: 7200 })); },
-    check: (c) => expect(c.evidence.nodes[0]?.driverRegistered).toBe(true) },
-  // A pod just created is still starting: not a failure yet.
-  { name: 'fresh ContainerCreating is OK', phase: 'OK', detail: /1 pod\(s\) across 1 node\(s\)/,
-    build: (s) => { s.pvcs.push(pvc(NS, 'data')); s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' })); s.pods.push(pod(NS, 'web-0', { claim: 'data', state: 'creating', startedAgo: 10 })); } },
-  // Terminating past its deadline with a finalizer: how long, and which finalizers.
-  { name: 'unpublish stuck', phase: 'UNPUBLISH_STUCK', detail: /terminating: data-web-0 20m past grace, finalizers \[example.com\/drain-guard\]/,
+  {
+    name: 'mount failed, old ContainerCreating without events',
+    phase: 'MOUNT_FAILED',
+    detail: /stuck ContainerCreating on node-01$/,
     build: (s) => {
-      s.pvcs.push(pvc(NS, 'data')); s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }));
+      s.pvcs.push(pvc(NS, 'data'));
+      s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }));
+      s.pods.push(pod(NS, 'web-0', { claim: 'data', state: 'creating', startedAgo: 7200 }));
+    },
+    check: (c) => expect(c.evidence.nodes[0]?.driverRegistered).toBe(true),
+  },
+  // A pod just created is still starting: not a failure yet.
+  {
+    name: 'fresh ContainerCreating is OK',
+    phase: 'OK',
+    detail: /1 pod\(s\) across 1 node\(s\)/,
+    build: (s) => {
+      s.pvcs.push(pvc(NS, 'data'));
+      s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }));
+      s.pods.push(pod(NS, 'web-0', { claim: 'data', state: 'creating', startedAgo: 10 }));
+    },
+  },
+  // Terminating past its deadline with a finalizer: how long, and which finalizers.
+  {
+    name: 'unpublish stuck',
+    phase: 'UNPUBLISH_STUCK',
+    detail: /terminating: data-web-0 20m past grace, finalizers \[example.com\/drain-guard\]/,
+    build: (s) => {
+      s.pvcs.push(pvc(NS, 'data'));
+      s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }));
       s.pods.push(pod(NS, 'data-web-0', { claim: 'data', state: 'terminating', deletedAgo: 1200 }));
-      s.events.push(event(NS, 'Pod', 'data-web-0', 'FailedUnmount', 'UnmountVolume.TearDown failed: device or resource busy'));
+      s.events.push(
+        event(NS, 'Pod', 'data-web-0', 'FailedUnmount', 'UnmountVolume.TearDown failed: device or resource busy'),
+      );
     },
     check: (c) => {
       expect(c.evidence.events.map((e) => e.reason)).toEqual(['FailedUnmount']);
-      expect(c.evidence.pods[0]).toMatchObject({ overdueSeconds: 1200, finalizers: ['example.com/drain-guard'], gracePeriodSeconds: 30, node: 'node-01' });
+      expect(c.evidence.pods[0]).toMatchObject({
+        overdueSeconds: 1200,
+        finalizers: ['example.com/drain-guard'],
+        gracePeriodSeconds: 30,
+        node: 'node-01',
+      });
       expect(c.advice.join(' ')).toMatch(/Never remove the finalizers by hand and never force-delete/);
-    } },
+    },
+  },
   // finalizers: null (as the API omits/nulls it) is an empty list, not a crash.
-  { name: 'unpublish stuck, finalizers null', phase: 'UNPUBLISH_STUCK', detail: /finalizers \[\]/,
+  {
+    name: 'unpublish stuck, finalizers null',
+    phase: 'UNPUBLISH_STUCK',
+    detail: /finalizers \[\]/,
     build: (s) => {
-      s.pvcs.push(pvc(NS, 'data')); s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }));
+      s.pvcs.push(pvc(NS, 'data'));
+      s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }));
       s.pods.push(pod(NS, 'data-web-0', { claim: 'data', state: 'terminating', deletedAgo: 60, finalizers: null }));
-    } },
+    },
+  },
   // Still inside its grace period (deletionTimestamp in the future): terminating normally, not stuck.
-  { name: 'terminating within grace is OK', phase: 'OK', detail: /1 pod\(s\)/,
+  {
+    name: 'terminating within grace is OK',
+    phase: 'OK',
+    detail: /1 pod\(s\)/,
     build: (s) => {
-      s.pvcs.push(pvc(NS, 'data')); s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }));
+      s.pvcs.push(pvc(NS, 'data'));
+      s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }));
       s.pods.push(pod(NS, 'data-web-0', { claim: 'data', state: 'terminating', deletedAgo: -20 }));
-    } },
+    },
+  },
   // Attached on a node that runs no consumer: the orphaned stage reference; ordered recovery.
-  { name: 'stale attachment', phase: 'STALE_ATTACHMENT', detail: /attached on node\(s\) with no consumer: node-02$/,
+  {
+    name: 'stale attachment',
+    phase: 'STALE_ATTACHMENT',
+    detail: /attached on node\(s\) with no consumer: node-02$/,
     build: (s) => {
       healthyClaim(s, NS, 'data');
-      s.volumeAttachments.push(va('csi-aaa', 'pvc-data', 'node-01'), va('csi-bbb', 'pvc-data', 'node-02', true, { detachError: 'rpc error: device busy' }), va('csi-ccc', 'pvc-data', 'node-03', false));
+      s.volumeAttachments.push(
+        va('csi-aaa', 'pvc-data', 'node-01'),
+        va('csi-bbb', 'pvc-data', 'node-02', true, { detachError: 'rpc error: device busy' }),
+        va('csi-ccc', 'pvc-data', 'node-03', false),
+      );
     },
     check: (c) => {
-      expect(c.evidence.attachments).toEqual([{ name: 'csi-bbb', node: 'node-02', attached: true, deleting: false, detachError: 'rpc error: device busy' }]);
+      expect(c.evidence.attachments).toEqual([
+        { name: 'csi-bbb', node: 'node-02', attached: true, deleting: false, detachError: 'rpc error: device busy' },
+      ]);
       expect(c.advice.map((a) => a.slice(0, 2))).toEqual(['1.', '2.', '3.', '4.', '5.']);
       expect(c.advice[1]).toBe('2. Cordon node-02.');
-    } },
+    },
+  },
   // Attached on a node that no longer exists.
-  { name: 'stale attachment on a gone node', phase: 'STALE_ATTACHMENT', detail: /node-09 \(node gone: node-09\)/,
-    build: (s) => { healthyClaim(s, NS, 'data'); s.volumeAttachments.push(va('csi-ddd', 'pvc-data', 'node-09')); } },
-  // Several strands at once: the first by precedence is the phase, the others are listed.
-  { name: 'mount failed and stale attachment', phase: 'MOUNT_FAILED', detail: /node-02/,
+  {
+    name: 'stale attachment on a gone node',
+    phase: 'STALE_ATTACHMENT',
+    detail: /node-09 \(node gone: node-09\)/,
     build: (s) => {
-      s.pvcs.push(pvc(NS, 'data')); s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }));
+      healthyClaim(s, NS, 'data');
+      s.volumeAttachments.push(va('csi-ddd', 'pvc-data', 'node-09'));
+    },
+  },
+  // Several strands at once: the first by precedence is the phase, the others are listed.
+  {
+    name: 'mount failed and stale attachment',
+    phase: 'MOUNT_FAILED',
+    detail: /node-02/,
+    build: (s) => {
+      s.pvcs.push(pvc(NS, 'data'));
+      s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }));
       s.pods.push(pod(NS, 'web-0', { claim: 'data', node: 'node-02', state: 'creating', startedAgo: 3600 }));
       s.volumeAttachments.push(va('csi-eee', 'pvc-data', 'node-01'));
     },
-    check: (c) => expect(c.alsoPhases).toEqual(['STALE_ATTACHMENT']) },
+    check: (c) => expect(c.alsoPhases).toEqual(['STALE_ATTACHMENT']),
+  },
   // Healthy: the script's OK detail.
-  { name: 'ok', phase: 'OK', detail: /^2 pod\(s\) across 2 node\(s\)$/,
-    build: (s) => { healthyClaim(s, NS, 'data'); s.pods.push(pod(NS, 'data-web-1', { claim: 'data', node: 'node-02' })); s.volumeAttachments.push(va('csi-fff', 'pvc-data', 'node-02')); },
-    check: (c) => { expect(c.advice).toEqual([]); expect(c.driver).toBe(DRIVER); } },
+  {
+    name: 'ok',
+    phase: 'OK',
+    detail: /^2 pod\(s\) across 2 node\(s\)$/,
+    build: (s) => {
+      healthyClaim(s, NS, 'data');
+      s.pods.push(pod(NS, 'data-web-1', { claim: 'data', node: 'node-02' }));
+      s.volumeAttachments.push(va('csi-fff', 'pvc-data', 'node-02'));
+    },
+    check: (c) => {
+      expect(c.advice).toEqual([]);
+      expect(c.driver).toBe(DRIVER);
+    },
+  },
 ];
 
 describe('triage classification', () => {
@@ -162,12 +317,18 @@ describe('triage classification', () => {
     s.pvcs.push(pvc('b', 'other', { volume: 'pv-nfs' }));
     s.pvs.push(pv('pv-nfs', { ns: 'b', name: 'other' }, 'nfs.csi.k8s.io'));
     const idx = ClusterIndex.fromSnapshot(s);
-    expect(triage(idx, { now: NOW }).claims.map((c) => c.name).sort()).toEqual(['one', 'other', 'two']);
+    expect(
+      triage(idx, { now: NOW })
+        .claims.map((c) => c.name)
+        .sort(),
+    ).toEqual(['one', 'other', 'two']);
     expect(triage(idx, { now: NOW, namespace: 'a' }).claims.map((c) => c.name)).toEqual(['one']);
     expect(triage(idx, { now: NOW, driver: 'nfs.csi.k8s.io' }).claims.map((c) => c.name)).toEqual(['other']);
     // a Pending claim's driver comes from its StorageClass, so --driver keeps it (the script dropped it)
     s.pvcs.push(pvc('c', 'pending', { volume: null }));
-    expect(triage(ClusterIndex.fromSnapshot(s), { now: NOW, driver: DRIVER }).claims.map((c) => c.name)).toContain('pending');
+    expect(triage(ClusterIndex.fromSnapshot(s), { now: NOW, driver: DRIVER }).claims.map((c) => c.name)).toContain(
+      'pending',
+    );
   });
 
   it('groups by phase with OK last and counts what needs attention', () => {
@@ -186,11 +347,28 @@ describe('triage classification', () => {
   it('copes with claims and pods missing most fields', () => {
     const s = baseCluster();
     s.pvcs.push({ metadata: { name: 'bare', namespace: NS }, spec: { accessModes: ['ReadWriteMany'] } });
-    s.pvcs.push({ metadata: { name: 'nulls', namespace: NS }, spec: { accessModes: ['ReadWriteMany'], storageClassName: null, volumeName: null }, status: { phase: 'Pending', accessModes: null } });
-    s.pods.push({ metadata: { name: 'p', namespace: NS }, spec: { volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'bare' } }], containers: null }, status: { phase: 'Pending', containerStatuses: null } });
-    s.events.push({ metadata: { name: 'e', namespace: NS }, involvedObject: { kind: 'PersistentVolumeClaim', namespace: NS, name: 'nulls' }, reason: 'ProvisioningFailed', count: null, lastTimestamp: null });
+    s.pvcs.push({
+      metadata: { name: 'nulls', namespace: NS },
+      spec: { accessModes: ['ReadWriteMany'], storageClassName: null, volumeName: null },
+      status: { phase: 'Pending', accessModes: null },
+    });
+    s.pods.push({
+      metadata: { name: 'p', namespace: NS },
+      spec: { volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'bare' } }], containers: null },
+      status: { phase: 'Pending', containerStatuses: null },
+    });
+    s.events.push({
+      metadata: { name: 'e', namespace: NS },
+      involvedObject: { kind: 'PersistentVolumeClaim', namespace: NS, name: 'nulls' },
+      reason: 'ProvisioningFailed',
+      count: null,
+      lastTimestamp: null,
+    });
     const r = triage(ClusterIndex.fromSnapshot(s), { now: NOW });
-    expect(r.claims.map((c) => [c.name, c.phase])).toEqual([['bare', 'PROVISION_FAILED'], ['nulls', 'PROVISION_FAILED']]);
+    expect(r.claims.map((c) => [c.name, c.phase])).toEqual([
+      ['bare', 'PROVISION_FAILED'],
+      ['nulls', 'PROVISION_FAILED'],
+    ]);
     expect(r.claims[1]!.evidence.events[0]).toMatchObject({ count: 1, reason: 'ProvisioningFailed' });
     expect(r.claims[1]!.evidence.events[0]!.ageSeconds).toBeUndefined();
   });
@@ -199,8 +377,13 @@ describe('triage classification', () => {
     const s = baseCluster();
     s.pvcs.push(pvc(NS, 'data', { volume: null }));
     s.events.push(event(NS, 'PersistentVolumeClaim', 'data', 'ProvisioningFailed', 'old', { lastAgo: 500 }));
-    s.events.push(event(NS, 'PersistentVolumeClaim', 'data', 'ProvisioningFailed', 'new', { lastAgo: 20, series: true }));
+    s.events.push(
+      event(NS, 'PersistentVolumeClaim', 'data', 'ProvisioningFailed', 'new', { lastAgo: 20, series: true }),
+    );
     const c = triage(ClusterIndex.fromSnapshot(s), { now: NOW }).claims[0]!;
-    expect(c.evidence.events.map((e) => [e.message, e.count, e.ageSeconds])).toEqual([['new', 42, 20], ['old', 7, 500]]);
+    expect(c.evidence.events.map((e) => [e.message, e.count, e.ageSeconds])).toEqual([
+      ['new', 42, 20],
+      ['old', 7, 500],
+    ]);
   });
 });

@@ -2,7 +2,16 @@
 // triage and kube tests. Each builder takes the fields a case varies; the rest are plausible defaults.
 import { emptySnapshot, type Snapshot } from '../../src/domain/snapshot.js';
 import type {
-  CSIDriver, CSINode, KubeEvent, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttachment,
+  CSIDriver,
+  CSINode,
+  KubeEvent,
+  Lease,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  StorageClass,
+  VolumeAttachment,
 } from '../../src/domain/objects.js';
 
 /** Evaluation time used by every triage test. */
@@ -11,39 +20,87 @@ export const NOW = Date.parse('2026-11-30T02:00:00Z');
 export const DRIVER = 'csi.vmstore.tintri.com';
 
 /** RFC 3339 time `secondsAgo` before NOW, as the API prints it. */
-export const ago = (secondsAgo: number): string => new Date(NOW - secondsAgo * 1000).toISOString().replace('.000Z', 'Z');
+export const ago = (secondsAgo: number): string =>
+  new Date(NOW - secondsAgo * 1000).toISOString().replace('.000Z', 'Z');
 
-export function storageClass(name: string, mode: 'Immediate' | 'WaitForFirstConsumer' | null = 'Immediate', provisioner = DRIVER): StorageClass {
+export function storageClass(
+  name: string,
+  mode: 'Immediate' | 'WaitForFirstConsumer' | null = 'Immediate',
+  provisioner = DRIVER,
+): StorageClass {
   const sc: StorageClass = {
-    apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass',
-    metadata: { name, uid: `uid-sc-${name}`, resourceVersion: '101', creationTimestamp: ago(86400 * 30), annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"huge":"json"}\n' } },
-    provisioner, parameters: { vmstore: 'vmstore-01.example.com' }, reclaimPolicy: 'Delete', allowVolumeExpansion: true,
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: {
+      name,
+      uid: `uid-sc-${name}`,
+      resourceVersion: '101',
+      creationTimestamp: ago(86400 * 30),
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"huge":"json"}\n' },
+    },
+    provisioner,
+    parameters: { vmstore: 'vmstore-01.example.com' },
+    reclaimPolicy: 'Delete',
+    allowVolumeExpansion: true,
   };
   if (mode) sc.volumeBindingMode = mode; // absent means Immediate, as the API defaults it
   return sc;
 }
 
-export function pvc(ns: string, name: string, o: { phase?: string; volume?: string | null; sc?: string | null; modes?: string[] } = {}): PersistentVolumeClaim {
+export function pvc(
+  ns: string,
+  name: string,
+  o: { phase?: string; volume?: string | null; sc?: string | null; modes?: string[] } = {},
+): PersistentVolumeClaim {
   const volume = o.volume === undefined ? `pvc-${name}` : o.volume;
   const phase = o.phase ?? (volume ? 'Bound' : 'Pending');
   const c: PersistentVolumeClaim = {
-    apiVersion: 'v1', kind: 'PersistentVolumeClaim',
-    metadata: { name, namespace: ns, uid: `uid-pvc-${ns}-${name}`, resourceVersion: '202', creationTimestamp: ago(7200), finalizers: ['kubernetes.io/pvc-protection'], annotations: { 'volume.kubernetes.io/storage-provisioner': DRIVER } },
-    spec: { accessModes: o.modes ?? ['ReadWriteMany'], storageClassName: o.sc === undefined ? 'vmstore-rwx' : o.sc, volumeMode: 'Filesystem', resources: { requests: { storage: '10Gi' } } } as PersistentVolumeClaim['spec'],
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {
+      name,
+      namespace: ns,
+      uid: `uid-pvc-${ns}-${name}`,
+      resourceVersion: '202',
+      creationTimestamp: ago(7200),
+      finalizers: ['kubernetes.io/pvc-protection'],
+      annotations: { 'volume.kubernetes.io/storage-provisioner': DRIVER },
+    },
+    spec: {
+      accessModes: o.modes ?? ['ReadWriteMany'],
+      storageClassName: o.sc === undefined ? 'vmstore-rwx' : o.sc,
+      volumeMode: 'Filesystem',
+      resources: { requests: { storage: '10Gi' } },
+    } as PersistentVolumeClaim['spec'],
     status: phase === 'Bound' ? { phase, accessModes: o.modes ?? ['ReadWriteMany'] } : { phase },
   };
   if (volume) c.spec!.volumeName = volume;
   return c;
 }
 
-export function pv(name: string, claim: { ns: string; name: string }, driver: string | null = DRIVER): PersistentVolume {
+export function pv(
+  name: string,
+  claim: { ns: string; name: string },
+  driver: string | null = DRIVER,
+): PersistentVolume {
   return {
-    apiVersion: 'v1', kind: 'PersistentVolume',
-    metadata: { name, uid: `uid-${name}`, creationTimestamp: ago(7100), finalizers: ['kubernetes.io/pv-protection'], annotations: { 'pv.kubernetes.io/provisioned-by': DRIVER } },
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {
+      name,
+      uid: `uid-${name}`,
+      creationTimestamp: ago(7100),
+      finalizers: ['kubernetes.io/pv-protection'],
+      annotations: { 'pv.kubernetes.io/provisioned-by': DRIVER },
+    },
     spec: {
-      accessModes: ['ReadWriteMany'], storageClassName: 'vmstore-rwx', persistentVolumeReclaimPolicy: 'Delete',
+      accessModes: ['ReadWriteMany'],
+      storageClassName: 'vmstore-rwx',
+      persistentVolumeReclaimPolicy: 'Delete',
       claimRef: { namespace: claim.ns, name: claim.name, uid: `uid-pvc-${claim.ns}-${claim.name}` },
-      ...(driver ? { csi: { driver, volumeHandle: `vmstore-01:/tintri/${name}` } } : { nfs: { server: '10.0.0.9', path: '/export' } }),
+      ...(driver
+        ? { csi: { driver, volumeHandle: `vmstore-01:/tintri/${name}` } }
+        : { nfs: { server: '10.0.0.9', path: '/export' } }),
     },
     status: { phase: 'Bound' },
   };
@@ -51,15 +108,34 @@ export function pv(name: string, claim: { ns: string; name: string }, driver: st
 
 export type PodState = 'running' | 'creating' | 'terminating' | 'succeeded' | 'pending-unscheduled';
 
-export function pod(ns: string, name: string, o: { claim?: string; node?: string | null; state?: PodState; startedAgo?: number; deletedAgo?: number; finalizers?: string[] | null } = {}): Pod {
+export function pod(
+  ns: string,
+  name: string,
+  o: {
+    claim?: string;
+    node?: string | null;
+    state?: PodState;
+    startedAgo?: number;
+    deletedAgo?: number;
+    finalizers?: string[] | null;
+  } = {},
+): Pod {
   const state = o.state ?? 'running';
   const node = o.node === undefined ? 'node-01' : o.node;
   const start = ago(o.startedAgo ?? 3600);
   const p: Pod = {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: {
-      name, namespace: ns, uid: `uid-pod-${ns}-${name}`, resourceVersion: '303', creationTimestamp: start, labels: { app: 'web', 'pod-template-hash': '5d9c8f7b6' },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d9c8f7b6', uid: 'uid-rs-web', controller: true }],
+      name,
+      namespace: ns,
+      uid: `uid-pod-${ns}-${name}`,
+      resourceVersion: '303',
+      creationTimestamp: start,
+      labels: { app: 'web', 'pod-template-hash': '5d9c8f7b6' },
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d9c8f7b6', uid: 'uid-rs-web', controller: true },
+      ],
       managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', fieldsV1: { 'f:metadata': {} } }],
     } as Pod['metadata'],
     spec: {
@@ -67,16 +143,46 @@ export function pod(ns: string, name: string, o: { claim?: string; node?: string
         ...(o.claim ? [{ name: 'data', persistentVolumeClaim: { claimName: o.claim } }] : []),
         { name: 'kube-api-access-x1', projected: { defaultMode: 420, sources: [] } },
       ],
-      containers: [{ name: 'web', image: 'nginx:1.27', volumeMounts: o.claim ? [{ name: 'data', mountPath: '/data' }] : null, resources: {} }],
-      terminationGracePeriodSeconds: 30, serviceAccountName: 'default', tolerations: null,
+      containers: [
+        {
+          name: 'web',
+          image: 'nginx:1.27',
+          volumeMounts: o.claim ? [{ name: 'data', mountPath: '/data' }] : null,
+          resources: {},
+        },
+      ],
+      terminationGracePeriodSeconds: 30,
+      serviceAccountName: 'default',
+      tolerations: null,
     },
-    status: { phase: 'Running', startTime: start, conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: start }], containerStatuses: [{ name: 'web', ready: true, restartCount: 0, image: 'nginx:1.27', state: { running: { startedAt: start } } }] },
+    status: {
+      phase: 'Running',
+      startTime: start,
+      conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: start }],
+      containerStatuses: [
+        { name: 'web', ready: true, restartCount: 0, image: 'nginx:1.27', state: { running: { startedAt: start } } },
+      ],
+    },
   };
   if (node) p.spec!.nodeName = node;
   if (state === 'creating') {
-    p.status = { phase: 'Pending', startTime: start, conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: start }], containerStatuses: [{ name: 'web', ready: false, restartCount: 0, image: 'nginx:1.27', state: { waiting: { reason: 'ContainerCreating' } } }] };
+    p.status = {
+      phase: 'Pending',
+      startTime: start,
+      conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: start }],
+      containerStatuses: [
+        {
+          name: 'web',
+          ready: false,
+          restartCount: 0,
+          image: 'nginx:1.27',
+          state: { waiting: { reason: 'ContainerCreating' } },
+        },
+      ],
+    };
   }
-  if (state === 'pending-unscheduled') p.status = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] };
+  if (state === 'pending-unscheduled')
+    p.status = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] };
   if (state === 'succeeded') p.status = { phase: 'Succeeded', containerStatuses: null };
   if (state === 'terminating') {
     p.metadata!.deletionTimestamp = ago(o.deletedAgo ?? 600);
@@ -86,13 +192,31 @@ export function pod(ns: string, name: string, o: { claim?: string; node?: string
   return p;
 }
 
-export function event(ns: string, kind: string, name: string, reason: string, message: string, o: { count?: number | null; lastAgo?: number; type?: string; series?: boolean } = {}): KubeEvent {
+export function event(
+  ns: string,
+  kind: string,
+  name: string,
+  reason: string,
+  message: string,
+  o: { count?: number | null; lastAgo?: number; type?: string; series?: boolean } = {},
+): KubeEvent {
   const e: KubeEvent = {
-    apiVersion: 'v1', kind: 'Event',
-    metadata: { name: `${name}.18a${reason.length}${o.lastAgo ?? 60}`, namespace: ns, uid: `uid-ev-${name}-${reason}-${o.lastAgo ?? 60}`, creationTimestamp: ago(3600) },
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: {
+      name: `${name}.18a${reason.length}${o.lastAgo ?? 60}`,
+      namespace: ns,
+      uid: `uid-ev-${name}-${reason}-${o.lastAgo ?? 60}`,
+      creationTimestamp: ago(3600),
+    },
     involvedObject: { kind, namespace: ns, name, uid: `uid-${name}` },
-    reason, message, type: o.type ?? 'Warning', count: o.count === undefined ? 7 : o.count,
-    firstTimestamp: ago(3600), lastTimestamp: o.series ? null : ago(o.lastAgo ?? 60), eventTime: null,
+    reason,
+    message,
+    type: o.type ?? 'Warning',
+    count: o.count === undefined ? 7 : o.count,
+    firstTimestamp: ago(3600),
+    lastTimestamp: o.series ? null : ago(o.lastAgo ?? 60),
+    eventTime: null,
     source: { component: kind === 'Pod' ? 'kubelet' : 'csi-provisioner' },
   };
   if (o.series) {
@@ -102,10 +226,22 @@ export function event(ns: string, kind: string, name: string, reason: string, me
   return e;
 }
 
-export function va(name: string, pvName: string, node: string, attached = true, o: { deleting?: boolean; detachError?: string } = {}): VolumeAttachment {
+export function va(
+  name: string,
+  pvName: string,
+  node: string,
+  attached = true,
+  o: { deleting?: boolean; detachError?: string } = {},
+): VolumeAttachment {
   return {
-    apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment',
-    metadata: { name, uid: `uid-${name}`, creationTimestamp: ago(86400), ...(o.deleting ? { deletionTimestamp: ago(300) } : {}) },
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'VolumeAttachment',
+    metadata: {
+      name,
+      uid: `uid-${name}`,
+      creationTimestamp: ago(86400),
+      ...(o.deleting ? { deletionTimestamp: ago(300) } : {}),
+    },
     spec: { attacher: DRIVER, nodeName: node, source: { persistentVolumeName: pvName } },
     status: { attached, ...(o.detachError ? { detachError: { message: o.detachError, time: ago(200) } } : {}) },
   };
@@ -113,24 +249,40 @@ export function va(name: string, pvName: string, node: string, attached = true, 
 
 export function node(name: string, o: { unschedulable?: boolean; taint?: string } = {}): Node {
   return {
-    apiVersion: 'v1', kind: 'Node',
+    apiVersion: 'v1',
+    kind: 'Node',
     metadata: { name, uid: `uid-${name}`, labels: { 'kubernetes.io/hostname': name } },
-    spec: { ...(o.unschedulable ? { unschedulable: true } : {}), taints: o.taint ? [{ key: o.taint, effect: 'NoSchedule' }] : null },
+    spec: {
+      ...(o.unschedulable ? { unschedulable: true } : {}),
+      taints: o.taint ? [{ key: o.taint, effect: 'NoSchedule' }] : null,
+    },
     status: { conditions: [{ type: 'Ready', status: 'True' }] },
   };
 }
 
 export function csiNode(name: string, drivers: string[] | null): CSINode {
-  return { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name, uid: `uid-csinode-${name}` }, spec: { drivers: drivers === null ? null : drivers.map((d) => ({ name: d, nodeID: name })) } };
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSINode',
+    metadata: { name, uid: `uid-csinode-${name}` },
+    spec: { drivers: drivers === null ? null : drivers.map((d) => ({ name: d, nodeID: name })) },
+  };
 }
 
-export function csiDriver(name = DRIVER, spec: CSIDriver['spec'] = { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent'] }): CSIDriver {
+export function csiDriver(
+  name = DRIVER,
+  spec: CSIDriver['spec'] = { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent'] },
+): CSIDriver {
   return { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name, uid: `uid-csidriver-${name}` }, spec };
 }
 
-export function lease(name: string, o: { holder?: string | null; renewedAgo?: number | null; duration?: number | null; ns?: string } = {}): Lease {
+export function lease(
+  name: string,
+  o: { holder?: string | null; renewedAgo?: number | null; duration?: number | null; ns?: string } = {},
+): Lease {
   return {
-    apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
     metadata: { name, namespace: o.ns ?? 'vmstore-csi', uid: `uid-lease-${name}` },
     spec: {
       holderIdentity: o.holder === undefined ? 'vmstore-csi-controller-7d9f-0' : o.holder,
@@ -151,7 +303,10 @@ export function baseCluster(): Snapshot {
   s.csiNodes.push(csiNode('node-01', [DRIVER]), csiNode('node-02', [DRIVER]));
   s.csiDrivers.push(csiDriver());
   s.leases.push(lease('csi-vmstore-tintri-com'));
-  s.storageClasses.push(storageClass('vmstore-rwx', 'Immediate'), storageClass('vmstore-rwx-wffc', 'WaitForFirstConsumer'));
+  s.storageClasses.push(
+    storageClass('vmstore-rwx', 'Immediate'),
+    storageClass('vmstore-rwx-wffc', 'WaitForFirstConsumer'),
+  );
   return s;
 }
 

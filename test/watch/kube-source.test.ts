@@ -10,14 +10,27 @@ import { ClusterWatcher } from '../../src/watch/watcher.js';
 
 const T0 = Date.parse('2026-01-01T06:00:00Z');
 
-const scenario = parseScenario({
-  name: 'watch-basics',
-  objects: [
-    { kind: 'Node', metadata: { name: 'node-1' } },
-    { kind: 'Pod', metadata: { name: 'a', namespace: 'ns' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'x' }] }, status: { phase: 'Running' } },
-    { kind: 'Pod', metadata: { name: 'b', namespace: 'ns' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'x' }] }, status: { phase: 'Running' } },
-  ],
-}, 'inline');
+const scenario = parseScenario(
+  {
+    name: 'watch-basics',
+    objects: [
+      { kind: 'Node', metadata: { name: 'node-1' } },
+      {
+        kind: 'Pod',
+        metadata: { name: 'a', namespace: 'ns' },
+        spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'x' }] },
+        status: { phase: 'Running' },
+      },
+      {
+        kind: 'Pod',
+        metadata: { name: 'b', namespace: 'ns' },
+        spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'x' }] },
+        status: { phase: 'Running' },
+      },
+    ],
+  },
+  'inline',
+);
 
 /** Waits for I/O (events arriving over HTTP), not for time: polls a condition between event-loop turns. */
 async function until(cond: () => boolean, what: string, turns = 2000): Promise<void> {
@@ -44,7 +57,11 @@ async function setup() {
   const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
   const restarts: string[] = [];
   watcher = new ClusterWatcher({
-    source: new KubeClusterSource(conn), kinds: ['pods', 'nodes'], project, clock, timers,
+    source: new KubeClusterSource(conn),
+    kinds: ['pods', 'nodes'],
+    project,
+    clock,
+    timers,
     metrics: { restart: (k, r) => restarts.push(`${k}:${r}`), apiReachable: () => undefined, event: () => undefined },
     reflector: { stallMs: 120_000, backoffInitialMs: 1000, backoffMaxMs: 1000 },
   });
@@ -54,7 +71,12 @@ async function setup() {
   return { sim, watcher, clock, timers, restarts };
 }
 
-const podC = { kind: 'Pod', metadata: { name: 'c', namespace: 'ns' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'x' }] }, status: { phase: 'Pending' } };
+const podC = {
+  kind: 'Pod',
+  metadata: { name: 'c', namespace: 'ns' },
+  spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'x' }] },
+  status: { phase: 'Pending' },
+};
 
 describe('KubeClusterSource + ClusterWatcher over the simulator', () => {
   it('lists, then applies watch events to the cache', async () => {
@@ -77,7 +99,10 @@ describe('KubeClusterSource + ClusterWatcher over the simulator', () => {
     await sim.advance(1000);
     timers.runDue(); // backoff over: rewatch from the old resourceVersion -> ERROR 410 -> relist
     await until(() => restarts.includes('pods:gone'), '410 relist');
-    await until(() => watcher.index.get('pods', 'ns/b') === undefined && watcher.status().every((s) => s.state === 'watching'), 'relisted cache');
+    await until(
+      () => watcher.index.get('pods', 'ns/b') === undefined && watcher.status().every((s) => s.state === 'watching'),
+      'relisted cache',
+    );
     expect(watcher.index.get('pods', 'ns/a')).toBeDefined();
   });
 
@@ -94,7 +119,7 @@ describe('KubeClusterSource + ClusterWatcher over the simulator', () => {
     await until(() => watcher.index.get('pods', 'ns/c') !== undefined, 'events after the restart');
   });
 
-  it('works over HTTPS with the kubeconfig\'s CA and bearer token (as against a real API server)', async () => {
+  it("works over HTTPS with the kubeconfig's CA and bearer token (as against a real API server)", async () => {
     sim = await startSimulator({ scenario, clock: new ManualClock(T0), tls: true });
     const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
     watcher = new ClusterWatcher({ source: new KubeClusterSource(conn), kinds: ['pods'], project });

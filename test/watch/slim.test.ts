@@ -3,11 +3,25 @@ import type { Pod } from '../../src/domain/objects.js';
 import { slimPod } from '../../src/watch/slim.js';
 
 const pod = (ownerKind: string): Pod => ({
-  metadata: { name: 'p', namespace: 'ns', annotations: { a: 'b' }, labels: { 'controller-revision-hash': 'h' }, ownerReferences: [{ kind: ownerKind, name: 'o', uid: 'u', controller: true }] },
+  metadata: {
+    name: 'p',
+    namespace: 'ns',
+    annotations: { a: 'b' },
+    labels: { 'controller-revision-hash': 'h' },
+    ownerReferences: [{ kind: ownerKind, name: 'o', uid: 'u', controller: true }],
+  },
   spec: {
     nodeName: 'n1',
     volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }],
-    containers: [{ name: 'app', image: 'img', args: ['--x'], securityContext: { privileged: true }, volumeMounts: [{ name: 'data', mountPath: '/d' }] }],
+    containers: [
+      {
+        name: 'app',
+        image: 'img',
+        args: ['--x'],
+        securityContext: { privileged: true },
+        volumeMounts: [{ name: 'data', mountPath: '/d' }],
+      },
+    ],
   },
   status: { phase: 'Pending' },
 });
@@ -25,15 +39,23 @@ describe('slimPod', () => {
   it('keeps of a Running pod only what correlation and drain advice read', () => {
     const running = pod('ReplicaSet');
     running.status = {
-      phase: 'Running', startTime: '2026-01-01T00:00:00Z',
-      conditions: [{ type: 'Ready', status: 'True' }, { type: 'Initialized', status: 'True' }],
-      containerStatuses: [{ name: 'app', ready: true, image: 'img', state: { running: { startedAt: '2026-01-01T00:00:05Z' } } }],
+      phase: 'Running',
+      startTime: '2026-01-01T00:00:00Z',
+      conditions: [
+        { type: 'Ready', status: 'True' },
+        { type: 'Initialized', status: 'True' },
+      ],
+      containerStatuses: [
+        { name: 'app', ready: true, image: 'img', state: { running: { startedAt: '2026-01-01T00:00:05Z' } } },
+      ],
     };
     const p = slimPod(running);
     expect(p.spec?.containers).toBeUndefined();
     expect(p.spec?.volumes).toHaveLength(1);
     expect(p.status).toEqual({
-      phase: 'Running', startTime: '2026-01-01T00:00:00Z', conditions: [{ type: 'Ready', status: 'True' }],
+      phase: 'Running',
+      startTime: '2026-01-01T00:00:00Z',
+      conditions: [{ type: 'Ready', status: 'True' }],
       containerStatuses: [{ name: 'app', state: { running: { startedAt: '2026-01-01T00:00:05Z' } } }],
     });
   });

@@ -23,26 +23,48 @@ afterAll(async () => {
 });
 
 const subjects: [string, () => Promise<Subject>][] = [
-  ['fake', async () => {
-    const f = new FakeClusterSource();
-    for (const n of ['n1', 'n2', 'n3']) f.apply('nodes', 'ADDED', node(n));
-    return { source: f, add: (o) => f.apply('nodes', 'ADDED', o), compact: () => f.compact() };
-  }],
-  ['kube over the simulator', async () => {
-    const sim = await startSimulator({ scenario: parseScenario({ name: 'c', objects: ['n1', 'n2', 'n3'].map(node) }), clock: new ManualClock(Date.parse('2026-01-01T00:00:00Z')) });
-    sims.push(sim);
-    const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
-    return { source: new KubeClusterSource(conn), add: (o) => sim.apply({ add: [o] }), compact: () => sim.compact() };
-  }],
+  [
+    'fake',
+    async () => {
+      const f = new FakeClusterSource();
+      for (const n of ['n1', 'n2', 'n3']) f.apply('nodes', 'ADDED', node(n));
+      return { source: f, add: (o) => f.apply('nodes', 'ADDED', o), compact: () => f.compact() };
+    },
+  ],
+  [
+    'kube over the simulator',
+    async () => {
+      const sim = await startSimulator({
+        scenario: parseScenario({ name: 'c', objects: ['n1', 'n2', 'n3'].map(node) }),
+        clock: new ManualClock(Date.parse('2026-01-01T00:00:00Z')),
+      });
+      sims.push(sim);
+      const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
+      return { source: new KubeClusterSource(conn), add: (o) => sim.apply({ add: [o] }), compact: () => sim.compact() };
+    },
+  ],
 ];
 
-async function collect(source: ClusterSource, rv: string, until: (evs: { type: WatchEventType; name?: string; code?: number }[]) => boolean) {
+async function collect(
+  source: ClusterSource,
+  rv: string,
+  until: (evs: { type: WatchEventType; name?: string; code?: number }[]) => boolean,
+) {
   const evs: { type: WatchEventType; name?: string; code?: number }[] = [];
   let done = false;
-  const h = source.watch('nodes', { resourceVersion: rv }, {
-    onEvent: (type, o) => evs.push({ type, ...(o.metadata?.name ? { name: o.metadata.name } : {}), ...(typeof o.code === 'number' ? { code: o.code } : {}) }),
-    onDone: () => (done = true),
-  });
+  const h = source.watch(
+    'nodes',
+    { resourceVersion: rv },
+    {
+      onEvent: (type, o) =>
+        evs.push({
+          type,
+          ...(o.metadata?.name ? { name: o.metadata.name } : {}),
+          ...(typeof o.code === 'number' ? { code: o.code } : {}),
+        }),
+      onDone: () => (done = true),
+    },
+  );
   for (let i = 0; i < 400 && !until(evs) && !done; i++) await new Promise((r) => setTimeout(r, 5));
   h.abort();
   return evs;

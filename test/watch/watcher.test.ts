@@ -19,10 +19,17 @@ function setup(kinds: ('pods' | 'nodes')[] = ['pods']) {
   const timers = new ManualTimers(clock);
   const source = new FakeClusterSource();
   const lines: { level: string; msg: string }[] = [];
-  const log: WatchLog = { info: (_o, msg) => lines.push({ level: 'info', msg }), warn: (_o, msg) => lines.push({ level: 'warn', msg }) };
+  const log: WatchLog = {
+    info: (_o, msg) => lines.push({ level: 'info', msg }),
+    warn: (_o, msg) => lines.push({ level: 'warn', msg }),
+  };
   const restarts: string[] = [];
   const w = new ClusterWatcher({
-    source, kinds, clock, timers, log,
+    source,
+    kinds,
+    clock,
+    timers,
+    log,
     metrics: { restart: (k, r) => restarts.push(`${k}:${r}`), apiReachable: () => undefined, event: () => undefined },
     reflector: { stallMs: 60_000, backoffInitialMs: 1000, backoffMaxMs: 8000, pageSize: 2 },
   });
