@@ -13,7 +13,9 @@ import type { SlackApi } from '../slack/api.js';
 import { DEFAULT_TIMERS, type Timers } from './decide.js';
 import { type IncidentActions, createIncidentActions } from './actions.js';
 import { recordEvaluation } from './record.js';
-import { type StageDeps, type StageOutcome, processIncident } from './stages.js';
+import { type NotifierObserver, type StageDeps, type StageOutcome, processIncident } from './stages.js';
+
+export type { NotifierObserver } from './stages.js';
 
 /** Minimal logger (pino-compatible). Never given tokens. */
 export interface NotifierLogger {
@@ -52,6 +54,8 @@ export interface NotifierOptions {
    */
   observeResolution?: ObserveResolution;
   logger?: NotifierLogger;
+  /** Told what was posted (metrics: incidents opened, time from stuck to posted). */
+  observer?: NotifierObserver;
 }
 
 /** The notifier; the button operations (IncidentActions) act on the same records. */
@@ -97,6 +101,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     lockTtlMs: opts.lockTtlMs ?? 30_000,
     closedTtlMs: opts.closedTtlMs ?? 7 * 86_400_000,
     ...(opts.observeResolution ? { observe: opts.observeResolution } : {}),
+    ...(opts.observer ? { observer: opts.observer } : {}),
   };
   const log = opts.logger;
   const lockRetryMs = opts.lockRetryMs ?? 250;

@@ -35,6 +35,17 @@ export interface StageDeps {
   closedTtlMs: number;
   /** What the cluster says now about an incident's members (a manual Resolve asks; automatic ones are recorded). */
   observe?: ObserveResolution;
+  /** Told what was posted, for metrics. */
+  observer?: NotifierObserver;
+}
+
+/** Hooks called after a Slack call and its record write succeeded (metrics). They must not throw. */
+export interface NotifierObserver {
+  /**
+   * An incident's root is in Slack and recorded: once per root (a root an interrupted attempt had posted counts when
+   * this attempt adopts it, since that attempt never got to record it).
+   */
+  rootPosted?(incident: Incident, now: number): void;
 }
 
 /** Result of one run: done (with the actions taken), wait until a time, or the lock was busy. */
@@ -201,7 +212,17 @@ async function postRoot(deps: StageDeps, r: IncidentRecord, incident: Incident, 
     lastNotifiedAt: now,
     updatedAt: now,
   });
+  observeQuietly(() => deps.observer?.rootPosted?.(incident, now));
   return ts;
+}
+
+// A metrics hook that throws must not fail (and so repeat) a post that reached Slack.
+function observeQuietly(f: () => void): void {
+  try {
+    f();
+  } catch {
+    /* metrics only */
+  }
 }
 
 async function resolveAutomatically(deps: StageDeps, r: IncidentRecord, now: number): Promise<void> {

@@ -1,0 +1,82 @@
+// The notifier's observer hook (metrics): told once per root that reached Slack and was recorded (also when a retry
+// adopts the root an interrupted attempt posted), never for an edit, and unable to break a post by throwing.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/domain/clock.js';
+import type { Incident } from '../../src/domain/incident.js';
+import { RwxError } from '../../src/errors.js';
+import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
+import { recordEvaluation } from '../../src/notify/record.js';
+import { type NotifierObserver, type StageDeps, processIncident } from '../../src/notify/stages.js';
+import type { SlackApi } from '../../src/slack/api.js';
+import { MemorySlack } from '../../src/slack/memory-slack.js';
+import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
+import { KEY, M, S, stageDeps } from './harness.js';
+
+let clock: ManualClock;
+let slack: MemorySlack;
+let posted: { key: string; verdict: string; now: number }[];
+let deps: StageDeps;
+const observer: NotifierObserver = {
+  rootPosted: (i, now) => posted.push({ key: i.key, verdict: i.verdict, now }),
+};
+
+const submit = (incidents: Incident[] = [rolloutIncident()]) =>
+  recordEvaluation({ store: deps.store, channel: 'C1', groupWait: DEFAULT_TIMERS.groupWait }, incidents, clock.now());
+
+beforeEach(() => {
+  clock = new ManualClock(FIXTURE_NOW);
+  slack = new MemorySlack();
+  posted = [];
+  deps = { ...stageDeps(clock, slack), observer };
+});
+
+describe('notifier observer', () => {
+  it('hears of the root once, when it is posted, not of the edit that follows', async () => {
+    await submit();
+    await processIncident(deps, KEY);
+    expect(posted).toEqual([]); // still in group_wait
+    clock.advance(30 * S);
+    await processIncident(deps, KEY);
+    expect(posted).toEqual([{ key: KEY, verdict: 'FOLLOWS_ROLLOUT', now: FIXTURE_NOW + 30 * S }]);
+    await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }])]);
+    clock.advance(5 * M);
+    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['update'] });
+    expect(posted).toHaveLength(1);
+  });
+
+  it('counts a root adopted after a crash between Slack and the record once, when the retry records it', async () => {
+    let crash = true;
+    const crashing: SlackApi = Object.assign(Object.create(slack) as SlackApi, {
+      postMessage: async (a: Parameters<SlackApi['postMessage']>[0]) => {
+        const res = await slack.postMessage(a);
+        if (crash && a.metadata) throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
+        return res;
+      },
+    });
+    const d = { ...deps, slack: crashing };
+    await submit();
+    clock.advance(30 * S);
+    await expect(processIncident(d, KEY)).rejects.toMatchObject({ code: 'SLACK_API' });
+    expect(posted).toEqual([]); // in Slack, but not recorded: not yet
+    crash = false;
+    await processIncident(d, KEY);
+    expect(slack.roots()).toHaveLength(1);
+    expect(posted).toHaveLength(1);
+  });
+
+  it('a throwing observer does not fail the post', async () => {
+    const d = {
+      ...deps,
+      observer: {
+        rootPosted: () => {
+          throw new Error('boom');
+        },
+      },
+    };
+    await submit();
+    clock.advance(30 * S);
+    await expect(processIncident(d, KEY)).resolves.toMatchObject({ actions: ['post'] });
+    expect(slack.roots()).toHaveLength(1);
+    expect((await deps.store.get(KEY))?.evidencePosted).toBe(true);
+  });
+});
