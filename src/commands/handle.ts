@@ -73,5 +73,5 @@ function drain(node: string, pub: boolean, svc: CommandServices): CommandReply {
 function failure(e: unknown, pub: boolean): CommandReply {
   const err = toRwxError(e);
   const text = `:warning: Sorry, that did not work: ${untrusted(err.message, 300)} (${err.code}). Nothing was changed.`;
-  return { response: respond(text, [section(text)], pub) };
+  return { response: respond(text, [section(text)], pub), failed: true };
 }

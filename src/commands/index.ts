@@ -9,6 +9,7 @@ import type { SlackAppDeps } from '../slack/app.js';
 import { UsergroupCache, USERGROUP_TTL_MS, type AccessPolicy, type UsergroupDirectory } from './authorize.js';
 import type { CommandServices } from './handle.js';
 import { createCommandQueue, createCommandWorker, type ReportUploader } from './queue.js';
+import type { CommandObserver } from './observe.js';
 import { registerCommands } from './register.js';
 import { fetchResponseSender, type ResponseSender } from './response-url.js';
 import { fastClient, slackReportUploader, webUsergroupDirectory, type ApiCaller } from './slack-adapters.js';
@@ -29,6 +30,7 @@ export { openIncidentsFromStore } from './status-source.js';
 export { fetchResponseSender, responseUrlAllowed, type ResponseSender } from './response-url.js';
 export type { OpenIncident } from './render-status.js';
 export { fastClient, type ApiCaller } from './slack-adapters.js';
+export { COMMAND_NAMES, COMMAND_OUTCOMES, type CommandName, type CommandObserver } from './observe.js';
 
 /** Everything `setupCommands` needs. */
 export interface CommandSetup {
@@ -61,6 +63,8 @@ export interface CommandSetup {
   uploader?: ReportUploader;
   usergroups?: UsergroupDirectory;
   log?: { error(obj: object, msg: string): void };
+  /** Told each command's outcome once (metrics). */
+  observe?: CommandObserver;
 }
 
 /** Registers `/rwx` on `app` and starts the command queue (and, by default, a worker). Call before app.start(). */
@@ -78,6 +82,7 @@ export function setupCommands(app: App, s: CommandSetup): { close(): Promise<voi
             services: s.services,
             sender: s.sender ?? fetchResponseSender({ extraOrigins: s.extraResponseOrigins ?? [] }),
             ...(uploader ? { uploader } : {}),
+            ...(s.observe ? { observe: s.observe } : {}),
           },
         );
   registerCommands(app, {
@@ -90,6 +95,7 @@ export function setupCommands(app: App, s: CommandSetup): { close(): Promise<voi
     enqueue: (job, id) => queue.enqueue(job, id),
     ...(s.authBudgetMs !== undefined ? { authBudgetMs: s.authBudgetMs } : {}),
     ...(s.log ? { log: s.log } : {}),
+    ...(s.observe ? { observe: s.observe } : {}),
   });
   return {
     async close() {

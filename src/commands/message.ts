@@ -35,6 +35,8 @@ export interface Attachment {
 export interface CommandReply {
   response: CommandResponse;
   file?: Attachment;
+  /** The reply says the command failed (metrics count it as an error). */
+  failed?: boolean;
 }
 
 /** A header block (plain text: Slack shows it literally, so it is not escaped, only shortened). */

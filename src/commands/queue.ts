@@ -6,6 +6,7 @@ import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } f
 import { toRwxError } from '../errors.js';
 import { runCommand, type CommandServices } from './handle.js';
 import type { Attachment } from './message.js';
+import type { CommandName, CommandObserver } from './observe.js';
 import { parseCommand } from './parse.js';
 import type { ResponseSender } from './response-url.js';
 
@@ -62,17 +63,20 @@ export interface CommandWorkerDeps {
   services: CommandServices;
   sender: ResponseSender;
   uploader?: ReportUploader;
+  /** Told each command's outcome once: when its job completes, or fails for good. */
+  observe?: CommandObserver;
 }
 
 /**
  * Runs one job: compute the reply, answer the response_url (once), then upload the full report if the reply
- * needs one. Errors are RwxErrors; non-retryable ones become UnrecoverableError at the queue boundary.
+ * needs one; resolves with the command and whether its reply said it failed. Errors are RwxErrors; non-retryable
+ * ones become UnrecoverableError at the queue boundary.
  */
 export async function processCommandJob(
   data: CommandJob,
   deps: CommandWorkerDeps,
   markResponded: () => Promise<void>,
-): Promise<void> {
+): Promise<{ command: CommandName; failed: boolean }> {
   const cmd = parseCommand(data.text);
   const reply = await runCommand(cmd, deps.services);
   const pub = reply.response.response_type === 'in_channel';
@@ -91,6 +95,7 @@ export async function processCommandJob(
   if (reply.file && deps.uploader) {
     await deps.uploader.upload({ channelId: data.channelId, userId: data.userId, public: pub }, reply.file);
   }
+  return { command: cmd.kind, failed: reply.failed === true };
 }
 
 /** Starts a worker that processes command jobs. Close it on shutdown. */
@@ -102,11 +107,14 @@ export function createCommandWorker(
     COMMAND_QUEUE,
     async (job: Job<CommandJob>) => {
       try {
-        await processCommandJob(job.data, deps, async () => {
+        const done = await processCommandJob(job.data, deps, async () => {
           await job.updateData({ ...job.data, responded: true });
         });
+        deps.observe?.(done.command, done.failed ? 'error' : 'ok');
       } catch (e) {
         const err = toRwxError(e);
+        const last = !err.retryable || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        if (last) deps.observe?.(parseCommand(job.data.text).kind, 'error');
         if (!err.retryable) throw new UnrecoverableError(`${err.code}: ${err.message}`);
         throw err;
       }

@@ -8,6 +8,7 @@ import { authorize, type AccessPolicy, type AuthDecision, type UsergroupCache } 
 import { untrusted } from './escape.js';
 import { renderHelp, renderUsage } from './help.js';
 import type { CommandResponse } from './message.js';
+import type { CommandObserver } from './observe.js';
 import { parseCommand, type ParsedCommand } from './parse.js';
 import type { CommandJob } from './queue.js';
 import { scopeLabel } from './scope.js';
@@ -22,6 +23,8 @@ export interface CommandListenerDeps {
   authBudgetMs?: number;
   /** For enqueue failures; never given tokens. */
   log?: { error(obj: object, msg: string): void };
+  /** Told the outcome of the commands the listener settles (help, usage, refusals, enqueue failures). */
+  observe?: CommandObserver;
 }
 
 /** Slash command the app manifest declares. */
@@ -31,8 +34,10 @@ export const SLASH_COMMAND = '/rwx';
 export function registerCommands(app: App, deps: CommandListenerDeps, command: string = SLASH_COMMAND): void {
   app.command(command, async ({ command: body, ack, respond }) => {
     const parsed = parseCommand(body.text);
-    if (parsed.kind === 'help') return ack(asBolt(renderHelp().response));
-    if (parsed.kind === 'usage') return ack(asBolt(renderUsage(parsed.error).response));
+    const observe = deps.observe ?? (() => undefined);
+    if (parsed.kind === 'help') return ack(asBolt(renderHelp().response)).then(() => observe('help', 'ok'));
+    if (parsed.kind === 'usage')
+      return ack(asBolt(renderUsage(parsed.error).response)).then(() => observe('usage', 'ok'));
     const decision = await withinBudget(
       authorize(deps.access, deps.usergroups, {
         userId: body.user_id,
@@ -41,7 +46,10 @@ export function registerCommands(app: App, deps: CommandListenerDeps, command: s
       }),
       deps.authBudgetMs ?? 1500,
     );
-    if (!decision.allowed) return ack({ response_type: 'ephemeral', text: decision.message });
+    if (!decision.allowed) {
+      observe(parsed.kind, 'refused');
+      return ack({ response_type: 'ephemeral', text: decision.message });
+    }
     await ack({ response_type: 'ephemeral', text: working(parsed) });
     try {
       await deps.enqueue(
@@ -50,6 +58,7 @@ export function registerCommands(app: App, deps: CommandListenerDeps, command: s
       );
     } catch (e) {
       const err = toRwxError(e);
+      observe(parsed.kind, 'error');
       deps.log?.error({ code: err.code }, 'could not enqueue a slash command');
       await respond({
         response_type: 'ephemeral',

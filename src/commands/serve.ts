@@ -11,7 +11,8 @@ import { RedisIncidentStore } from '../queue/redis-store.js';
 import type { SlackApi } from '../slack/api.js';
 import { triage } from '../triage/triage.js';
 import type { CommandServices } from './handle.js';
-import { commandsHook } from './index.js';
+import { commandsHook, type ApiCaller } from './index.js';
+import type { CommandObserver } from './observe.js';
 import { openIncidentsFromStore } from './status-source.js';
 
 /** What `rwx serve` hands over. */
@@ -26,6 +27,10 @@ export interface ServeCommandsOptions {
   /** Worker in this process (default true). */
   worker?: boolean;
   log?: { error(obj: object, msg: string): void };
+  /** Told each command's outcome once (metrics). */
+  observe?: CommandObserver;
+  /** For usergroups.users.list and conversations.open; default fastClient(botToken, apiUrl). */
+  client?: ApiCaller;
 }
 
 /** The services the handlers use in `rwx serve`. */
@@ -69,6 +74,8 @@ export function commandsForServe(o: ServeCommandsOptions): ReturnType<typeof com
     ...(apiOrigin ? { extraResponseOrigins: [apiOrigin] } : {}),
     ...(o.worker === false ? { worker: false } : {}),
     ...(o.log ? { log: o.log } : {}),
+    ...(o.observe ? { observe: o.observe } : {}),
+    ...(o.client ? { client: o.client } : {}),
   });
   return {
     register: hook.register,
