@@ -1,5 +1,5 @@
 # rwx container image: build with the full toolchain, run with production dependencies only, as a non-root user.
-#   docker build -t rwx:0.1.0 .
+#   docker build -t rwx:0.1.0 --build-arg RWX_COMMIT="$(git rev-parse HEAD)" .
 #   docker run --rm rwx:0.1.0 --help
 # Checked without a Docker engine by test/deploy/dockerfile.test.ts (lint, COPY sources, the start command).
 
@@ -15,6 +15,9 @@ RUN npm run build
 
 FROM node:20.20-bookworm-slim AS runtime
 ENV NODE_ENV=production
+# The commit `rwx version` and rwx_build_info report (.git is not in the image); "unknown" when not given.
+ARG RWX_COMMIT=""
+ENV RWX_COMMIT=${RWX_COMMIT}
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force

@@ -20,6 +20,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     summary: 'config check: print the effective configuration, secrets masked',
     load: () => import('./config.js'),
   },
+  version: { summary: 'print the version and the git commit it was built from', load: () => import('./version.js') },
 };
 
 /** Top-level usage text. */
@@ -29,7 +30,7 @@ export function usage(): string {
   return [
     'rwx: find, correlate and explain Kubernetes RWX / CSI storage failures',
     '',
-    'Usage: rwx COMMAND [flags]     (rwx COMMAND --help for its flags)',
+    'Usage: rwx COMMAND [flags]     (rwx COMMAND --help for its flags; rwx --version)',
     '',
     'Commands:',
     ...lines,
@@ -41,7 +42,8 @@ export function usage(): string {
 
 /** Runs the CLI; returns the process exit code. Never throws. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const [name, ...rest] = argv;
+  const [first, ...rest] = argv;
+  const name = first === '--version' || first === '-V' ? 'version' : first;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(usage());
     return name === undefined ? 1 : 0;
