@@ -86,13 +86,24 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
     reflector: { stallMs: parts.watchIdleMs, ...parts.reflector },
   });
   const notifyClock = parts.notifyClock;
-  const sink = notifyClock
-    ? { submit: (inc: Incident[]) => parts.notifier.submit(inc, notifyClock.now()) }
-    : parts.notifier;
+  const metrics = parts.metrics;
+  // One evaluation = the correlated incidents handed to the notifier (records written, jobs enqueued).
+  const sink = {
+    submit: async (inc: Incident[], now: number) => {
+      try {
+        await parts.notifier.submit(inc, notifyClock ? notifyClock.now() : now);
+      } catch (e) {
+        metrics.evaluated(false);
+        throw e;
+      }
+      metrics.evaluated(true);
+    },
+  };
   const pipeline = new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, parts.metrics.pipeline(), () =>
     watcher.synced(),
   );
-  parts.metrics.queueDepthFrom({ work: () => watcher.queue.length });
+  metrics.queueDepthFrom({ work: () => watcher.queue.length });
+  metrics.watchStatusFrom(() => watcher.status());
 
   let alive = true;
   const checks: ReadyCheck[] = [

@@ -1,6 +1,7 @@
 // `rwx serve` assembled from a Config: the live cluster source, Redis, the Slack Web API (counted), the notifier
 // and the pipeline, with the ops server on PORT. Returns the running parts; the CLI waits for a signal and stops.
 import { serveProjector } from '../watch/slim.js';
+import { buildInfo } from '../build-info.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { connect, project } from '../kube/index.js';
@@ -44,7 +45,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     );
   const redis = await connectRedis(config.redis.url);
   log.info({ redis: redactRedisUrl(config.redis.url), prefix: config.redis.prefix }, 'redis connected');
-  const metrics = new ServeMetrics({ processMetrics: true });
+  const metrics = new ServeMetrics({ processMetrics: true, build: buildInfo(o.env ?? process.env) });
   const slack = metrics.countSlack(
     o.slack ??
       createWebSlackApi({
@@ -67,6 +68,10 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     },
     observeResolution: (last, now, completionOnly) =>
       late.running ? observeResolution(late.running.watcher.index)(last, now, completionOnly) : undefined,
+    observer: metrics.notifier({
+      stuckAfterMs: config.timers.stuckAfterMs,
+      cronJobGraceMs: config.timers.cronJobGraceMs,
+    }),
     ...(o.parts?.clock ? { clock: o.parts.clock } : {}),
     ...o.notifier,
   });
@@ -96,7 +101,15 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     const r = running;
     const clock = o.parts?.clock ?? systemClock;
     // /rwx reads the watcher's cache; buttons and commands share one access policy (channels, user groups).
-    const cmds = commandsForServe({ config, index: () => r.watcher.index, redis, slack, clock, log });
+    const cmds = commandsForServe({
+      config,
+      index: () => r.watcher.index,
+      redis,
+      slack,
+      clock,
+      log,
+      observe: metrics.commandObserver(),
+    });
     const groups = new UsergroupCache(webUsergroupDirectory(config), clock);
     const app = createSlackApp({
       botToken: config.slack.botToken,

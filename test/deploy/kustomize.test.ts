@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { envNames, envProblems, podSpec, probeProblems, rbacProblems, securityProblems } from './checks.js';
 import { kubectlKustomizeVersion, ofKind, overlays, plainObjects, render, type K8sObject } from './manifests.js';
+import { toolRequired } from '../tools.js';
 
 const KUSTOMIZE = kubectlKustomizeVersion();
-// CI must render: a machine without a recent kubectl only runs the plain-file checks below, unless CI=true.
-const renderable = KUSTOMIZE !== undefined || process.env.CI === 'true';
+// CI must render: a machine without a recent kubectl only runs the plain-file checks below, unless kubectl is
+// required here (test/tools.ts: CI, or RWX_REQUIRE_TOOLS from .ci/run).
+const renderable = KUSTOMIZE !== undefined || toolRequired('kubectl');
 
 describe('deploy/ plain files (no kubectl needed)', () => {
   it('base ClusterRole grants exactly read on src/domain/kinds.ts plus create on SelfSubjectAccessReviews', () => {
