@@ -14,12 +14,13 @@ export interface ApiCaller {
 }
 
 /**
- * A WebClient that fails fast: no retries, rate limits rejected at once. Bolt's own app.client retries for
+ * A WebClient that fails fast: no retries, rate limits rejected at once; `logger` receives its own log lines. Bolt's own app.client retries for
  * minutes, which would hold a slash command past Slack's 3 seconds; a refusal now is better than none.
  */
-export function fastClient(token: string, slackApiUrl?: string): ApiCaller {
+export function fastClient(token: string, slackApiUrl?: string, logger?: webApi.WebClientOptions['logger']): ApiCaller {
   return new webApi.WebClient(token, {
     ...(slackApiUrl ? { slackApiUrl } : {}),
+    ...(logger ? { logger } : {}),
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: 2500,

@@ -1,6 +1,7 @@
 // Logging for `rwx serve` and `rwx demo`: pino JSON lines with secrets removed twice over, by path (pino
 // `redact`) and by shape (Slack tokens and URL passwords scrubbed from any string field and from messages),
-// because an error message can carry a token that no redact path names.
+// because an error message can carry a token that no redact path names. The Slack SDK logs through slackLogger.
+import { LogLevel, type Logger as SlackSdkLogger } from '@slack/bolt';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Field paths whose values are never logged. */
@@ -59,4 +60,46 @@ export function createLogger(level: string, dest?: DestinationStream): Logger {
     },
     dest ?? pino.destination({ dest: 1, sync: false }),
   );
+}
+
+/** The pino level's nearest Slack SDK level (the SDK asks, e.g. to decide whether to build a debug line). */
+function sdkLevel(level: string): LogLevel {
+  if (level === 'trace' || level === 'debug') return LogLevel.DEBUG;
+  if (level === 'info') return LogLevel.INFO;
+  if (level === 'warn') return LogLevel.WARN;
+  return LogLevel.ERROR;
+}
+
+/** One SDK log call's arguments as one message: strings as they are, errors by message, the rest as JSON. */
+function sdkMessage(args: unknown[]): string {
+  return args
+    .map((a) => {
+      if (typeof a === 'string') return a;
+      if (a instanceof Error) return a.message;
+      try {
+        return JSON.stringify(a) ?? String(a);
+      } catch {
+        return String(a);
+      }
+    })
+    .join(' ');
+}
+
+/**
+ * A Slack SDK logger (the `logger` option of Bolt's App, web-api's WebClient and the Socket Mode client) that
+ * writes through `log`, so the SDK's own warnings are JSON lines like ours (component "slack", `sdk` naming the
+ * client), never plain text in the stream. pino's level decides: setLevel from the SDK is ignored, and setName too
+ * (Bolt hands one logger to its WebClient and Socket Mode client, which would each rename it).
+ */
+export function slackLogger(log: Logger, sdk: string): SlackSdkLogger {
+  const child = log.child({ component: 'slack', sdk });
+  return {
+    debug: (...msg: unknown[]) => child.debug(sdkMessage(msg)),
+    info: (...msg: unknown[]) => child.info(sdkMessage(msg)),
+    warn: (...msg: unknown[]) => child.warn(sdkMessage(msg)),
+    error: (...msg: unknown[]) => child.error(sdkMessage(msg)),
+    setLevel: () => undefined,
+    getLevel: () => sdkLevel(child.level),
+    setName: () => undefined,
+  };
 }

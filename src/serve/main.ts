@@ -18,6 +18,7 @@ import type { ClusterSource } from '../watch/source.js';
 import { startServe, type RunningServe, type ServeParts } from './app.js';
 import { namedNotifier } from './cluster-name.js';
 import { ServeMetrics } from './metrics.js';
+import { slackLogger } from './log.js';
 import { connectRedis, redactRedisUrl, redisProbe } from './redis.js';
 import { observeResolution, realStages } from './stages.js';
 
@@ -46,11 +47,14 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const redis = await connectRedis(config.redis.url);
   log.info({ redis: redactRedisUrl(config.redis.url), prefix: config.redis.prefix }, 'redis connected');
   const metrics = new ServeMetrics({ processMetrics: true, build: buildInfo(o.env ?? process.env) });
+  // The Slack SDK's own log lines (warnings, debug) go through pino, as JSON like the rest.
+  const sdkLog = (sdk: string) => slackLogger(log, sdk);
   const slack = metrics.countSlack(
     o.slack ??
       createWebSlackApi({
         token: config.slack.botToken,
         ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+        clientOptions: { logger: sdkLog('web-api') },
       }),
   );
   // The index is created by the watcher inside startServe; resolution facts read it through this late binding.
@@ -101,6 +105,8 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     const r = running;
     const clock = o.parts?.clock ?? systemClock;
     // /rwx reads the watcher's cache; buttons and commands share one access policy (channels, user groups).
+    // Usergroup look-ups and DMs (buttons and /rwx): one fail-fast client, its log lines through pino.
+    const client = fastClient(config.slack.botToken, config.slack.apiUrl, sdkLog('web-api'));
     const cmds = commandsForServe({
       config,
       index: () => r.watcher.index,
@@ -109,8 +115,9 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       clock,
       log,
       observe: metrics.commandObserver(),
+      client,
     });
-    const groups = new UsergroupCache(webUsergroupDirectory(config), clock);
+    const groups = new UsergroupCache(webUsergroups(client), clock);
     const app = createSlackApp({
       botToken: config.slack.botToken,
       ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
@@ -122,6 +129,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       authorize: async (user, channel) =>
         (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
       customRoutes: ['/healthz', '/readyz', '/metrics'].map((path) => ({ path, method: ['GET'], handler: r.ops })),
+      logger: sdkLog('bolt'),
     });
     try {
       await app.start();
@@ -135,9 +143,4 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     log.info({ mode: app.mode, ...(app.port !== undefined ? { port: app.port } : {}) }, 'slack app started');
   }
   return running;
-}
-
-/** The Slack user group directory used to authorise button clicks (no-retry client, like /rwx). */
-function webUsergroupDirectory(config: Config) {
-  return webUsergroups(fastClient(config.slack.botToken, config.slack.apiUrl));
 }
