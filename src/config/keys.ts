@@ -11,6 +11,7 @@ export type ConfigKey =
   | 'slackApiUrl'
   | 'port'
   | 'redisUrl'
+  | 'redisPassword'
   | 'redisPrefix'
   | 'stuckAfter'
   | 'groupWait'
@@ -108,6 +109,13 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     form: 'redis:// or rediss:// URL',
     secret: true,
     doc: 'Redis holding the queue and incident records. Masked because it may carry a password.',
+  },
+  {
+    env: 'REDIS_PASSWORD',
+    key: 'redisPassword',
+    form: 'text',
+    secret: true,
+    doc: 'Redis password, when REDIS_URL carries none (the Helm chart sets it from the Redis Secret). Not both.',
   },
   {
     env: 'RWX_REDIS_PREFIX',

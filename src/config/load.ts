@@ -125,6 +125,7 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     const text = secret ? hide(key, issue.message, raw[key]) : issueText(issue.message, raw[key]);
     keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   }
+  for (const [key, text] of redisProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   if (opts.slack !== 'optional') {
     for (const [key, text] of slackProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   }
@@ -148,6 +149,17 @@ function hide(key: string, message: string, value: unknown): string {
   const masked =
     key === 'redisUrl' ? v.replace(/:[^:@/]*@/, ':****@') : `${/^(xox[a-z]-|xapp-)/.exec(v)?.[1] ?? ''}****`;
   return message.split(v).join(masked);
+}
+
+/** A Redis password given twice (in REDIS_URL and REDIS_PASSWORD): which one is meant is not ours to guess. */
+function redisProblems(raw: Record<string, unknown>): [ConfigKey, string][] {
+  if (raw.redisPassword === undefined || String(raw.redisPassword).trim() === '') return [];
+  try {
+    if (!new URL(String(raw.redisUrl ?? '')).password) return [];
+  } catch {
+    return []; // a malformed REDIS_URL is reported on its own
+  }
+  return [['redisPassword', 'REDIS_URL already carries a password: give it in one of the two only']];
 }
 
 /** Combinations `rwx serve` cannot start with, checked on the raw values so they are reported with type errors. */

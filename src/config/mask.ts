@@ -28,7 +28,9 @@ export function maskSecrets(config: Config): Config {
   const slack = { ...config.slack, botToken: maskToken(config.slack.botToken) ?? '' };
   if (slack.appToken !== undefined) slack.appToken = maskToken(slack.appToken);
   if (slack.signingSecret !== undefined) slack.signingSecret = MASK;
-  return { ...config, slack, redis: { ...config.redis, url: maskUrl(config.redis.url) } };
+  const redis = { ...config.redis, url: maskUrl(config.redis.url) };
+  if (redis.password !== undefined) redis.password = MASK;
+  return { ...config, slack, redis };
 }
 
 const UNITS: [string, number][] = [
@@ -64,6 +66,7 @@ export function toFileForm(c: Config): Record<ConfigKey, unknown> {
     slackApiUrl: opt(c.slack.apiUrl),
     port: c.port,
     redisUrl: c.redis.url,
+    redisPassword: opt(c.redis.password),
     redisPrefix: c.redis.prefix,
     stuckAfter: formatDuration(c.timers.stuckAfterMs),
     groupWait: formatDuration(c.timers.groupWaitMs),

@@ -23,7 +23,8 @@ export interface Config {
     apiUrl?: string;
   };
   port: number;
-  redis: { url: string; prefix: string };
+  /** `password` from REDIS_PASSWORD (REDIS_URL then has none). */
+  redis: { url: string; prefix: string; password?: string };
   /** All durations in milliseconds. */
   timers: {
     stuckAfterMs: number;
@@ -152,6 +153,7 @@ export const rawConfigSchema = z.strictObject({
   slackApiUrl: url(['http:', 'https:'], 'an http(s) URL').transform((s) => (s && !s.endsWith('/') ? `${s}/` : s)),
   port,
   redisUrl: url(['redis:', 'rediss:'], 'a redis:// or rediss:// URL'),
+  redisPassword: optText('a password'),
   redisPrefix: text('a key prefix').regex(/^[A-Za-z0-9_:-]{1,64}$/, 'expected 1-64 letters, digits, - _ or :'),
   stuckAfter: duration,
   groupWait: duration,
@@ -185,7 +187,7 @@ export function toConfig(r: RawConfig): Config {
       ...(r.slackApiUrl ? { apiUrl: r.slackApiUrl } : {}),
     },
     port: r.port,
-    redis: { url: r.redisUrl ?? '', prefix: r.redisPrefix },
+    redis: { url: r.redisUrl ?? '', prefix: r.redisPrefix, ...(r.redisPassword ? { password: r.redisPassword } : {}) },
     timers: {
       stuckAfterMs: r.stuckAfter,
       groupWaitMs: r.groupWait,

@@ -44,7 +44,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     new KubeClusterSource(
       await connect({ kubeconfig: config.kube.kubeconfig, context: config.kube.context, env: o.env ?? process.env }),
     );
-  const redis = await connectRedis(config.redis.url);
+  const redis = await connectRedis(config.redis.url, undefined, config.redis.password);
   log.info({ redis: redactRedisUrl(config.redis.url), prefix: config.redis.prefix }, 'redis connected');
   const metrics = new ServeMetrics({ processMetrics: true, build: buildInfo(o.env ?? process.env) });
   // The Slack SDK's own log lines (warnings, debug) go through pino, as JSON like the rest.

@@ -14,11 +14,15 @@ export function redactRedisUrl(url: string): string {
   }
 }
 
-/** Connects and PINGs within `timeoutMs`; throws RwxError REDIS_UNREACHABLE naming the (redacted) URL. */
-export async function connectRedis(url: string, timeoutMs = 3000): Promise<Redis> {
+/**
+ * Connects and PINGs within `timeoutMs`; throws RwxError REDIS_UNREACHABLE naming the (redacted) URL. `password`
+ * (REDIS_PASSWORD) is used when the URL carries none.
+ */
+export async function connectRedis(url: string, timeoutMs = 3000, password?: string): Promise<Redis> {
   let redis: Redis;
   try {
     redis = new Redis(url, {
+      ...(password ? { password } : {}),
       lazyConnect: true,
       maxRetriesPerRequest: 1,
       connectTimeout: timeoutMs,
@@ -44,11 +48,12 @@ export async function connectRedis(url: string, timeoutMs = 3000): Promise<Redis
     const cause = lastError ?? e;
     const why =
       (cause as { code?: string }).code ?? (cause instanceof Error ? cause.message.split('\n')[0] : String(cause));
-    throw new RwxError(
-      'REDIS_UNREACHABLE',
-      `no Redis answers at ${redactRedisUrl(url)} (${why}); start one (e.g. docker run -p 6379:6379 redis:7) or set REDIS_URL`,
-      { cause: e },
-    );
+    // It answered, but wants a (different) password: say so, rather than "no Redis answers".
+    const auth = /NOAUTH|WRONGPASS|invalid password/i.test(why ?? '');
+    const text = auth
+      ? `Redis at ${redactRedisUrl(url)} refused to authenticate (${why}); set REDIS_PASSWORD or the password in REDIS_URL`
+      : `no Redis answers at ${redactRedisUrl(url)} (${why}); start one (e.g. docker run -p 6379:6379 redis:7) or set REDIS_URL`;
+    throw new RwxError('REDIS_UNREACHABLE', text, { cause: e });
   } finally {
     clearTimeout(timer);
   }

@@ -163,6 +163,11 @@ describe('loadConfig', () => {
       'REDIS_URL: "redis-host:6379" is not a redis:// or rediss:// URL',
     ],
     [
+      'a Redis password in REDIS_URL and in REDIS_PASSWORD',
+      { REDIS_URL: 'redis://:one@redis:6379', REDIS_PASSWORD: 'two' },
+      'REDIS_PASSWORD: REDIS_URL already carries a password: give it in one of the two only',
+    ],
+    [
       'usergroup handle, not ID',
       { RWX_ALLOWED_USERGROUPS: 'S0ABC,@oncall' },
       'RWX_ALLOWED_USERGROUPS: "@oncall" not valid (expected user group IDs (S0123ABCD))',

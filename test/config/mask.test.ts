@@ -23,6 +23,14 @@ describe('maskSecrets', () => {
     expect(c.slack.botToken).toBe('xoxb-111-222-secretbot');
   });
 
+  it('masks REDIS_PASSWORD', () => {
+    const env = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_CHANNEL: 'C0123ABCD' };
+    const c = loadConfig({ env: { ...env, REDIS_URL: 'redis://rwx-redis:6379', REDIS_PASSWORD: 'pw-secret' } });
+    expect(c.redis).toEqual({ url: 'redis://rwx-redis:6379', prefix: 'rwx', password: 'pw-secret' });
+    expect(maskSecrets(c).redis.password).toBe('****');
+    expect(toFileForm(maskSecrets(c)).redisPassword).toBe('****');
+  });
+
   // Each case: input URL, masked form.
   it.each([
     ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379'], // nothing to hide
