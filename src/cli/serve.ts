@@ -1,7 +1,8 @@
 // `rwx serve`: run the bot. Thin: flags, configuration, logger, then src/serve/main.ts; stops cleanly on
 // SIGTERM/SIGINT (watches, workers, Redis) and exits 0.
-import { loadConfig } from '../config/index.js';
-import { createLogger } from '../serve/log.js';
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from '../config/index.js';
+import { createLogger, routeConsole } from '../serve/log.js';
 import { runServe } from '../serve/main.js';
 import { parseFlags } from './args.js';
 import type { Command } from './io.js';
@@ -40,7 +41,17 @@ export const run: Command = async (argv, io) => {
     },
   });
   const log = createLogger(config.logLevel);
-  const running = await runServe(config, log, { env: io.env });
+  // Libraries that print with console.* (BullMQ) write JSON lines too, for as long as the bot runs.
+  const restoreConsole = routeConsole(log);
+  try {
+    return await serve(config, log, io.env);
+  } finally {
+    restoreConsole();
+  }
+};
+
+async function serve(config: Config, log: Logger, env: NodeJS.ProcessEnv): Promise<number> {
+  const running = await runServe(config, log, { env });
   log.info({ channel: config.slack.channel, mode: config.slack.mode }, 'rwx serve started');
   const onTerm = () => stop('SIGTERM');
   const onInt = () => stop('SIGINT');
@@ -58,4 +69,4 @@ export const run: Command = async (argv, io) => {
   log.info({}, 'stopped');
   log.flush();
   return signal === 'pipeline failure' ? 1 : 0;
-};
+}

@@ -2,6 +2,7 @@
 // `redact`) and by shape (Slack tokens and URL passwords scrubbed from any string field and from messages),
 // because an error message can carry a token that no redact path names. The Slack SDK logs through slackLogger.
 import { LogLevel, type Logger as SlackSdkLogger } from '@slack/bolt';
+import { format } from 'node:util';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Field paths whose values are never logged. */
@@ -101,5 +102,35 @@ export function slackLogger(log: Logger, sdk: string): SlackSdkLogger {
     setLevel: () => undefined,
     getLevel: () => sdkLevel(child.level),
     setName: () => undefined,
+  };
+}
+
+type ConsoleMethod = 'debug' | 'log' | 'info' | 'warn' | 'error' | 'trace';
+const CONSOLE_LEVELS: Record<ConsoleMethod, 'debug' | 'info' | 'warn' | 'error'> = {
+  trace: 'debug',
+  debug: 'debug',
+  log: 'info',
+  info: 'info',
+  warn: 'warn',
+  error: 'error',
+};
+
+/**
+ * Sends what libraries print with console.* (BullMQ warns that way, e.g. about a Redis eviction policy) through
+ * `log` as JSON lines (component "console"), so the stream stays one JSON object per line. Returns the undo.
+ * For `rwx serve` only: it replaces the process-wide console methods.
+ */
+export function routeConsole(log: Logger): () => void {
+  const child = log.child({ component: 'console' });
+  const saved = new Map<ConsoleMethod, Console[ConsoleMethod]>();
+  for (const [method, level] of Object.entries(CONSOLE_LEVELS) as [
+    ConsoleMethod,
+    (typeof CONSOLE_LEVELS)[ConsoleMethod],
+  ][]) {
+    saved.set(method, console[method]);
+    console[method] = (...args: unknown[]) => child[level](format(...args));
+  }
+  return () => {
+    for (const [method, f] of saved) console[method] = f;
   };
 }

@@ -1,9 +1,10 @@
 // The log stream of a real `rwx serve` process is JSON lines only: the Slack SDK's own output (Bolt, web-api,
-// Socket Mode) goes through pino like ours, also at debug level where the SDK is chattiest, and also for a genuine
-// SDK warning (an event Bolt cannot classify). Child process on the compiled CLI, Socket Mode against the fake
-// server, the simulator over HTTP, real Redis.
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+// Socket Mode) goes through pino like ours, also at debug level where the SDK is chattiest, and also for genuine
+// warnings: an event Bolt cannot classify, and BullMQ's console warning about a Redis that may evict keys (its own
+// redis-server on a free port, with allkeys-lru). Child process on the compiled CLI, Socket Mode against the fake
+// server, the simulator over HTTP.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
@@ -13,10 +14,11 @@ import { createLogger, slackLogger } from '../../src/serve/log.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
-import { cleanRedis, REDIS_URL, until } from './harness.js';
+import { toolGate } from '../tools.js';
+import { until } from './harness.js';
 
 const BIN = join(import.meta.dirname, '../../bin/rwx.js');
-const prefix = `rwx-test-logs-${process.pid}`;
+const redisServer = toolGate('redis-server', ['--version']);
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -26,14 +28,23 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = connect(port, '127.0.0.1');
+    c.once('connect', () => resolve(c.end() !== undefined));
+    c.once('error', () => resolve(false));
+  });
+}
+
 let sim: Simulator | undefined;
 let slack: FakeSlack | undefined;
 let socket: FakeSocketMode | undefined;
+let redis: ChildProcess | undefined;
 afterEach(async () => {
   await socket?.close();
   await sim?.stop();
   await slack?.close();
-  await cleanRedis(prefix);
+  redis?.kill('SIGTERM');
 });
 
 describe('slackLogger', () => {
@@ -62,8 +73,17 @@ describe('slackLogger', () => {
   });
 });
 
-describe('rwx serve log stream', () => {
-  it('every line on stdout and stderr is one JSON object, the Slack SDK included', async () => {
+describe.runIf(redisServer.run)(`rwx serve log stream${redisServer.note}`, () => {
+  it('every line on stdout and stderr is one JSON object, the Slack SDK and BullMQ included', async () => {
+    redisServer.check();
+    const redisPort = await freePort();
+    redis = spawn(
+      'redis-server',
+      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--maxmemory-policy', 'allkeys-lru'],
+      { stdio: 'ignore' },
+    );
+    // rwx serve does not wait for Redis at start (a clear error instead): let this one listen first.
+    await until(() => canConnect(redisPort), 'redis-server listening');
     sim = await startSimulator({
       scenario: 'scenarios/cni-sandbox.yaml',
       clock: new ManualClock(Date.parse('2026-11-30T09:15:00Z')),
@@ -79,8 +99,7 @@ describe('rwx serve log stream', () => {
         SLACK_APP_TOKEN: 'xapp-1-logs-test-secret',
         SLACK_CHANNEL: 'C0INCIDENT',
         SLACK_API_URL: slack.apiUrl,
-        REDIS_URL,
-        RWX_REDIS_PREFIX: prefix,
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
         PORT: String(port),
         LOG_LEVEL: 'debug',
       },
@@ -118,6 +137,8 @@ describe('rwx serve log stream', () => {
     const entries = lines.map((l) => JSON.parse(l) as { level: number; component?: string; sdk?: string; msg: string });
     const warning = entries.find((e) => /Could not determine the type/.test(e.msg));
     expect(warning).toMatchObject({ level: 40, component: 'slack', sdk: 'bolt' });
+    const eviction = entries.find((e) => /Eviction policy is allkeys-lru/.test(e.msg));
+    expect(eviction).toMatchObject({ level: 40, component: 'console' });
     // The SDK's debug output (Socket Mode frames, Web API calls) is there too, as JSON.
     expect(entries.filter((e) => e.component === 'slack' && e.level === 20).length).toBeGreaterThan(0);
     expect(stdout).not.toMatch(/logs-test-secret/);
