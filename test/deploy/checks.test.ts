@@ -1,6 +1,6 @@
 // The deploy checks themselves: each must flag the fault it exists for, or the passing tests prove nothing.
 import { describe, expect, it } from 'vitest';
-import { envProblems, expectedGrants, probeProblems, rbacProblems, securityProblems } from './checks.js';
+import { agentProblems, envProblems, expectedGrants, probeProblems, rbacProblems, securityProblems } from './checks.js';
 import type { K8sObject } from './manifests.js';
 
 const role = (rules: unknown[]): K8sObject => ({
@@ -125,5 +125,75 @@ describe('envProblems', () => {
     [[secretRef('SLACK_BOT_TOKEN', 'token')], {}, 'env SLACK_BOT_TOKEN reads Secret key token'],
   ] as [unknown[], Record<string, string>, string][])('flags case %#', (env, data, problem) => {
     expect(envProblems(withEnv(env), [cm(data)])).toContain(problem);
+  });
+});
+
+describe('agentProblems', () => {
+  const agent = (over: { pod?: Record<string, unknown>; container?: Record<string, unknown> } = {}): K8sObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'a' },
+    spec: {
+      template: {
+        spec: {
+          automountServiceAccountToken: false,
+          hostPID: true,
+          securityContext: { runAsUser: 0, seccompProfile: { type: 'RuntimeDefault' } },
+          volumes: [{ name: 'kubelet', hostPath: { path: '/var/lib/kubelet' } }],
+          containers: [
+            container({
+              securityContext: {
+                readOnlyRootFilesystem: true,
+                allowPrivilegeEscalation: false,
+                capabilities: { drop: ['ALL'], add: ['SYS_PTRACE'] },
+              },
+              volumeMounts: [
+                { name: 'kubelet', mountPath: '/var/lib/kubelet', readOnly: true, mountPropagation: 'HostToContainer' },
+              ],
+              ...over.container,
+            }),
+          ],
+          ...over.pod,
+        },
+      },
+    },
+  });
+  it('accepts a read-only agent with hostPID and SYS_PTRACE', () => {
+    expect(agentProblems(agent())).toEqual([]);
+  });
+  // Each case: what is changed, the problem expected.
+  it.each([
+    [{ pod: { automountServiceAccountToken: true } }, 'DaemonSet a: automountServiceAccountToken is not false'],
+    [{ pod: { hostNetwork: true } }, 'DaemonSet a: uses the host network or IPC namespace'],
+    [
+      {
+        container: {
+          securityContext: {
+            readOnlyRootFilesystem: true,
+            allowPrivilegeEscalation: false,
+            capabilities: { drop: ['ALL'], add: ['SYS_ADMIN'] },
+          },
+        },
+      },
+      'DaemonSet a container c: adds capability SYS_ADMIN',
+    ],
+    [
+      { container: { volumeMounts: [{ name: 'kubelet', mountPath: '/k', mountPropagation: 'HostToContainer' }] } },
+      'DaemonSet a container c: hostPath kubelet is not mounted read-only',
+    ],
+    [
+      {
+        container: {
+          volumeMounts: [{ name: 'kubelet', mountPath: '/k', readOnly: true, mountPropagation: 'Bidirectional' }],
+        },
+      },
+      'DaemonSet a container c: hostPath kubelet propagates mounts to the host',
+    ],
+    [
+      { container: { env: [{ name: 'SLACK_BOT_TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] } },
+      'DaemonSet a container c: reads a Secret',
+    ],
+  ] as [Parameters<typeof agent>[0], string][])('flags case %#', (over, problem) => {
+    expect(agentProblems(agent(over))).toContain(problem);
   });
 });

@@ -63,6 +63,7 @@ interface SecurityContext {
 interface Container {
   name: string;
   securityContext?: SecurityContext;
+  volumeMounts?: { name: string; readOnly?: boolean; mountPropagation?: string }[];
   env?: EnvVar[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
@@ -85,7 +86,8 @@ interface PodSpec {
   hostNetwork?: boolean;
   hostPID?: boolean;
   hostIPC?: boolean;
-  volumes?: { name: string; hostPath?: unknown }[];
+  automountServiceAccountToken?: boolean;
+  volumes?: { name: string; hostPath?: unknown; secret?: unknown; projected?: unknown }[];
 }
 
 /** The pod spec of a Deployment or StatefulSet. */
@@ -117,6 +119,47 @@ export function securityProblems(o: K8sObject): string[] {
       for (const r of ['cpu', 'memory']) {
         if (!c.resources?.[kind]?.[r]) p.push(`${at}: no ${r} ${kind.slice(0, -1)}`);
       }
+  }
+  return p;
+}
+
+/** Capabilities the node agent may add: reading other processes' /proc entries and traversing what they own. */
+export const AGENT_CAPABILITIES = ['SYS_PTRACE', 'DAC_READ_SEARCH'];
+
+/**
+ * The node agent (issue 13): no credentials (no ServiceAccount token, no Secret), hostPID allowed but no host
+ * network or IPC, every hostPath mounted read-only and never Bidirectional, read-only root filesystem, no
+ * privilege, every capability dropped but the read-side ones above, seccomp, requests and limits.
+ */
+export function agentProblems(o: K8sObject): string[] {
+  const p: string[] = [];
+  const spec = podSpec(o);
+  const who = `${o.kind} ${o.metadata.name}`;
+  if (spec.automountServiceAccountToken !== false) p.push(`${who}: automountServiceAccountToken is not false`);
+  if (spec.hostNetwork || spec.hostIPC) p.push(`${who}: uses the host network or IPC namespace`);
+  const hostPaths = new Set((spec.volumes ?? []).filter((v) => v.hostPath).map((v) => v.name));
+  for (const v of spec.volumes ?? [])
+    if (v.secret || v.projected) p.push(`${who}: volume ${v.name} carries credentials`);
+  for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+    const sc = c.securityContext ?? {};
+    const at = `${who} container ${c.name}`;
+    if (sc.readOnlyRootFilesystem !== true) p.push(`${at}: readOnlyRootFilesystem is not true`);
+    if (sc.allowPrivilegeEscalation !== false) p.push(`${at}: allowPrivilegeEscalation is not false`);
+    if (sc.privileged) p.push(`${at}: privileged`);
+    if (!sc.capabilities?.drop?.includes('ALL')) p.push(`${at}: capabilities.drop lacks ALL`);
+    for (const cap of sc.capabilities?.add ?? [])
+      if (!AGENT_CAPABILITIES.includes(cap)) p.push(`${at}: adds capability ${cap}`);
+    if ((sc.seccompProfile ?? spec.securityContext?.seccompProfile)?.type !== 'RuntimeDefault')
+      p.push(`${at}: seccompProfile is not RuntimeDefault`);
+    for (const m of c.volumeMounts ?? []) {
+      if (!hostPaths.has(m.name)) continue;
+      if (m.readOnly !== true) p.push(`${at}: hostPath ${m.name} is not mounted read-only`);
+      if (m.mountPropagation === 'Bidirectional') p.push(`${at}: hostPath ${m.name} propagates mounts to the host`);
+    }
+    if (c.env?.some((e) => e.valueFrom?.secretKeyRef) || c.envFrom?.some((e) => e.secretRef))
+      p.push(`${at}: reads a Secret`);
+    for (const kind of ['requests', 'limits'] as const)
+      for (const r of ['cpu', 'memory']) if (!c.resources?.[kind]?.[r]) p.push(`${at}: no ${r} ${kind.slice(0, -1)}`);
   }
   return p;
 }

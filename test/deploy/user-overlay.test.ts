@@ -6,8 +6,9 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { podSpec } from './checks.js';
 import { DEPLOY, kubectlKustomizeVersion, ofKind, render, type K8sObject } from './manifests.js';
+import { toolRequired } from '../tools.js';
 
-const renderable = kubectlKustomizeVersion() !== undefined || process.env.CI === 'true';
+const renderable = kubectlKustomizeVersion() !== undefined || toolRequired('kubectl');
 const dir = mkdtempSync(join(tmpdir(), 'rwx-overlay-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
