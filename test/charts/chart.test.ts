@@ -1,0 +1,310 @@
+// charts/rwx: every CI values file lints (--strict) and renders, and what it renders passes the checks the kustomize
+// overlays pass (test/deploy/checks.ts): read-only RBAC matching src/domain/kinds.ts, locked-down pods, the probes,
+// only known config keys with secrets from Secrets; then what each values file is for (modes, Redis, gate, policy,
+// agent, digests) and that the chart shares deploy/'s files rather than copying them.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, loadConfig } from '../../src/config/index.js';
+import {
+  agentProblems,
+  envNames,
+  envProblems,
+  podSpec,
+  probeProblems,
+  rbacProblems,
+  securityProblems,
+} from '../deploy/checks.js';
+import { DEPLOY, ROOT, ofKind, plainObjects, type K8sObject } from '../deploy/manifests.js';
+import { HELM, RELEASE, ciValuesFiles, find, lint, template } from './helm.js';
+
+const rendered = new Map<string, K8sObject[]>();
+/** Rendered on first use: a skipped suite is still collected, and must not run helm then. */
+const get = (file: string): K8sObject[] => {
+  if (!rendered.has(file)) rendered.set(file, template([`ci/${file}`]));
+  return rendered.get(file) ?? [];
+};
+const deployment = (file: string): K8sObject => {
+  const ds = ofKind(get(file), 'Deployment');
+  expect(ds).toHaveLength(1);
+  return ds[0] as K8sObject;
+};
+const container = (o: K8sObject) =>
+  podSpec(o).containers[0]! as ReturnType<typeof podSpec>['containers'][0] & { image?: string };
+const env = (file: string, name: string) => container(deployment(file)).env?.find((e) => e.name === name);
+/** Objects of the gate (its own namespace and RBAC, checked against deploy/gate below). */
+const isGate = (o: K8sObject) => o.metadata.labels?.['app.kubernetes.io/component'] === 'gate';
+const CLUSTER_SCOPED = [
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+];
+/** Objects in a stable order (helm sorts by install order, the files by position). */
+const sorted = (objs: K8sObject[]) =>
+  [...objs].sort((a, b) => `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`));
+
+describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
+  const files = ciValuesFiles();
+
+  it('has a values file for each install the docs describe', () => {
+    HELM.check();
+    expect(files).toEqual(
+      ['socket-mode', 'http', 'external-redis', 'gate', 'agent', 'monitoring', 'digest']
+        .map((f) => `${f}-values.yaml`)
+        .sort(),
+    );
+  });
+
+  it.each(files)('%s: helm lint --strict passes', (f) => {
+    const r = lint(`ci/${f}`);
+    expect(r.stdout + r.stderr).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+    expect(r.status).toBe(0);
+  });
+
+  it.each(files)('%s: RBAC is read-only and matches the kinds table; bound to the bot', (f) => {
+    const objs = get(f).filter((o) => !isGate(o));
+    expect(rbacProblems(objs)).toEqual([]);
+    expect(find(objs, 'ClusterRoleBinding', 'rwx-reader')).toMatchObject({
+      roleRef: { kind: 'ClusterRole', name: 'rwx-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'rwx', namespace: RELEASE.namespace }],
+    });
+    expect((podSpec(deployment(f)) as { serviceAccountName?: string }).serviceAccountName).toBe('rwx');
+    expect(objs.filter((o) => ['Role', 'RoleBinding'].includes(o.kind))).toEqual([]);
+  });
+
+  it.each(files)('%s: the bot and Redis are non-root, read-only, capability-free, seccomp-confined', (f) => {
+    const workloads = [...ofKind(get(f), 'Deployment'), ...ofKind(get(f), 'StatefulSet')];
+    for (const w of workloads) expect(securityProblems(w), w.metadata.name).toEqual([]);
+    expect(podSpec(deployment(f)).securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
+    for (const d of ofKind(get(f), 'DaemonSet')) expect(agentProblems(d)).toEqual([]);
+  });
+
+  it.each(files)('%s: probes, Service port, config keys, secrets only from Secrets, one namespace', (f) => {
+    const objs = get(f);
+    expect(probeProblems(deployment(f))).toEqual([]);
+    expect(find(objs, 'Service', 'rwx')).toMatchObject({ spec: { ports: [{ name: 'http', port: 3000 }] } });
+    expect(envProblems(deployment(f), objs)).toEqual([]);
+    for (const o of objs.filter((x) => !CLUSTER_SCOPED.includes(x.kind) && !isGate(x)))
+      expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(RELEASE.namespace);
+  });
+
+  it('the chart default settings load and equal the built-in defaults', () => {
+    const cm = find(get('socket-mode-values.yaml'), 'ConfigMap', 'rwx-config');
+    const data = cm?.data as Record<string, string>;
+    const secrets = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' };
+    const want = loadConfig({ env: { ...secrets, SLACK_CHANNEL: 'C0123ABCD', RWX_CLUSTER_NAME: 'prod-eu-1' } });
+    expect(loadConfig({ env: { ...data, ...secrets } })).toEqual(want);
+    expect(Object.keys(data)).toEqual(expect.arrayContaining(['SLACK_CHANNEL', 'RWX_CLUSTER_NAME', 'PORT']));
+    expect(data.PORT).toBe(String(DEFAULT_CONFIG.port));
+  });
+
+  it('a settings change rolls the pods (the ConfigMap hash is on the pod template)', () => {
+    const hash = (set: string[]) =>
+      (
+        ofKind(template(['ci/socket-mode-values.yaml'], set), 'Deployment')[0]?.spec as {
+          template: { metadata: { annotations: Record<string, string> } };
+        }
+      ).template.metadata.annotations['checksum/config'];
+    expect(hash([])).toMatch(/^[0-9a-f]{64}$/);
+    expect(hash(['config.RWX_GROUP_WAIT=1m'])).not.toBe(hash([]));
+  });
+
+  it('socket mode: the app token from the Secret, no signing secret, no Ingress', () => {
+    const names = envNames(deployment('socket-mode-values.yaml'));
+    expect(names).toContain('SLACK_APP_TOKEN');
+    expect(names).not.toContain('SLACK_SIGNING_SECRET');
+    expect(env('socket-mode-values.yaml', 'SLACK_BOT_TOKEN')?.valueFrom?.secretKeyRef?.name).toBe('rwx-secrets');
+    expect(ofKind(get('socket-mode-values.yaml'), 'Ingress')).toEqual([]);
+  });
+
+  it('http mode: the signing secret, no app token, an Ingress publishing only /slack/events', () => {
+    const names = envNames(deployment('http-values.yaml'));
+    expect(names).toContain('SLACK_SIGNING_SECRET');
+    expect(names).not.toContain('SLACK_APP_TOKEN');
+    const ingresses = ofKind(get('http-values.yaml'), 'Ingress');
+    expect(ingresses).toHaveLength(1);
+    expect(ingresses[0]?.spec).toEqual({
+      ingressClassName: 'nginx',
+      rules: [
+        {
+          host: 'rwx.prod.example.com',
+          http: {
+            paths: [
+              {
+                path: '/slack/events',
+                pathType: 'Exact',
+                backend: { service: { name: 'rwx', port: { name: 'http' } } },
+              },
+            ],
+          },
+        },
+      ],
+      tls: [{ hosts: ['rwx.prod.example.com'], secretName: 'rwx-tls' }],
+    });
+  });
+
+  it('bundled Redis: a generated password in a Secret, required by Redis and given to the bot; PVC; NetworkPolicy', () => {
+    const objs = get('socket-mode-values.yaml');
+    const secret = find(objs, 'Secret', 'rwx-redis');
+    const password = Buffer.from((secret?.data as Record<string, string>).REDIS_PASSWORD ?? '', 'base64').toString();
+    expect(password).toMatch(/^[A-Za-z0-9]{32}$/);
+    const fromSecret = { secretKeyRef: { name: 'rwx-redis', key: 'REDIS_PASSWORD' } };
+    expect(env('socket-mode-values.yaml', 'REDIS_URL')).toEqual({ name: 'REDIS_URL', value: 'redis://rwx-redis:6379' });
+    expect(env('socket-mode-values.yaml', 'REDIS_PASSWORD')).toEqual({ name: 'REDIS_PASSWORD', valueFrom: fromSecret });
+    const sts = find(objs, 'StatefulSet', 'rwx-redis')!;
+    const redis = container(sts) as unknown as { args: string[]; env: unknown[] };
+    expect(redis.args).toEqual(['/etc/redis/redis.conf', '--requirepass', '$(REDIS_PASSWORD)']);
+    expect(redis.env).toEqual([
+      { name: 'REDIS_PASSWORD', valueFrom: fromSecret },
+      { name: 'REDISCLI_AUTH', valueFrom: fromSecret },
+    ]);
+    // The same redis.conf as the kustomize component: noeviction, appendonly.
+    const conf = (find(objs, 'ConfigMap', 'rwx-redis')?.data as Record<string, string>)['redis.conf'];
+    expect(conf).toBe(readFileSync(join(DEPLOY, 'components/redis/redis.conf'), 'utf8'));
+    expect(conf).toMatch(/^maxmemory-policy noeviction$/m);
+    expect(conf).toMatch(/^appendonly yes$/m);
+    const claim = (sts.spec as { volumeClaimTemplates: { spec: Record<string, unknown> }[] }).volumeClaimTemplates[0];
+    expect(claim?.spec).toEqual({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } });
+    // Only the bot's pods may connect: the policy's peer selects the Deployment's pods, not Redis's own.
+    const np = find(objs, 'NetworkPolicy', 'rwx-redis')?.spec as {
+      podSelector: { matchLabels: Record<string, string> };
+      ingress: { from: { podSelector: { matchLabels: Record<string, string> } }[] }[];
+    };
+    const botLabels = (deployment('socket-mode-values.yaml').spec as { template: { metadata: { labels: object } } })
+      .template.metadata.labels;
+    expect(botLabels).toMatchObject(np.ingress[0]!.from[0]!.podSelector.matchLabels);
+    expect((sts.spec as { template: { metadata: { labels: object } } }).template.metadata.labels).toMatchObject(
+      np.podSelector.matchLabels,
+    );
+    expect(np.ingress[0]!.from[0]!.podSelector.matchLabels['app.kubernetes.io/component']).toBe('bot');
+  });
+
+  it('bundled Redis: a password from an existing Secret; a StorageClass, or none with "-"', () => {
+    const objs = template(
+      ['ci/socket-mode-values.yaml'],
+      [
+        'redis.auth.existingSecret=my-redis-auth',
+        'redis.auth.existingSecretKey=password',
+        'redis.persistence.storageClass=-',
+      ],
+    );
+    expect(find(objs, 'Secret', 'rwx-redis')).toBeUndefined();
+    const bot = container(ofKind(objs, 'Deployment')[0]!).env?.find((e) => e.name === 'REDIS_PASSWORD');
+    expect(bot?.valueFrom?.secretKeyRef).toEqual({ name: 'my-redis-auth', key: 'password' });
+    const sts = find(objs, 'StatefulSet', 'rwx-redis')?.spec as {
+      volumeClaimTemplates: { spec: { storageClassName?: string } }[];
+    };
+    expect(sts.volumeClaimTemplates[0]?.spec.storageClassName).toBe('');
+    const digest = find(get('digest-values.yaml'), 'StatefulSet', 'rwx-redis')?.spec as typeof sts;
+    expect(digest.volumeClaimTemplates[0]?.spec.storageClassName).toBe('gp3-not-csi-under-watch');
+  });
+
+  it('external Redis: REDIS_URL and REDIS_PASSWORD from your Secret, no Redis in the release', () => {
+    const objs = get('external-redis-values.yaml');
+    expect(ofKind(objs, 'StatefulSet')).toEqual([]);
+    expect(objs.filter((o) => o.metadata.name.startsWith('rwx-redis'))).toEqual([]);
+    expect(env('external-redis-values.yaml', 'REDIS_URL')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'my-redis',
+      key: 'REDIS_URL',
+    });
+    expect(env('external-redis-values.yaml', 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'my-redis',
+      key: 'REDIS_PASSWORD',
+    });
+  });
+
+  it("the bot's ClusterRole rules are deploy/base's", () => {
+    const rules = (objs: K8sObject[]) =>
+      ofKind(objs, 'ClusterRole').find((o) => o.metadata.name === 'rwx-reader')?.rules;
+    expect(rules(get('socket-mode-values.yaml'))).toEqual(rules(plainObjects('base')));
+  });
+
+  it("gate on: deploy/gate's namespace, ServiceAccount and RBAC exactly; the bot's RBAC unchanged", () => {
+    const gate = get('gate-values.yaml').filter(isGate);
+    expect(sorted(gate)).toEqual(sorted(plainObjects('gate')));
+    expect(get('socket-mode-values.yaml').filter(isGate)).toEqual([]);
+  });
+
+  it("policy on: deploy/policy's admission policy, with the binding's validationActions from values", () => {
+    const policy = get('gate-values.yaml').filter((o) => o.kind.startsWith('ValidatingAdmissionPolicy'));
+    const want = plainObjects('policy').map((o) =>
+      o.kind === 'ValidatingAdmissionPolicyBinding'
+        ? { ...o, spec: { ...(o.spec as object), validationActions: ['Warn', 'Audit'] } }
+        : o,
+    );
+    expect(sorted(policy)).toEqual(sorted(want));
+    expect(ofKind(get('socket-mode-values.yaml'), 'ValidatingAdmissionPolicy')).toEqual([]);
+  });
+
+  it('agent on: a credential-free DaemonSet on every node, reachable by the bot only, reaching nothing', () => {
+    const objs = get('agent-values.yaml');
+    const ds = find(objs, 'DaemonSet', 'rwx-agent')!;
+    const spec = podSpec(ds);
+    expect(agentProblems(ds)).toEqual([]);
+    expect(spec.hostPID).toBe(true);
+    expect(container(ds).securityContext?.capabilities).toEqual({ drop: ['ALL'], add: ['SYS_PTRACE'] });
+    expect(spec.volumes).toEqual([{ name: 'kubelet-dir', hostPath: { path: '/var/lib/kubelet', type: 'Directory' } }]);
+    expect(find(objs, 'ServiceAccount', 'rwx-agent')).toMatchObject({ automountServiceAccountToken: false });
+    expect(rbacProblems(objs)).toEqual([]); // no role of its own
+    const np = find(objs, 'NetworkPolicy', 'rwx-agent')?.spec as {
+      podSelector: { matchLabels: Record<string, string> };
+      policyTypes: string[];
+      ingress: { from: { podSelector: { matchLabels: Record<string, string> } }[]; ports: { port: number }[] }[];
+      egress: unknown[];
+    };
+    expect(np.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(np.egress).toEqual([]);
+    expect(np.ingress).toHaveLength(1);
+    expect(np.ingress[0]!.ports).toEqual([{ port: 9102, protocol: 'TCP' }]);
+    const labels = (o: K8sObject) =>
+      (o.spec as { template: { metadata: { labels: object } } }).template.metadata.labels;
+    expect(labels(ds)).toMatchObject(np.podSelector.matchLabels);
+    expect(labels(deployment('agent-values.yaml'))).toMatchObject(np.ingress[0]!.from[0]!.podSelector.matchLabels);
+    expect(labels(ds)).not.toMatchObject(np.ingress[0]!.from[0]!.podSelector.matchLabels);
+    expect(ofKind(get('socket-mode-values.yaml'), 'DaemonSet')).toEqual([]);
+  });
+
+  it("docs/install.md's values files render, as the docs say (channel, mode, Redis)", () => {
+    const doc = readFileSync(join(ROOT, 'docs/install.md'), 'utf8');
+    const blocks = [...doc.matchAll(/```yaml\n(# my-values\.yaml\n[\s\S]*?)```/g)].map((m) => m[1] ?? '');
+    expect(blocks).toHaveLength(2);
+    const dir = mkdtempSync(join(tmpdir(), 'rwx-values-'));
+    const objs = blocks.map((text, i) => {
+      writeFileSync(join(dir, `${i}.yaml`), text);
+      return template([join(dir, `${i}.yaml`)]);
+    });
+    const cm = (o: K8sObject[]) => find(o, 'ConfigMap', 'rwx-config')?.data as Record<string, string>;
+    expect(cm(objs[0]!)).toMatchObject({ SLACK_CHANNEL: 'C0123ABCD', RWX_ALLOWED_USERGROUPS: 'S0ONCALL' });
+    expect(ofKind(objs[0]!, 'StatefulSet')).toHaveLength(1);
+    expect(ofKind(objs[1]!, 'StatefulSet')).toEqual([]); // your own Redis
+  });
+
+  it('digest pinning: the digest wins over the tag, for the bot and for Redis', () => {
+    expect(container(deployment('digest-values.yaml')).image).toBe(
+      'registry.example.com/rwx@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+    );
+    expect(container(find(get('digest-values.yaml'), 'StatefulSet', 'rwx-redis')!).image).toBe(
+      'redis@sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210',
+    );
+    // without a digest: the tag, by default the chart's appVersion
+    expect(container(deployment('socket-mode-values.yaml')).image).toBe('registry.example.com/rwx:0.1.0');
+  });
+
+  it('digest values: replicas, resources, scheduling, extra env and settings reach the Deployment', () => {
+    const d = deployment('digest-values.yaml');
+    expect((d.spec as { replicas: number }).replicas).toBe(2);
+    const spec = podSpec(d) as ReturnType<typeof podSpec> & { nodeSelector?: object; tolerations?: unknown[] };
+    expect(spec.nodeSelector).toEqual({ 'node-role.kubernetes.io/infra': '' });
+    expect(spec.tolerations).toHaveLength(1);
+    expect(container(d).resources?.limits).toEqual({ cpu: '2', memory: '2Gi' });
+    expect(env('digest-values.yaml', 'RWX_DRIVER_DAEMONSETS')?.valueFrom?.configMapKeyRef).toEqual({
+      name: 'storage-drivers',
+      key: 'RWX_DRIVER_DAEMONSETS',
+    });
+    const data = find(get('digest-values.yaml'), 'ConfigMap', 'rwx-config')?.data as Record<string, string>;
+    expect(data).toMatchObject({ RWX_GROUP_WAIT: '1m', RWX_ALLOWED_USERGROUPS: 'S0ONCALL', LOG_LEVEL: 'debug' });
+  });
+});
