@@ -2,7 +2,7 @@
 // overlays pass (test/deploy/checks.ts): read-only RBAC matching src/domain/kinds.ts, locked-down pods, the probes,
 // only known config keys with secrets from Secrets; then what each values file is for (modes, Redis, gate, policy,
 // agent, digests) and that the chart shares deploy/'s files rather than copying them.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -272,10 +272,15 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
     const blocks = [...doc.matchAll(/```yaml\n(# my-values\.yaml\n[\s\S]*?)```/g)].map((m) => m[1] ?? '');
     expect(blocks).toHaveLength(2);
     const dir = mkdtempSync(join(tmpdir(), 'rwx-values-'));
-    const objs = blocks.map((text, i) => {
-      writeFileSync(join(dir, `${i}.yaml`), text);
-      return template([join(dir, `${i}.yaml`)]);
-    });
+    let objs: K8sObject[][];
+    try {
+      objs = blocks.map((text, i) => {
+        writeFileSync(join(dir, `${i}.yaml`), text);
+        return template([join(dir, `${i}.yaml`)]);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     const cm = (o: K8sObject[]) => find(o, 'ConfigMap', 'rwx-config')?.data as Record<string, string>;
     expect(cm(objs[0]!)).toMatchObject({ SLACK_CHANNEL: 'C0123ABCD', RWX_ALLOWED_USERGROUPS: 'S0ONCALL' });
     expect(ofKind(objs[0]!, 'StatefulSet')).toHaveLength(1);

@@ -3,10 +3,10 @@
 // (`promtool test rules` on synthetic series), names its heading in docs/alerts.md, and uses only metrics the bot
 // exports; the Grafana dashboard too.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { stringify } from 'yaml';
 import { ServeMetrics } from '../../src/serve/metrics.js';
 import { anchors } from '../deploy/anchors.js';
@@ -270,6 +270,7 @@ describe.runIf(HELM.run)(`chart monitoring objects${HELM.note}`, () => {
     it('promtool check rules passes on the rendered group, and each alert fires when it should', () => {
       promtool.check();
       const dir = mkdtempSync(join(tmpdir(), 'rwx-rules-'));
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
       writeFileSync(join(dir, 'rules.yaml'), stringify({ groups }));
       const check = promtoolRun(['check', 'rules', 'rules.yaml'], dir);
       expect(check.out).toMatch(/SUCCESS: 6 rules found/);
