@@ -4,23 +4,11 @@
 import type { IncidentRecord } from '../queue/incident-store.js';
 import { mention, formatTime } from '../render/slack-blocks.js';
 import { rootHash } from '../render/slack-incident.js';
-import { defaultFacts } from '../render/slack-resolution.js';
+import { defaultFacts } from '../domain/resolution.js';
+import type { ActionResult, IncidentActions } from '../domain/actions.js';
 import { RwxError } from '../errors.js';
 import { historyOf } from './history.js';
 import { type StageDeps, postResolution, rootMessage, visibleState, withIncidentLock } from './stages.js';
-
-/** Outcome of a button: done, already in that state, or no such open incident. `message` is Slack mrkdwn. */
-export interface ActionResult {
-  status: 'done' | 'already' | 'unknown';
-  message: string;
-}
-
-/** The button operations on an incident; `user` is the Slack user id who clicked. */
-export interface IncidentActions {
-  acknowledge(key: string, user: string, now: number): Promise<ActionResult>;
-  mute(key: string, user: string, durationMs: number, now: number): Promise<ActionResult>;
-  resolve(key: string, user: string, now: number): Promise<ActionResult>;
-}
 
 /** Builds IncidentActions over the stages' store and Slack; waits up to `lockWaitMs` for a busy incident lock. */
 export function createIncidentActions(deps: StageDeps, lockWaitMs = 5000): IncidentActions {

@@ -1,7 +1,8 @@
-// After the resolution: follows the CronJobs that had not completed a run yet (seed verification step 5), so the
-// thread says when the missed backup finally ran, or that it still has not when the bot stops waiting.
-import type { CronJobDone, IncidentRecord, RecordPatch } from '../queue/incident-store.js';
-import type { ResolutionFacts } from '../render/slack-resolution.js';
+// After the resolution: follows the CronJobs that had not completed a run yet (a missed backup is over only once
+// a run completes), so the thread says when the missed backup finally ran, or that it still has not when the bot
+// stops waiting.
+import type { CronJobDone, ResolutionFacts } from '../domain/resolution.js';
+import type { IncidentRecord, RecordPatch } from '../queue/incident-store.js';
 import { renderCronJobFollowUp } from '../render/slack-follow-up.js';
 import { postReplyOnce } from './replies.js';
 import type { StageDeps } from './stages.js';

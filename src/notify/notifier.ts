@@ -8,10 +8,11 @@ import { toRwxError } from '../errors.js';
 import type { Incident } from '../domain/incident.js';
 import type { IncidentStore } from '../queue/incident-store.js';
 import { RedisIncidentStore } from '../queue/redis-store.js';
-import type { ObserveResolution, ResolutionFacts } from '../render/slack-resolution.js';
+import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { SlackApi } from '../slack/api.js';
 import { DEFAULT_TIMERS, type Timers } from './decide.js';
-import { type IncidentActions, createIncidentActions } from './actions.js';
+import type { IncidentActions } from '../domain/actions.js';
+import { createIncidentActions } from './actions.js';
 import { recordEvaluation } from './record.js';
 import { type NotifierObserver, type StageDeps, type StageOutcome, processIncident } from './stages.js';
 

@@ -4,9 +4,10 @@
 import type { Incident } from '../domain/incident.js';
 import type { IncidentStore } from '../queue/incident-store.js';
 import { rootHash } from '../render/slack-incident.js';
-import type { ObserveResolution, ResolutionFacts } from '../render/slack-resolution.js';
+import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import { newlyDone } from './follow-up.js';
-import { historyOf, historyOrLast, mergeHistory } from './history.js';
+import { historyOrLast, mergeHistory } from '../domain/history.js';
+import { historyOf } from './history.js';
 
 /** A job to enqueue: run the stages for `key` after `delayMs`. */
 export interface JobRequest {

@@ -9,14 +9,11 @@ import type { Incident } from '../domain/incident.js';
 import type { IncidentRecord, IncidentStore } from '../queue/incident-store.js';
 import type { IncidentState, SlackMessage } from '../render/slack-blocks.js';
 import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
-import {
-  type ObserveResolution,
-  type ResolutionFacts,
-  defaultFacts,
-  renderResolution,
-} from '../render/slack-resolution.js';
+import { type ObserveResolution, type ResolutionFacts, defaultFacts } from '../domain/resolution.js';
+import { renderResolution } from '../render/slack-resolution.js';
 import { renderResolvedRoot } from '../render/slack-resolved.js';
-import { membersOf, renderChangeReply, renderEvidenceReply, renderRepeatReply } from '../render/slack-thread.js';
+import { membersOf } from '../domain/members.js';
+import { renderChangeReply, renderEvidenceReply, renderRepeatReply } from '../render/slack-thread.js';
 import { type SlackApi, incidentMetadata } from '../slack/api.js';
 import { type Decision, type Timers, needsUpdate } from './decide.js';
 import { historyOf } from './history.js';

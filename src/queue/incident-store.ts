@@ -2,9 +2,9 @@
 // lives, what was last sent, and the ack / mute / resolve state. Fields are written independently (a Redis hash)
 // so the evaluator, the workers and the buttons never overwrite each other's fields.
 import type { Incident } from '../domain/incident.js';
-import type { PostedMembers } from '../render/slack-thread.js';
-import type { IncidentHistory } from './incident-history.js';
-import type { ResolutionFacts } from '../render/slack-resolution.js';
+import type { IncidentHistory } from '../domain/history.js';
+import type { PostedMembers } from '../domain/members.js';
+import type { CronJobDone, ResolutionFacts } from '../domain/resolution.js';
 
 /** One incident's record. Times are epoch ms. */
 export interface IncidentRecord {
@@ -54,13 +54,6 @@ export interface IncidentRecord {
   awaitingUntil?: number;
   /** Written by the evaluator: those of awaitingCronJobs seen completed (or deleted) since, not yet replied. */
   cronJobsDone?: CronJobDone[];
-}
-
-/** A CronJob the evaluator saw complete a run (`at`: its status.lastSuccessfulTime) or disappear. */
-export interface CronJobDone {
-  cronJob: string;
-  at?: string;
-  gone?: boolean;
 }
 
 /** Fields a patch may set; `undefined` removes the field. */

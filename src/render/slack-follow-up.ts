@@ -1,7 +1,7 @@
 // The follow-up reply after a resolution: the CronJobs that had not completed a run when the incident resolved
-// (seed verification step 5) and have since completed one, been deleted, or still have not when the bot stops
-// waiting. The caller says which; we only render it.
-import type { CronJobDone } from '../queue/incident-store.js';
+// (a missed backup is only over once its next run completes) and have since completed one, been deleted, or still
+// have not when the bot stops waiting. The caller says which; we only render it.
+import type { CronJobDone } from '../domain/resolution.js';
 import { escapeSlack } from './escape.js';
 import { type SlackMessage, formatTime, listSection, plural } from './slack-blocks.js';
 import { cronJobDoneLine } from './slack-resolution.js';

@@ -1,5 +1,6 @@
-// The incident's root message: everything the on-call engineer needs at a glance, the seed's four symptoms in one
-// place, and for a rollout the "Do not drain" advice. Evidence goes to the thread (slack-thread.ts).
+// The incident's root message: everything the on-call engineer needs at a glance (stuck pods, the rollout stuck
+// part-way, the CronJob that never ran, the plugin revision behind them) in one place, and for a rollout the
+// "Do not drain" advice. Evidence goes to the thread (slack-thread.ts).
 import type { Incident, Verdict } from '../domain/incident.js';
 import { escapeSlack } from './escape.js';
 import {

@@ -1,9 +1,10 @@
 // The resolution reply: for every pod the incident ever had stuck, whether it recovered on its own or was deleted
-// or replaced (seed verification step 3: those must be re-tested), and for every CronJob that missed runs
-// whether it has completed a run since (step 5). The caller says what it observed; we only render it, with the
+// or replaced (those must be re-tested: a new pod proves nothing about its node), and for every CronJob that
+// missed runs whether it has completed a run since. The caller says what it observed; we only render it, with the
 // node and workload of each pod from the record's history.
 import type { Incident } from '../domain/incident.js';
-import type { HistoryPod, IncidentHistory } from '../queue/incident-history.js';
+import type { HistoryPod, IncidentHistory } from '../domain/history.js';
+import type { ResolutionFacts } from '../domain/resolution.js';
 import { escapeSlack } from './escape.js';
 import {
   type Block,
@@ -16,47 +17,6 @@ import {
   section,
 } from './slack-blocks.js';
 
-/** What the caller observed when an incident cleared. Pods are "namespace/name"; each appears in one list. */
-export interface ResolutionFacts {
-  /** Same uid, now Running (or Succeeded): recovered without being deleted. */
-  recovered: string[];
-  /** Gone, or back with a new uid: deleted or replaced during the incident, so re-test it. */
-  deleted: string[];
-  /** First stuck Terminating and now gone: it finished terminating. */
-  terminated?: string[];
-  /** Same uid, still not Running. */
-  notRunning?: string[];
-  /** Not checked (nothing to check against when it cleared). */
-  unchecked?: string[];
-  /**
-   * Per CronJob that missed runs ("namespace/name"): whether a run completed after it joined the incident
-   * (status.lastSuccessfulTime moved on), and when; `running` when not yet but a run is in progress; `gone` when it
-   * no longer exists; completedSince undefined when it was not checked; `nextRunAt` (when it has not completed
-   * one) its next scheduled run, by which the thread follows it up.
-   */
-  cronJobs: {
-    cronJob: string;
-    completedSince?: boolean;
-    at?: string;
-    gone?: boolean;
-    running?: boolean;
-    nextRunAt?: string;
-  }[];
-  /** Set when someone pressed Resolve rather than every member recovering. */
-  manual?: { user: string; at: number };
-}
-
-/**
- * What the cluster says now about an incident's members (its history). With `completionOnly` only whether its
- * CronJobs completed a run or went (no pods, no next scheduled run): the cheap question the notifier asks of a
- * resolved incident on every evaluation while it waits for a CronJob.
- */
-export type ObserveResolution = (
-  history: IncidentHistory,
-  now: number,
-  completionOnly?: boolean,
-) => ResolutionFacts | undefined;
-
 /**
  * The line for a CronJob that has completed a run (`at`, its lastSuccessfulTime) or no longer exists; `since`
  * says since when ("since", "since the resolution"). Shared by the resolution reply and its follow-up.
@@ -65,16 +25,6 @@ export function cronJobDoneLine(label: string, c: { at?: string; gone?: boolean 
   return c.gone
     ? `• ${label} no longer exists: check what its missed runs cost`
     : `• ${label} has completed a run ${since}${c.at ? ` (${formatTime(c.at)})` : ''}: check the artefact is the right size`;
-}
-
-/** Facts when the caller observed nothing: every pod and CronJob unchecked. */
-export function defaultFacts(history: IncidentHistory): ResolutionFacts {
-  return {
-    recovered: [],
-    deleted: [],
-    unchecked: history.pods.map((p) => p.pod),
-    cronJobs: history.cronJobs.map((c) => ({ cronJob: c.cronJob })),
-  };
 }
 
 // One group of pods: what the line says after the pod, in the order an on-call engineer acts on them.

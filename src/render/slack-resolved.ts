@@ -1,7 +1,7 @@
 // The root of a resolved incident: a summary of the whole incident from the record's history (the peak, how long,
 // every node and workload involved), not the last partial state the correlator reported before it cleared.
 import type { Incident } from '../domain/incident.js';
-import type { IncidentHistory } from '../queue/incident-history.js';
+import type { IncidentHistory } from '../domain/history.js';
 import { escapeSlack } from './escape.js';
 import {
   type Block,

@@ -1,6 +1,7 @@
-// Thread replies: the evidence behind the verdict (events, revision diff, and one line per confusing observation
-// from the seed), the changes since the last post, and the repeat reminder.
+// Thread replies: the evidence behind the verdict (events, revision diff, and one line per observation that
+// misleads on-call engineers), the changes since the last post, and the repeat reminder.
 import type { Incident } from '../domain/incident.js';
+import { type PostedMembers, membersOf } from '../domain/members.js';
 import { escapeSlack } from './escape.js';
 import {
   type Block,
@@ -14,27 +15,6 @@ import {
   preSection,
   section,
 } from './slack-blocks.js';
-
-/** What a previous post showed: enough to tell new nodes and workloads from known ones. */
-export interface PostedMembers {
-  nodes: string[];
-  workloads: string[];
-  pods: string[];
-  cronJobs: string[];
-}
-
-/** The members an incident shows now, in the form PostedMembers records. */
-export function membersOf(incident: Incident): PostedMembers {
-  return {
-    nodes: incident.nodes
-      .filter((n) => n.stuckPods.length > 0)
-      .map((n) => n.node)
-      .sort(),
-    workloads: incident.workloads.map((w) => `${w.kind}/${w.namespace}/${w.name}`).sort(),
-    pods: incident.pods.map((p) => p.key).sort(),
-    cronJobs: incident.cronJobs.map((c) => c.key).sort(),
-  };
-}
 
 /** The first reply: evidence (events, revision diff) and what each confusing observation means. */
 export function renderEvidenceReply(incident: Incident): SlackMessage {
@@ -106,7 +86,7 @@ export function renderRepeatReply(incident: Incident, openSinceMs: number, now: 
   return { text: escapeSlack(text), blocks: [context(escapeSlack(text))] };
 }
 
-// One line per observation the seed calls confusing, each stated only when the incident's data supports it.
+// One line per observation that points engineers the wrong way, each stated only when the incident's data supports it.
 function observationLines(incident: Incident): string[] {
   const lines: string[] = [];
   const r = incident.rollout;

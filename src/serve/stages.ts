@@ -1,16 +1,16 @@
 // The pure stages bound to the configuration: the detector registry and the correlator, as the pipeline calls
-// them, plus what the notifier asks when an incident clears (which pods recovered on their own, which were
-// deleted, whether each missed CronJob has completed since): seed verification steps 3 and 5.
+// them, plus what the notifier asks when an incident clears: which pods recovered on their own, which were deleted
+// (re-test those), whether each missed CronJob has completed a run since.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { NsName } from '../domain/findings.js';
-import type { IncidentHistory } from '../queue/incident-history.js';
+import type { IncidentHistory } from '../domain/history.js';
 import type { CronJob } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
 import { parseSchedule } from '../detect/cron-schedule.js';
 import { correlate } from '../correlate/correlate.js';
 import { detectContext } from '../detect/config.js';
 import { detectCronJob, detectPod } from '../detect/registry.js';
-import type { ResolutionFacts } from '../render/slack-resolution.js';
+import type { ResolutionFacts } from '../domain/resolution.js';
 import type { Stages } from './pipeline.js';
 
 /** The thresholds and overrides the stages need (from Config). */

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { RwxError, toRwxError } from '../errors.js';
-import type { IncidentActions } from '../notify/actions.js';
+import type { IncidentActions } from '../domain/actions.js';
 import { registerIncidentButtons } from './buttons.js';
 
 /** What command and action handlers get from the app factory. */

@@ -3,7 +3,7 @@
 // changed nothing (already acknowledged, already resolved) or could not be done.
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { toRwxError } from '../errors.js';
-import type { ActionResult } from '../notify/actions.js';
+import type { ActionResult } from '../domain/actions.js';
 import { ACTION_IDS } from '../render/slack-blocks.js';
 import type { SlackAppDeps } from './app.js';
 

@@ -12,7 +12,7 @@ import {
 } from '../../src/commands/index.js';
 import type { CommandResponse } from '../../src/commands/message.js';
 import { systemClock } from '../../src/domain/clock.js';
-import type { IncidentActions } from '../../src/notify/actions.js';
+import type { IncidentActions } from '../../src/domain/actions.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';

@@ -10,7 +10,7 @@ import { commandsForServe } from '../../src/commands/serve.js';
 import { loadConfig } from '../../src/config/index.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import type { IncidentActions } from '../../src/notify/actions.js';
+import type { IncidentActions } from '../../src/domain/actions.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
 import { startSimulator, type Simulator } from '../../src/sim/index.js';

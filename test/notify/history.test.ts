@@ -1,7 +1,6 @@
 // mergeHistory: every member kept as first seen, bounded, and "unchanged" when nothing new was seen.
 import { describe, expect, it } from 'vitest';
-import { mergeHistory } from '../../src/notify/history.js';
-import { MAX_HISTORY_MEMBERS } from '../../src/queue/incident-history.js';
+import { MAX_HISTORY_MEMBERS, mergeHistory } from '../../src/domain/history.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 
 describe('mergeHistory', () => {

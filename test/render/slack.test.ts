@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { escapeSlack, fitLines } from '../../src/render/escape.js';
 import { ACTION_IDS, type Block, type SlackMessage } from '../../src/render/slack-blocks.js';
 import { renderIncidentRoot, rootHash } from '../../src/render/slack-incident.js';
-import { mergeHistory } from '../../src/notify/history.js';
-import { defaultFacts, renderResolution } from '../../src/render/slack-resolution.js';
+import { mergeHistory } from '../../src/domain/history.js';
+import { membersOf } from '../../src/domain/members.js';
+import { defaultFacts } from '../../src/domain/resolution.js';
+import { renderResolution } from '../../src/render/slack-resolution.js';
 import { renderResolvedRoot } from '../../src/render/slack-resolved.js';
-import { membersOf, renderChangeReply, renderEvidenceReply } from '../../src/render/slack-thread.js';
+import { renderChangeReply, renderEvidenceReply } from '../../src/render/slack-thread.js';
 import { FIXTURE_NOW, nodeIncident, rolloutIncident } from './incident-fixtures.js';
 
 /** Every text string in a message's blocks, flattened. */
