@@ -7,7 +7,7 @@ import type { Config } from '../config/schema.js';
 import { scanIndex } from '../correlate/pipeline.js';
 import type { Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import { RedisIncidentStore } from '../queue/redis-store.js';
+import { RedisIncidentStore } from '../store/redis-store.js';
 import type { SlackApi } from '../slack/api.js';
 import { triage } from '../triage/triage.js';
 import type { CommandServices } from './handle.js';

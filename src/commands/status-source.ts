@@ -1,5 +1,5 @@
-// /rwx status reads the incident store (src/queue): the open set, then each record. Read-only.
-import type { IncidentStore } from '../queue/incident-store.js';
+// /rwx status reads the incident store (src/store): the open set, then each record. Read-only.
+import type { IncidentStore } from '../store/incident-store.js';
 import type { OpenIncident } from './render-status.js';
 
 /**

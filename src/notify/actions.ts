@@ -1,7 +1,7 @@
 // What the root's buttons do: Acknowledge, Mute 1h / 4h, Resolve. Each is recorded in the incident record first,
 // then shown on the root at once (not after group_interval: the person who clicked wants to see it). All are
 // idempotent under double clicks: the first ack wins, a mute only ever extends, a second Resolve changes nothing.
-import type { IncidentRecord } from '../queue/incident-store.js';
+import type { IncidentRecord } from '../store/incident-store.js';
 import { mention, formatTime } from '../render/slack-blocks.js';
 import { rootHash } from '../render/slack-incident.js';
 import { defaultFacts } from '../domain/resolution.js';

@@ -1,7 +1,7 @@
 // The decide stage: a pure function from an incident record, the hash of what would be sent now, and the time, to
 // what the notifier does next. Alertmanager's timers: group_wait before the first post (let members gather),
 // group_interval between updates, repeat_interval for a reminder when nothing changed.
-import type { IncidentRecord } from '../queue/incident-store.js';
+import type { IncidentRecord } from '../store/incident-store.js';
 
 /** Notification timers in ms. */
 export interface Timers {

@@ -2,7 +2,7 @@
 // a run completes), so the thread says when the missed backup finally ran, or that it still has not when the bot
 // stops waiting.
 import type { CronJobDone, ResolutionFacts } from '../domain/resolution.js';
-import type { IncidentRecord, RecordPatch } from '../queue/incident-store.js';
+import type { IncidentRecord, RecordPatch } from '../store/incident-store.js';
 import { renderCronJobFollowUp } from '../render/slack-follow-up.js';
 import { postReplyOnce } from './replies.js';
 import type { StageDeps } from './stages.js';

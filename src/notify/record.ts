@@ -2,7 +2,7 @@
 // long). It writes only the evaluator's fields (incident, history, firing, cleared, resolution facts, CronJobs seen
 // done after a resolution), never Slack's.
 import type { Incident } from '../domain/incident.js';
-import type { IncidentStore } from '../queue/incident-store.js';
+import type { IncidentStore } from '../store/incident-store.js';
 import { rootHash } from '../render/slack-incident.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import { newlyDone } from './follow-up.js';

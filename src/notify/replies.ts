@@ -1,6 +1,6 @@
 // Thread replies that survive a crash: each carries metadata with a stable reply id, so a retry can find out
 // whether Slack already has it before posting again (the root has the same guarantee, see stages.ts).
-import type { IncidentRecord } from '../queue/incident-store.js';
+import type { IncidentRecord } from '../store/incident-store.js';
 import type { SlackMessage } from '../render/slack-blocks.js';
 import { replyMetadata } from '../slack/api.js';
 import type { StageDeps } from './stages.js';

@@ -6,7 +6,7 @@
 import type { Clock } from '../domain/clock.js';
 import { isRwxError } from '../errors.js';
 import type { Incident } from '../domain/incident.js';
-import type { IncidentRecord, IncidentStore } from '../queue/incident-store.js';
+import type { IncidentRecord, IncidentStore } from '../store/incident-store.js';
 import type { IncidentState, SlackMessage } from '../render/slack-blocks.js';
 import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
 import { type ObserveResolution, type ResolutionFacts, defaultFacts } from '../domain/resolution.js';

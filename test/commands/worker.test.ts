@@ -15,7 +15,7 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { emptySnapshot } from '../../src/domain/snapshot.js';
 import { RwxError } from '../../src/errors.js';
-import { MemoryIncidentStore } from '../../src/queue/memory-store.js';
+import { MemoryIncidentStore } from '../../src/store/memory-store.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
 import { startFakeSlack } from '../support/fake-slack.js';
 import { claim, report, rolloutIncident } from './fixtures.js';

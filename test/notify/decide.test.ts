@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMERS, type Decision, needsUpdate } from '../../src/notify/decide.js';
-import type { IncidentRecord } from '../../src/queue/incident-store.js';
+import type { IncidentRecord } from '../../src/store/incident-store.js';
 import { rolloutIncident } from '../render/incident-fixtures.js';
 
 const T = 1_000_000;

@@ -5,11 +5,11 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { emptySnapshot } from '../../src/domain/snapshot.js';
 import { awaitingFrom, newlyDone } from '../../src/notify/follow-up.js';
 import type { IncidentHistory } from '../../src/domain/history.js';
-import type { IncidentRecord } from '../../src/queue/incident-store.js';
+import type { IncidentRecord } from '../../src/store/incident-store.js';
 import type { ObserveResolution, ResolutionFacts } from '../../src/domain/resolution.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { recordEvaluation } from '../../src/notify/record.js';
-import { MemoryIncidentStore } from '../../src/queue/memory-store.js';
+import { MemoryIncidentStore } from '../../src/store/memory-store.js';
 import { observeResolution } from '../../src/serve/stages.js';
 import { H } from './harness.js';
 

@@ -2,8 +2,8 @@
 import type { Clock } from '../../src/domain/clock.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import type { StageDeps } from '../../src/notify/stages.js';
-import type { IncidentStore } from '../../src/queue/incident-store.js';
-import { MemoryIncidentStore } from '../../src/queue/memory-store.js';
+import type { IncidentStore } from '../../src/store/incident-store.js';
+import { MemoryIncidentStore } from '../../src/store/memory-store.js';
 import type { SlackApi } from '../../src/slack/api.js';
 
 /** The key of rolloutIncident() (test/render/incident-fixtures.ts). */

@@ -1,5 +1,5 @@
 // IncidentStore in memory, for pure tests and the fake-only demo. Same contract as RedisIncidentStore
-// (test/queue/incident-store.contract.test.ts runs against both); the clock decides lock and record expiry.
+// (test/store/incident-store.contract.test.ts runs against both); the clock decides lock and record expiry.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';

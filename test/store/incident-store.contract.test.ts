@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
-import type { IncidentRecord, IncidentStore } from '../../src/queue/incident-store.js';
-import { MemoryIncidentStore } from '../../src/queue/memory-store.js';
-import { RedisIncidentStore } from '../../src/queue/redis-store.js';
+import type { IncidentRecord, IncidentStore } from '../../src/store/incident-store.js';
+import { MemoryIncidentStore } from '../../src/store/memory-store.js';
+import { RedisIncidentStore } from '../../src/store/redis-store.js';
 import { rolloutIncident } from '../render/incident-fixtures.js';
 
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: false });
