@@ -5,7 +5,7 @@ import type { CronJobDone, ResolutionFacts } from '../domain/resolution.js';
 import type { IncidentRecord, RecordPatch } from '../store/incident-store.js';
 import { renderCronJobFollowUp } from '../render/slack-follow-up.js';
 import { postReplyOnce } from './replies.js';
-import type { StageDeps } from './stages.js';
+import type { StageDeps } from './deps.js';
 
 const H = 60 * 60_000;
 /** How long a run may take after its scheduled time before the follow-up says it has not completed. */

@@ -3,7 +3,7 @@
 import type { IncidentRecord } from '../store/incident-store.js';
 import type { SlackMessage } from '../render/slack-blocks.js';
 import { replyMetadata } from '../slack/api.js';
-import type { StageDeps } from './stages.js';
+import type { StageDeps } from './deps.js';
 
 /**
  * Posts reply `id` in thread `ts` unless an interrupted attempt already did: replyStarted is written before the

@@ -3,47 +3,24 @@
 // never post for the same incident at once; with the record written after each Slack call, a retry resumes where
 // the last attempt stopped, and a root or thread reply whose post was started but not recorded is looked up (by
 // its message metadata) before posting again, so a crash between Slack and the record never posts it twice.
-import type { Clock } from '../domain/clock.js';
 import { isRwxError } from '../errors.js';
 import type { Incident } from '../domain/incident.js';
-import type { IncidentRecord, IncidentStore } from '../store/incident-store.js';
+import type { IncidentRecord } from '../store/incident-store.js';
 import type { IncidentState, SlackMessage } from '../render/slack-blocks.js';
 import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
-import { type ObserveResolution, type ResolutionFacts, defaultFacts } from '../domain/resolution.js';
+import { type ResolutionFacts, defaultFacts } from '../domain/resolution.js';
 import { renderResolution } from '../render/slack-resolution.js';
 import { renderResolvedRoot } from '../render/slack-resolved.js';
 import { membersOf } from '../domain/members.js';
 import { renderChangeReply, renderEvidenceReply, renderRepeatReply } from '../render/slack-thread.js';
-import { type SlackApi, incidentMetadata } from '../slack/api.js';
-import { type Decision, type Timers, needsUpdate } from './decide.js';
+import { incidentMetadata } from '../slack/api.js';
+import { type Decision, needsUpdate } from './decide.js';
+import type { StageDeps } from './deps.js';
 import { historyOf } from './history.js';
 import { postReplyOnce } from './replies.js';
 import { awaitingFrom, followUp } from './follow-up.js';
 
-/** What the stages need. */
-export interface StageDeps {
-  store: IncidentStore;
-  slack: SlackApi;
-  timers: Timers;
-  clock: Clock;
-  /** How long the per-incident lock is held at most (ms). */
-  lockTtlMs: number;
-  /** How long a resolved record is kept (ms). */
-  closedTtlMs: number;
-  /** What the cluster says now about an incident's members (a manual Resolve asks; automatic ones are recorded). */
-  observe?: ObserveResolution;
-  /** Told what was posted, for metrics. */
-  observer?: NotifierObserver;
-}
-
-/** Hooks called after a Slack call and its record write succeeded (metrics). They must not throw. */
-export interface NotifierObserver {
-  /**
-   * An incident's root is in Slack and recorded: once per root (a root an interrupted attempt had posted counts when
-   * this attempt adopts it, since that attempt never got to record it).
-   */
-  rootPosted?(incident: Incident, now: number): void;
-}
+export type { NotifierObserver, StageDeps } from './deps.js';
 
 /** Result of one run: done (with the actions taken), wait until a time, or the lock was busy. */
 export type StageOutcome =

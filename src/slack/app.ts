@@ -6,15 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { RwxError, toRwxError } from '../errors.js';
 import type { IncidentActions } from '../domain/actions.js';
-import { registerIncidentButtons } from './buttons.js';
+import { type SlackAppDeps, registerIncidentButtons } from './buttons.js';
 
-/** What command and action handlers get from the app factory. */
-export interface SlackAppDeps {
-  actions: IncidentActions;
-  clock: Clock;
-  /** Who may press buttons / run commands; default everyone. A refusal is answered politely, ephemerally. */
-  authorize: (user: string, channel: string | undefined) => Promise<boolean>;
-}
+export type { SlackAppDeps } from './buttons.js';
 
 /** Options of createSlackApp. Socket Mode when appToken is set; HTTP (signingSecret required) otherwise. */
 export interface SlackAppOptions {

@@ -3,9 +3,17 @@
 // changed nothing (already acknowledged, already resolved) or could not be done.
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { toRwxError } from '../errors.js';
-import type { ActionResult } from '../domain/actions.js';
+import type { ActionResult, IncidentActions } from '../domain/actions.js';
+import type { Clock } from '../domain/clock.js';
 import { ACTION_IDS } from '../render/slack-blocks.js';
-import type { SlackAppDeps } from './app.js';
+
+/** What command and action handlers get from the app factory (app.ts). */
+export interface SlackAppDeps {
+  actions: IncidentActions;
+  clock: Clock;
+  /** Who may press buttons / run commands; default everyone. A refusal is answered politely, ephemerally. */
+  authorize: (user: string, channel: string | undefined) => Promise<boolean>;
+}
 
 const HOUR = 3_600_000;
 

@@ -1,0 +1,32 @@
+// What the notify stages need: the store, Slack, the timers and the clock, passed in (fakes in tests).
+import type { Clock } from '../domain/clock.js';
+import type { Incident } from '../domain/incident.js';
+import type { ObserveResolution } from '../domain/resolution.js';
+import type { SlackApi } from '../slack/api.js';
+import type { IncidentStore } from '../store/incident-store.js';
+import type { Timers } from './decide.js';
+
+/** What the stages need. */
+export interface StageDeps {
+  store: IncidentStore;
+  slack: SlackApi;
+  timers: Timers;
+  clock: Clock;
+  /** How long the per-incident lock is held at most (ms). */
+  lockTtlMs: number;
+  /** How long a resolved record is kept (ms). */
+  closedTtlMs: number;
+  /** What the cluster says now about an incident's members (a manual Resolve asks; automatic ones are recorded). */
+  observe?: ObserveResolution;
+  /** Told what was posted, for metrics. */
+  observer?: NotifierObserver;
+}
+
+/** Hooks called after a Slack call and its record write succeeded (metrics). They must not throw. */
+export interface NotifierObserver {
+  /**
+   * An incident's root is in Slack and recorded: once per root (a root an interrupted attempt had posted counts when
+   * this attempt adopts it, since that attempt never got to record it).
+   */
+  rootPosted?(incident: Incident, now: number): void;
+}
