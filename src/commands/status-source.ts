@@ -1,10 +1,11 @@
 // /rwx status reads the incident store (src/store): the open set, then each record. Read-only.
 import type { IncidentStore } from '../store/incident-store.js';
+import { isResolved, threadTsOf } from '../store/record.js';
 import type { OpenIncident } from './render-status.js';
 
 /**
  * Lists the store's open records as /rwx status shows them: unresolved incidents, and resolved ones whose thread
- * waits for a CronJob (notify/follow-up.ts). Missing records, and resolved ones silenced while still firing, are
+ * waits for a CronJob (src/notify/steps/follow-up.ts). Missing records, and resolved ones silenced while still firing, are
  * skipped.
  */
 export function openIncidentsFromStore(store: Pick<IncidentStore, 'listOpen' | 'get'>): () => Promise<OpenIncident[]> {
@@ -14,20 +15,21 @@ export function openIncidentsFromStore(store: Pick<IncidentStore, 'listOpen' | '
     const out: OpenIncident[] = [];
     for (const r of records) {
       if (!r) continue;
-      const awaiting = r.resolvedAt !== undefined && !r.firing ? (r.awaitingCronJobs ?? []) : [];
-      if (r.resolvedAt !== undefined && awaiting.length === 0) continue;
+      const l = r.lifecycle;
+      const following = l.phase === 'following-up' && r.observed.cleared ? l.awaiting : undefined;
+      if (isResolved(l) && !following) continue;
       const o: OpenIncident = {
         key: r.key,
-        title: r.incident?.title ?? r.key,
-        verdict: r.incident?.verdict ?? 'UNEXPLAINED',
+        title: r.observed.incident.title,
+        verdict: r.observed.incident.verdict,
         channel: r.channel,
         openedAt: r.createdAt,
       };
-      if (r.threadTs) o.threadTs = r.threadTs;
-      if (r.ack) o.acknowledgedBy = r.ack.user;
-      if (r.muteUntil !== undefined) o.mutedUntil = r.muteUntil;
-      if (awaiting.length > 0)
-        o.followingUp = { cronJobs: awaiting, ...(r.awaitingUntil !== undefined ? { until: r.awaitingUntil } : {}) };
+      const ts = threadTsOf(l);
+      if (ts) o.threadTs = ts;
+      if (r.buttons.ack) o.acknowledgedBy = r.buttons.ack.user;
+      if (r.buttons.mute) o.mutedUntil = r.buttons.mute.until;
+      if (following) o.followingUp = { cronJobs: following.cronJobs, until: following.until };
       out.push(o);
     }
     return out;

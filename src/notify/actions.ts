@@ -1,94 +1,97 @@
-// What the root's buttons do: Acknowledge, Mute 1h / 4h, Resolve. Each is recorded in the incident record first,
+// What the root's buttons do: Acknowledge, Mute 1h / 4h, Resolve. Each is recorded in the record's buttons first,
 // then shown on the root at once (not after group_interval: the person who clicked wants to see it). All are
 // idempotent under double clicks: the first ack wins, a mute only ever extends, a second Resolve changes nothing.
-import type { IncidentRecord } from '../store/incident-store.js';
-import { mention, formatTime } from '../render/slack-blocks.js';
-import { rootHash } from '../render/slack-incident.js';
-import { defaultFacts } from '../domain/resolution.js';
 import type { ActionResult, IncidentActions } from '../domain/actions.js';
 import { RwxError } from '../errors.js';
-import { historyOf } from './history.js';
-import { type StageDeps, postResolution, rootMessage, visibleState, withIncidentLock } from './stages.js';
+import { formatTime, mention } from '../render/slack-blocks.js';
+import { type IncidentRecord, isResolved } from '../store/record.js';
+import { decide } from './decide.js';
+import type { StageDeps } from './deps.js';
+import { apply, runStep, stepContext, withIncidentLock } from './stages.js';
+import { refreshRoot } from './steps/edit-root.js';
 
-/** Builds IncidentActions over the stages' store and Slack; waits up to `lockWaitMs` for a busy incident lock. */
+const UNKNOWN: ActionResult = { status: 'unknown', message: 'This incident is no longer tracked.' };
+
+/** Builds IncidentActions over the steps' store and Slack; waits up to `lockWaitMs` for a busy incident lock. */
 export function createIncidentActions(deps: StageDeps, lockWaitMs = 5000): IncidentActions {
-  const locked = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const deadline = Date.now() + lockWaitMs;
-    for (;;) {
-      const res = await withIncidentLock(deps, key, fn);
-      if (res !== 'locked') return res;
-      if (Date.now() > deadline) throw new RwxError('TIMEOUT', `incident ${key} is busy, try again`);
-      await new Promise((r) => setTimeout(r, 25)); // a worker is mid-post; it holds the lock for one Slack call
-    }
-  };
-  const unknown: ActionResult = { status: 'unknown', message: 'This incident is no longer tracked.' };
-
-  // Re-renders the root with the record's current state; records the hash so the worker sees nothing to do.
-  const refresh = async (r: IncidentRecord, now: number): Promise<void> => {
-    if (!r.threadTs || !r.incident) return;
-    const state = visibleState(r, now);
-    await deps.slack.update({ channel: r.channel, ts: r.threadTs, ...rootMessage(r, r.incident, state) });
-    await deps.store.patch(r.key, { lastSentHash: rootHash(r.incident, state), updatedAt: now });
-  };
-
+  const locked = <T>(key: string, fn: () => Promise<T>): Promise<T> => waitForLock(deps, key, lockWaitMs, fn);
   return {
-    acknowledge: (key, user, now) =>
-      locked(key, async () => {
-        const set = await deps.store.setAckIfAbsent(key, { user, at: now });
-        const r = await deps.store.get(key);
-        if (!r) return unknown;
-        if (!set)
-          return {
-            status: 'already',
-            message: `Already acknowledged by ${mention(r.ack?.user ?? '?')} at ${formatTime(r.ack?.at)}.`,
-          };
-        await refresh(r, now);
-        return { status: 'done', message: `Acknowledged by ${mention(user)}.` };
-      }),
-
-    mute: (key, user, durationMs, now) =>
-      locked(key, async () => {
-        const r = await deps.store.get(key);
-        if (!r || r.resolutionPosted) return unknown;
-        const until = now + durationMs;
-        if (r.muteUntil !== undefined && r.muteUntil >= until) {
-          return { status: 'already', message: `Already muted until ${formatTime(r.muteUntil)}.` };
-        }
-        await deps.store.patch(key, { muteUntil: until, mutedBy: user, updatedAt: now });
-        await refresh({ ...r, muteUntil: until, mutedBy: user }, now);
-        return {
-          status: 'done',
-          message: `Muted until ${formatTime(until)} by ${mention(user)}; resolution is still posted.`,
-        };
-      }),
-
-    resolve: (key, user, now) =>
-      locked(key, async () => {
-        const r = await deps.store.get(key);
-        if (!r) return unknown;
-        const already: ActionResult = {
-          status: 'already',
-          message: `Already resolved at ${formatTime(r.resolvedAt)}${r.resolvedBy ? ` by ${mention(r.resolvedBy)}` : ''}.`,
-        };
-        if (r.resolutionPosted) return already;
-        // A first click whose Slack calls failed half-way is finished by the next one (resolvedAt already says who).
-        const by = r.resolvedBy ?? user;
-        const at = r.resolvedAt ?? now;
-        if (r.resolvedAt === undefined) await deps.store.patch(key, { resolvedAt: at, resolvedBy: by, updatedAt: now });
-        if (r.threadTs && r.incident) {
-          const history = historyOf(r);
-          const facts = { ...(deps.observe?.(history, now) ?? defaultFacts(history)), manual: { user: by, at } };
-          await postResolution(deps, { ...r, resolvedAt: at, resolvedBy: by }, r.threadTs, facts, {
-            ...visibleState(r, now),
-            resolvedAt: at,
-            resolvedBy: by,
-          });
-        }
-        // The record stays open: while the cluster still reports the incident it is silenced (a recurrence after
-        // it cleared gets a new thread), and the CronJobs the reply awaits are followed up. The caller runs the
-        // incident's job next, which closes it when nothing is left to wait for.
-        await deps.store.patch(key, { resolutionPosted: true });
-        return r.resolvedAt === undefined ? { status: 'done', message: `Resolved by ${mention(user)}.` } : already;
-      }),
+    acknowledge: (key, user, now) => locked(key, () => acknowledge(deps, key, user, now)),
+    mute: (key, user, durationMs, now) => locked(key, () => mute(deps, key, user, now + durationMs, now)),
+    resolve: (key, user, now) => locked(key, () => resolveByHand(deps, key, user, now)),
   };
+}
+
+async function acknowledge(deps: StageDeps, key: string, user: string, now: number): Promise<ActionResult> {
+  const set = await deps.store.setAckIfAbsent(key, { user, at: now });
+  const r = await deps.store.get(key);
+  if (!r) return UNKNOWN;
+  const ack = r.buttons.ack;
+  if (!set) return already(`Already acknowledged by ${mention(ack?.user ?? '?')} at ${formatTime(ack?.at)}.`);
+  await refresh(deps, r, now);
+  return { status: 'done', message: `Acknowledged by ${mention(user)}.` };
+}
+
+async function mute(deps: StageDeps, key: string, user: string, until: number, now: number): Promise<ActionResult> {
+  const r = await deps.store.get(key);
+  if (!r || isResolved(r.lifecycle)) return UNKNOWN;
+  const current = r.buttons.mute?.until;
+  if (current !== undefined && current >= until) return already(`Already muted until ${formatTime(current)}.`);
+  const muted = { until, by: user };
+  await deps.store.patch(key, { buttons: { mute: muted } });
+  await refresh(deps, { ...r, buttons: { ...r.buttons, mute: muted } }, now);
+  return {
+    status: 'done',
+    message: `Muted until ${formatTime(until)} by ${mention(user)}; resolution is still posted.`,
+  };
+}
+
+// Resolve: recorded (a first click whose Slack calls failed half-way is finished by the next one, and says who
+// clicked first), then resolved at once. The record stays open: while the cluster still reports the incident it
+// is silenced (a recurrence after it cleared gets a new thread), and the CronJobs the reply awaits are followed
+// up. The caller runs the incident's job next, which closes it when nothing is left to wait for.
+async function resolveByHand(deps: StageDeps, key: string, user: string, now: number): Promise<ActionResult> {
+  const r = await deps.store.get(key);
+  if (!r) return UNKNOWN;
+  if (isResolved(r.lifecycle)) return alreadyResolved(r.lifecycle.resolution);
+  const clicked = r.buttons.resolved;
+  if (!clicked) await deps.store.patch(key, { buttons: { resolved: { by: user, at: now } } });
+  await resolveNow(deps, key, now);
+  return clicked ? alreadyResolved(clicked) : { status: 'done', message: `Resolved by ${mention(user)}.` };
+}
+
+// Runs the steps a Resolve asks for (find an interrupted root, then resolve), and nothing after them.
+async function resolveNow(deps: StageDeps, key: string, now: number): Promise<void> {
+  for (let n = 0; n < 3; n++) {
+    const r = await deps.store.get(key);
+    if (!r) return;
+    const next = decide(r, now, deps.timers);
+    if (next.step !== 'resolve' && next.step !== 'adopt-root') return;
+    if (await runStep(deps, r, next.step, now)) return;
+  }
+}
+
+// Re-renders the root with the record's current state and records the new hash, so the worker sees nothing to do.
+async function refresh(deps: StageDeps, r: IncidentRecord, now: number): Promise<void> {
+  const result = await refreshRoot(stepContext(deps, r.key, now), r);
+  if (result) await apply(deps, r.key, result);
+}
+
+function already(message: string): ActionResult {
+  return { status: 'already', message };
+}
+
+function alreadyResolved(by: { at: number; by?: string }): ActionResult {
+  return already(`Already resolved at ${formatTime(by.at)}${by.by ? ` by ${mention(by.by)}` : ''}.`);
+}
+
+// Takes the incident lock, waiting while a worker holds it for one Slack call.
+async function waitForLock<T>(deps: StageDeps, key: string, waitMs: number, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const res = await withIncidentLock(deps, key, fn);
+    if (res !== 'locked') return res;
+    if (Date.now() > deadline) throw new RwxError('TIMEOUT', `incident ${key} is busy, try again`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }

@@ -1,7 +1,9 @@
-// The decide stage: a pure function from an incident record, the hash of what would be sent now, and the time, to
-// what the notifier does next. Alertmanager's timers: group_wait before the first post (let members gather),
-// group_interval between updates, repeat_interval for a reminder when nothing changed.
-import type { IncidentRecord } from '../store/incident-store.js';
+// The decision: a pure function from an incident record and the time to the one step the notifier takes next.
+// Alertmanager's timers: group_wait before the first post (let members gather), group_interval between updates,
+// repeat_interval for a reminder when nothing changed. decide.test.ts walks every case.
+import type { CronJobDone } from '../domain/resolution.js';
+import type { IncidentRecord, Lifecycle, Thread } from '../store/record.js';
+import { stateHash } from './state.js';
 
 /** Notification timers in ms. */
 export interface Timers {
@@ -17,58 +19,56 @@ export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
   repeatInterval: 4 * 60 * 60_000,
 });
 
-/** What to do next. `wait` says when to decide again. */
-export type Decision =
-  | { action: 'none' }
-  | { action: 'discard' }
-  | { action: 'wait'; until: number }
-  | { action: 'post' }
-  | { action: 'update' }
-  | { action: 'repeat' }
-  | { action: 'resolve' }
-  | { action: 'follow-up' }
-  | { action: 'close' };
+/** What to do next: nothing, wait until a time (then decide again), or one step (src/notify/steps/). */
+export type Step = { step: 'none' } | { step: 'wait'; until: number } | { step: StepName };
+
+/** The steps, each one file under steps/ (see STEPS in stages.ts). */
+export type StepName =
+  'post-root' | 'adopt-root' | 'post-evidence' | 'update' | 'repeat' | 'resolve' | 'follow-up' | 'close' | 'discard';
 
 /**
- * Decides the next step for a record. `hash` is the hash of the root that would be sent now.
- * - resolution posted: none while the incident still fires (a person resolved it: it stays closed); once it
- *   cleared, follow-up when an awaited CronJob is done or the wait is over, wait while CronJobs are awaited,
- *   else close; cleared before anything was posted: discard; cleared after a post: resolve (even when muted:
- *   resolution is always posted);
- * - firing, no thread yet: wait for createdAt + groupWait, then post;
- * - muted: wait until the mute ends;
- * - content changed: update, no sooner than lastNotifiedAt + groupInterval;
- * - unchanged: repeat at lastNotifiedAt + repeatInterval.
+ * The next step for a record at `now`. Resolved: silent while a person's Resolve holds and the cluster still
+ * reports the incident, else follow up the awaited CronJobs, then close. Not yet resolved: cleared (or Resolve
+ * pressed) means resolve, even when muted, except that nothing posted is discarded and a root whose post was
+ * interrupted is looked up first; firing means post the root after group_wait, then its evidence, then edit the
+ * root when the notifiable state changed (no sooner than group_interval after the last notification) or repeat
+ * after repeat_interval, while not muted.
  */
-export function needsUpdate(
-  record: IncidentRecord,
-  hash: string,
+export function decide(r: IncidentRecord, now: number, timers: Timers = DEFAULT_TIMERS): Step {
+  const l = r.lifecycle;
+  const cleared = r.observed.cleared !== undefined;
+  if (l.phase === 'closed') return { step: 'none' };
+  if (l.phase === 'resolved') return cleared ? { step: 'close' } : { step: 'none' };
+  if (l.phase === 'following-up') return cleared ? followUp(l, r.observed.cronJobsDone, now) : { step: 'none' };
+  const resolving = cleared || r.buttons.resolved !== undefined;
+  if (l.phase === 'pending') {
+    if (cleared) return { step: 'discard' };
+    if (r.buttons.resolved) return { step: 'resolve' };
+    const due = r.createdAt + timers.groupWait;
+    return now < due ? { step: 'wait', until: due } : { step: 'post-root' };
+  }
+  if (l.phase === 'posting-root') return { step: resolving ? 'adopt-root' : 'post-root' };
+  if (resolving) return { step: 'resolve' };
+  if (l.phase === 'posting-evidence') return { step: 'post-evidence' };
+  return openThread(r, l.thread, now, timers);
+}
+
+// An open thread: hold while muted; edit on a change, or remind when nothing changed for repeat_interval.
+function openThread(r: IncidentRecord, thread: Thread, now: number, timers: Timers): Step {
+  const mute = r.buttons.mute?.until;
+  if (mute !== undefined && now < mute) return { step: 'wait', until: mute };
+  const changed = stateHash(r, now) !== thread.sent.hash;
+  const due = thread.sent.at + (changed ? timers.groupInterval : timers.repeatInterval);
+  if (now < due) return { step: 'wait', until: due };
+  return { step: changed ? 'update' : 'repeat' };
+}
+
+// Resolved and cleared, CronJobs awaited: reply when one is done, or when the wait is over.
+function followUp(
+  l: Extract<Lifecycle, { phase: 'following-up' }>,
+  done: CronJobDone[] | undefined,
   now: number,
-  timers: Timers = DEFAULT_TIMERS,
-): Decision {
-  if (record.resolutionPosted) {
-    if (record.firing) return { action: 'none' };
-    const awaiting = record.awaitingCronJobs ?? [];
-    if (awaiting.length === 0) return { action: 'close' };
-    if ((record.cronJobsDone ?? []).some((c) => awaiting.includes(c.cronJob))) return { action: 'follow-up' };
-    const until = record.awaitingUntil ?? 0;
-    return now < until ? { action: 'wait', until } : { action: 'follow-up' };
-  }
-  const posted = record.threadTs !== undefined || record.rootPostStartedAt !== undefined;
-  if (!record.firing) return posted ? { action: 'resolve' } : { action: 'discard' };
-  if (!record.incident) return { action: 'none' };
-  if (record.threadTs !== undefined && !record.evidencePosted) return { action: 'post' }; // finish a started post
-  if (record.threadTs === undefined) {
-    const due = record.createdAt + timers.groupWait;
-    // A post that was started (crash mid-post) resumes at once: the group already waited.
-    return record.rootPostStartedAt === undefined && now < due ? { action: 'wait', until: due } : { action: 'post' };
-  }
-  if (record.muteUntil !== undefined && now < record.muteUntil) return { action: 'wait', until: record.muteUntil };
-  const last = record.lastNotifiedAt ?? record.createdAt;
-  if (hash !== record.lastSentHash) {
-    const due = last + timers.groupInterval;
-    return now < due ? { action: 'wait', until: due } : { action: 'update' };
-  }
-  const repeatAt = last + timers.repeatInterval;
-  return now < repeatAt ? { action: 'wait', until: repeatAt } : { action: 'repeat' };
+): Step {
+  if ((done ?? []).some((c) => l.awaiting.cronJobs.includes(c.cronJob))) return { step: 'follow-up' };
+  return now < l.awaiting.until ? { step: 'wait', until: l.awaiting.until } : { step: 'follow-up' };
 }

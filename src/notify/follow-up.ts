@@ -1,11 +1,8 @@
-// After the resolution: follows the CronJobs that had not completed a run yet (a missed backup is over only once
-// a run completes), so the thread says when the missed backup finally ran, or that it still has not when the bot
-// stops waiting.
+// After the resolution, the CronJobs that had not completed a run yet are followed (a missed backup is over only
+// once a run completes): how long the record waits for them, and which the evaluator sees done. The reply itself
+// is the follow-up step (steps/follow-up.ts).
 import type { CronJobDone, ResolutionFacts } from '../domain/resolution.js';
-import type { IncidentRecord, RecordPatch } from '../store/incident-store.js';
-import { renderCronJobFollowUp } from '../render/slack-follow-up.js';
-import { postReplyOnce } from './replies.js';
-import type { StageDeps } from './deps.js';
+import type { Awaiting } from '../store/record.js';
 
 const H = 60 * 60_000;
 /** How long a run may take after its scheduled time before the follow-up says it has not completed. */
@@ -17,13 +14,13 @@ const MIN_WAIT_MS = H;
 const MAX_WAIT_MS = 8 * 24 * H;
 
 /**
- * The record fields that start following the CronJobs a resolution reported as not having completed a run: until
- * the latest of their next scheduled runs plus RUN_ALLOWANCE_MS (DEFAULT_FOLLOW_UP_MS for one with no known next
- * run), kept between one hour and eight days from `now`.
+ * The CronJobs a resolution reported as not having completed a run, to follow until the latest of their next
+ * scheduled runs plus RUN_ALLOWANCE_MS (DEFAULT_FOLLOW_UP_MS for one with no known next run), kept between one
+ * hour and eight days from `now`; undefined when there are none.
  */
-export function awaitingFrom(facts: ResolutionFacts, now: number): RecordPatch {
+export function awaitingFrom(facts: ResolutionFacts, now: number): Awaiting | undefined {
   const awaited = facts.cronJobs.filter((c) => c.completedSince === false && !c.gone);
-  if (awaited.length === 0) return {};
+  if (awaited.length === 0) return undefined;
   const due = Math.max(
     ...awaited.map((c) => {
       const next = c.nextRunAt ? Date.parse(c.nextRunAt) : NaN;
@@ -31,17 +28,20 @@ export function awaitingFrom(facts: ResolutionFacts, now: number): RecordPatch {
     }),
   );
   return {
-    awaitingCronJobs: awaited.map((c) => c.cronJob),
-    awaitingUntil: Math.min(now + MAX_WAIT_MS, Math.max(now + MIN_WAIT_MS, due)),
+    cronJobs: awaited.map((c) => c.cronJob),
+    until: Math.min(now + MAX_WAIT_MS, Math.max(now + MIN_WAIT_MS, due)),
   };
 }
 
 /**
- * For the evaluator: which awaited CronJobs `facts` (observed now) show done, when that differs from what the
- * record already holds; undefined when there is nothing new to say.
+ * For the evaluator: which of the `awaiting` CronJobs `facts` (observed now) show done, when that differs from
+ * what the record already holds (`known`); undefined when there is nothing new to say.
  */
-export function newlyDone(r: IncidentRecord, facts: ResolutionFacts | undefined): CronJobDone[] | undefined {
-  const awaiting = r.awaitingCronJobs ?? [];
+export function newlyDone(
+  awaiting: readonly string[],
+  known: readonly CronJobDone[] | undefined,
+  facts: ResolutionFacts | undefined,
+): CronJobDone[] | undefined {
   if (awaiting.length === 0 || !facts) return undefined;
   const done: CronJobDone[] = [];
   for (const c of facts.cronJobs) {
@@ -49,31 +49,6 @@ export function newlyDone(r: IncidentRecord, facts: ResolutionFacts | undefined)
     if (c.gone) done.push({ cronJob: c.cronJob, gone: true });
     else if (c.completedSince) done.push({ cronJob: c.cronJob, ...(c.at ? { at: c.at } : {}) });
   }
-  const same = JSON.stringify(done) === JSON.stringify(r.cronJobsDone ?? []);
+  const same = JSON.stringify(done) === JSON.stringify(known ?? []);
   return done.length > 0 && !same ? done : undefined;
-}
-
-/**
- * Posts one follow-up: the awaited CronJobs seen done (each reply once, by its id), or when none is and the wait
- * is over, those still waiting; then stops awaiting them. Only CronJobs still awaited count, so a stale write of
- * cronJobsDone never repeats a reply.
- */
-export async function followUp(deps: StageDeps, r: IncidentRecord, now: number): Promise<void> {
-  const awaiting = r.awaitingCronJobs ?? [];
-  const done = (r.cronJobsDone ?? []).filter((c) => awaiting.includes(c.cronJob));
-  const left = done.length > 0 ? awaiting.filter((a) => !done.some((d) => d.cronJob === a)) : [];
-  if (r.threadTs) {
-    const id =
-      done.length > 0
-        ? `follow-up:${done.map((c) => `${c.cronJob}@${c.at ?? 'gone'}`).join(',')}`
-        : `follow-up:expired@${r.awaitingUntil ?? 0}`;
-    await postReplyOnce(deps, r, r.threadTs, id, renderCronJobFollowUp(done, awaiting, r.resolvedAt, r.awaitingUntil));
-  }
-  await deps.store.patch(r.key, {
-    awaitingCronJobs: left.length > 0 ? left : undefined,
-    awaitingUntil: left.length > 0 ? r.awaitingUntil : undefined,
-    cronJobsDone: undefined,
-    replyStarted: undefined,
-    updatedAt: now,
-  });
 }

@@ -1,6 +1,6 @@
 // The notifier: turns each evaluation's incidents into one Slack thread per incident. submit() records what the
 // evaluation saw and enqueues a BullMQ job per new / changed / cleared incident (deduplicated by incident key);
-// workers run the stages (stages.ts) under the per-incident lock. Any number of processes may share one Redis.
+// workers run the steps (stages.ts) under the per-incident lock. Any number of processes may share one Redis.
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Clock, systemClock } from '../domain/clock.js';
@@ -72,7 +72,7 @@ export interface Notifier extends IncidentActions {
     now: number,
     resolutions?: ReadonlyMap<string, ResolutionFacts>,
   ): Promise<void>;
-  /** Runs the stages for one key right now, without the queue (tests, one-shot CLI use). */
+  /** Runs the steps for one key right now, without the queue (tests, one-shot CLI use). */
   process(key: string): Promise<StageOutcome>;
   /** Jobs waiting or running (not the delayed ones: every open incident keeps one for its next timer). */
   queueDepth(): Promise<number>;
@@ -86,29 +86,18 @@ interface JobData {
   key: string;
 }
 
+/** The BullMQ queue's name (under the prefix: `<prefix>:notify`). */
+const QUEUE = 'notify';
+
 /**
  * Creates the notifier: `const n = createNotifier({ redis, prefix: 'rwx', slack, channel })`, then after each
  * evaluation `await n.submit(incidents, clock.now())`, and `await n.close()` on shutdown.
  */
 export function createNotifier(opts: NotifierOptions): Notifier {
-  const clock = opts.clock ?? systemClock;
-  const timers: Timers = { ...DEFAULT_TIMERS, ...opts.timers };
-  const store = opts.store ?? new RedisIncidentStore(opts.redis, opts.prefix);
-  const deps: StageDeps = {
-    store,
-    slack: opts.slack,
-    timers,
-    clock,
-    lockTtlMs: opts.lockTtlMs ?? 30_000,
-    closedTtlMs: opts.closedTtlMs ?? 7 * 86_400_000,
-    ...(opts.observeResolution ? { observe: opts.observeResolution } : {}),
-    ...(opts.observer ? { observer: opts.observer } : {}),
-  };
-  const log = opts.logger;
-  const lockRetryMs = opts.lockRetryMs ?? 250;
-  const queueName = 'notify';
+  const deps = stageDeps(opts);
+  const timers = deps.timers;
   const queueConn = opts.redis.duplicate({ maxRetriesPerRequest: null });
-  const queue = new Queue<JobData>(queueName, {
+  const queue = new Queue<JobData>(QUEUE, {
     connection: queueConn,
     prefix: opts.prefix,
     defaultJobOptions: {
@@ -118,72 +107,18 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       removeOnFail: 1000,
     },
   });
-  let worker: Worker<JobData> | undefined;
-  let workerConn: Redis | undefined;
+  const worker = (opts.worker ?? true) ? startWorker(opts, deps) : undefined;
 
-  const delayJob = async (job: Job<JobData>, token: string | undefined, untilWallMs: number): Promise<never> => {
-    await job.moveToDelayed(Math.max(Date.now(), untilWallMs), token);
-    throw new DelayedError();
-  };
-
-  if (opts.worker ?? true) {
-    workerConn = opts.redis.duplicate({ maxRetriesPerRequest: null });
-    worker = new Worker<JobData>(
-      queueName,
-      async (job, token) => {
-        let out: StageOutcome;
-        try {
-          out = await processIncident(deps, job.data.key);
-        } catch (e) {
-          const err = toRwxError(e);
-          if (err.code === 'SLACK_RATE_LIMITED') {
-            log?.warn(
-              { key: job.data.key, retryAfterSeconds: err.retryAfterSeconds },
-              'slack rate limited: job delayed',
-            );
-            return delayJob(job, token, Date.now() + (err.retryAfterSeconds ?? 1) * 1000);
-          }
-          log?.error(
-            { key: job.data.key, code: err.code, retryable: err.retryable, err: err.message },
-            'notify failed',
-          );
-          if (!err.retryable) throw new UnrecoverableError(`${err.code}: ${err.message}`);
-          throw err;
-        }
-        // Timers run on the injected clock; BullMQ delays run on the wall clock: convert the remaining time.
-        if (out.kind === 'locked') return delayJob(job, token, Date.now() + lockRetryMs);
-        if (out.kind === 'wait') return delayJob(job, token, Date.now() + Math.max(0, out.until - clock.now()));
-        if (out.actions.length > 0) log?.info({ key: job.data.key, actions: out.actions }, 'notified');
-        return out.actions;
-      },
-      { connection: workerConn, prefix: opts.prefix, concurrency: 4 },
-    );
-    worker.on('error', (e) => log?.error({ err: e.message }, 'notify worker error'));
-    worker.on('failed', (job, e) => {
-      if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
-        log?.error({ key: job.data.key, err: e.message }, 'notify gave up');
-    });
-  }
-
+  // One job per key: while one waits (delayed), a new submit replaces it; while one runs, the latest is kept and
+  // runs after it. The job carries only the key: the worker reads the latest record.
   const enqueue = async (key: string, delayMs = 0): Promise<void> => {
-    // One job per key: while one waits (delayed), a new submit replaces it; while one runs, the latest is kept
-    // and runs after it. The job carries only the key: the worker reads the latest record.
-    await queue.add(
-      'incident',
-      { key },
-      {
-        delay: Math.max(0, Math.round(delayMs)),
-        deduplication: { id: key, replace: true, keepLastIfActive: true },
-      },
-    );
+    const delay = Math.max(0, Math.round(delayMs));
+    await queue.add('incident', { key }, { delay, deduplication: { id: key, replace: true, keepLastIfActive: true } });
   };
 
   const submit: Notifier['submit'] = async (incidents, now, resolutions) => {
-    const jobs = await recordEvaluation(
-      { store, channel: opts.channel, groupWait: timers.groupWait, resolutions, observe: opts.observeResolution },
-      incidents,
-      now,
-    );
+    const ctx = { store: deps.store, channel: opts.channel, groupWait: timers.groupWait, resolutions };
+    const jobs = await recordEvaluation({ ...ctx, observe: opts.observeResolution }, incidents, now);
     for (const j of jobs) await enqueue(j.key, j.delayMs);
   };
 
@@ -196,15 +131,91 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       if (res.status !== 'unknown') await enqueue(key);
       return res;
     },
-    store,
+    store: deps.store,
     submit,
     process: (key) => processIncident(deps, key),
     queueDepth: () => queue.getJobCountByTypes('waiting', 'active', 'prioritized'),
     async close() {
       await worker?.close();
       await queue.close();
-      workerConn?.disconnect();
       queueConn.disconnect();
     },
+  };
+}
+
+// The steps' dependencies from the options, with the defaults.
+function stageDeps(opts: NotifierOptions): StageDeps {
+  return {
+    store: opts.store ?? new RedisIncidentStore(opts.redis, opts.prefix),
+    slack: opts.slack,
+    timers: { ...DEFAULT_TIMERS, ...opts.timers },
+    clock: opts.clock ?? systemClock,
+    lockTtlMs: opts.lockTtlMs ?? 30_000,
+    closedTtlMs: opts.closedTtlMs ?? 7 * 86_400_000,
+    ...(opts.observeResolution ? { observe: opts.observeResolution } : {}),
+    ...(opts.observer ? { observer: opts.observer } : {}),
+  };
+}
+
+/** A running BullMQ worker with its own connection. */
+interface RunningWorker {
+  close(): Promise<void>;
+}
+
+// A BullMQ worker that runs the steps for each job's incident (at most 4 incidents at once).
+function startWorker(opts: NotifierOptions, deps: StageDeps): RunningWorker {
+  const log = opts.logger;
+  const conn = opts.redis.duplicate({ maxRetriesPerRequest: null });
+  const worker = new Worker<JobData>(QUEUE, jobProcessor(deps, log, opts.lockRetryMs ?? 250), {
+    connection: conn,
+    prefix: opts.prefix,
+    concurrency: 4,
+  });
+  worker.on('error', (e) => log?.error({ err: e.message }, 'notify worker error'));
+  worker.on('failed', (job, e) => {
+    if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
+      log?.error({ key: job.data.key, err: e.message }, 'notify gave up');
+  });
+  return {
+    async close() {
+      await worker.close();
+      conn.disconnect();
+    },
+  };
+}
+
+/**
+ * What the worker does with one job: the steps for its incident. A wait or a busy lock moves the job back to
+ * delayed; Slack's rate limit delays it by Retry-After; a non-retryable error fails it for good.
+ */
+function jobProcessor(
+  deps: StageDeps,
+  log: NotifierLogger | undefined,
+  lockRetryMs: number,
+): (job: Job<JobData>, token?: string) => Promise<StageOutcome['kind'] | string[]> {
+  const delay = async (job: Job<JobData>, token: string | undefined, untilWallMs: number): Promise<never> => {
+    await job.moveToDelayed(Math.max(Date.now(), untilWallMs), token);
+    throw new DelayedError();
+  };
+  return async (job, token) => {
+    const key = job.data.key;
+    let out: StageOutcome;
+    try {
+      out = await processIncident(deps, key);
+    } catch (e) {
+      const err = toRwxError(e);
+      if (err.code === 'SLACK_RATE_LIMITED') {
+        log?.warn({ key, retryAfterSeconds: err.retryAfterSeconds }, 'slack rate limited: job delayed');
+        return delay(job, token, Date.now() + (err.retryAfterSeconds ?? 1) * 1000);
+      }
+      log?.error({ key, code: err.code, retryable: err.retryable, err: err.message }, 'notify failed');
+      if (!err.retryable) throw new UnrecoverableError(`${err.code}: ${err.message}`);
+      throw err;
+    }
+    // Timers run on the injected clock; BullMQ delays run on the wall clock: convert the remaining time.
+    if (out.kind === 'locked') return delay(job, token, Date.now() + lockRetryMs);
+    if (out.kind === 'wait') return delay(job, token, Date.now() + Math.max(0, out.until - deps.clock.now()));
+    if (out.steps.length > 0) log?.info({ key, steps: out.steps }, 'notified');
+    return out.steps;
   };
 }

@@ -1,15 +1,15 @@
-// The submit stage: records what one evaluation saw, and says which incident keys need a job (and after how
-// long). It writes only the evaluator's fields (incident, history, firing, cleared, resolution facts, CronJobs seen
-// done after a resolution), never Slack's.
+// The evaluator's side of the record: what one evaluation saw, and which incident keys need a job (and after how
+// long). It writes only `observed` (the incident, its hash and history, whether it cleared and what the cluster
+// said then, CronJobs seen done after a resolution), never the lifecycle or the buttons.
+import { mergeHistory } from '../domain/history.js';
 import type { Incident } from '../domain/incident.js';
-import type { IncidentStore } from '../store/incident-store.js';
-import { rootHash } from '../render/slack-incident.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
+import type { IncidentStore } from '../store/incident-store.js';
+import { isResolved } from '../store/record.js';
 import { newlyDone } from './follow-up.js';
-import { historyOrLast, mergeHistory } from '../domain/history.js';
-import { historyOf } from './history.js';
+import { notifiableHash } from './notifiable.js';
 
-/** A job to enqueue: run the stages for `key` after `delayMs`. */
+/** A job to enqueue: run the steps for `key` after `delayMs`. */
 export interface JobRequest {
   key: string;
   delayMs: number;
@@ -27,82 +27,88 @@ export interface RecordContext {
 }
 
 /**
- * Records one evaluation. New incident: a record, and a job after group_wait. Changed (by root hash) or firing
- * again: the new content, and a job now. Every reported incident's members are merged into its history (written
- * only when it changed). Open but no longer reported: cleared with the facts observed for its whole history, and
- * a job now. An incident resolved automatically that comes back starts a new thread. One a person resolved stays
- * closed while the cluster keeps reporting it; once it cleared (the job then closes the record), a recurrence
- * starts a new thread as well.
+ * Records one evaluation: each reported incident (recordReported), then each open record it no longer reports
+ * (recordAbsent). Returns the jobs to enqueue.
  */
 export async function recordEvaluation(
   ctx: RecordContext,
   incidents: readonly Incident[],
   now: number,
 ): Promise<JobRequest[]> {
-  const { store } = ctx;
   const jobs: JobRequest[] = [];
   const seen = new Set<string>();
   for (const incident of incidents) {
     if (seen.has(incident.key)) continue;
     seen.add(incident.key);
-    const hash = rootHash(incident);
-    let r = await store.get(incident.key);
-    if (r?.resolutionPosted && r.resolvedBy !== undefined && r.firing) continue;
-    if (r?.resolutionPosted) {
-      await store.delete(incident.key);
-      r = undefined;
-    }
-    if (!r) {
-      const history = mergeHistory(undefined, incident, now).history;
-      const created = await store.create({
-        key: incident.key,
-        channel: ctx.channel,
-        createdAt: now,
-        updatedAt: now,
-        incident,
-        history,
-        observedHash: hash,
-        firing: true,
-      });
-      // Another replica created it first: its job already waits for group_wait.
-      if (created) jobs.push({ key: incident.key, delayMs: ctx.groupWait });
-      continue;
-    }
-    const merged = mergeHistory(r.history ?? historyOrLast(undefined, r.incident, r.createdAt), incident, now);
-    const history = merged.changed || !r.history ? { history: merged.history } : {};
-    if (r.observedHash === hash && r.firing) {
-      // Same root, but the history's cluster-time end moves on (a write a minute at most).
-      if (history.history) await store.patch(incident.key, history);
-      continue;
-    }
-    await store.patch(incident.key, {
-      incident,
-      ...history,
-      observedHash: hash,
-      firing: true,
-      clearedAt: undefined,
-      resolution: undefined,
-      updatedAt: now,
-    });
-    jobs.push({ key: incident.key, delayMs: 0 });
+    const job = await recordReported(ctx, incident, now);
+    if (job) jobs.push(job);
   }
-  for (const key of await store.listOpen()) {
+  for (const key of await ctx.store.listOpen()) {
     if (seen.has(key)) continue;
-    const r = await store.get(key);
-    if (!r) continue;
-    if (r.resolutionPosted && !r.firing) {
-      // Resolved, waiting for CronJobs to run (follow-up.ts): say which are done now, once.
-      const done = r.awaitingCronJobs ? newlyDone(r, ctx.observe?.(historyOf(r), now, true)) : undefined;
-      if (done) {
-        await store.patch(key, { cronJobsDone: done });
-        jobs.push({ key, delayMs: 0 });
-      }
-      continue;
-    }
-    if (!r.firing) continue;
-    const facts = ctx.resolutions?.get(key) ?? ctx.observe?.(historyOf(r), now);
-    await store.patch(key, { firing: false, clearedAt: now, resolution: facts, updatedAt: now });
-    jobs.push({ key, delayMs: 0 });
+    const job = await recordAbsent(ctx, key, now);
+    if (job) jobs.push(job);
   }
   return jobs;
+}
+
+/**
+ * A reported incident. New: a record, and a job after group_wait. Changed (by notifiable hash) or reported again
+ * after it cleared: the new content, and a job now. Its members are merged into the history either way (written
+ * only when it changed). Resolved automatically and reported again: a new record, so a new thread. Resolved by a
+ * person: silent while the cluster keeps reporting it; once it cleared (its job then closes the record), a
+ * recurrence starts a new thread as well.
+ */
+async function recordReported(ctx: RecordContext, incident: Incident, now: number): Promise<JobRequest | undefined> {
+  const { store } = ctx;
+  const hash = notifiableHash(incident);
+  let r = await store.get(incident.key);
+  if (r && isResolved(r.lifecycle)) {
+    if (r.lifecycle.resolution.by !== undefined && !r.observed.cleared) return undefined;
+    await store.delete(incident.key);
+    r = undefined;
+  }
+  if (!r) {
+    const history = mergeHistory(undefined, incident, now).history;
+    const created = await store.create({
+      key: incident.key,
+      channel: ctx.channel,
+      createdAt: now,
+      observed: { incident, hash, history },
+      lifecycle: { phase: 'pending' },
+      buttons: {},
+    });
+    // Another replica created it first: its job already waits for group_wait.
+    return created ? { key: incident.key, delayMs: ctx.groupWait } : undefined;
+  }
+  const merged = mergeHistory(r.observed.history, incident, now);
+  const history = merged.changed ? { history: merged.history } : {};
+  if (r.observed.hash === hash && !r.observed.cleared) {
+    // Nothing to notify, but the history's cluster-time end moves on (a write a minute at most).
+    if (merged.changed) await store.patch(incident.key, { observed: history });
+    return undefined;
+  }
+  await store.patch(incident.key, { observed: { incident, hash, ...history, cleared: undefined } });
+  return { key: incident.key, delayMs: 0 };
+}
+
+/**
+ * An open record the evaluation no longer reports. Firing until now: cleared, with what the cluster says about
+ * every member it ever had, and a job now. Resolved and waiting for CronJobs: which of them are done now, once.
+ */
+async function recordAbsent(ctx: RecordContext, key: string, now: number): Promise<JobRequest | undefined> {
+  const r = await ctx.store.get(key);
+  if (!r) return undefined;
+  const l = r.lifecycle;
+  if (isResolved(l) && r.observed.cleared) {
+    if (l.phase !== 'following-up') return undefined;
+    const facts = ctx.observe?.(r.observed.history, now, true);
+    const done = newlyDone(l.awaiting.cronJobs, r.observed.cronJobsDone, facts);
+    if (!done) return undefined;
+    await ctx.store.patch(key, { observed: { cronJobsDone: done } });
+    return { key, delayMs: 0 };
+  }
+  if (r.observed.cleared) return undefined;
+  const facts = ctx.resolutions?.get(key) ?? ctx.observe?.(r.observed.history, now);
+  await ctx.store.patch(key, { observed: { cleared: { at: now, ...(facts ? { facts } : {}) } } });
+  return { key, delayMs: 0 };
 }

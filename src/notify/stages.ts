@@ -1,77 +1,94 @@
-// The notify stages for one incident key: decide (pure needsUpdate) -> post / update Slack -> record, each record
-// write only after Slack succeeded. Runs under the per-incident lock, so two workers (or a worker and a button)
-// never post for the same incident at once; with the record written after each Slack call, a retry resumes where
-// the last attempt stopped, and a root or thread reply whose post was started but not recorded is looked up (by
-// its message metadata) before posting again, so a crash between Slack and the record never posts it twice.
-import { isRwxError } from '../errors.js';
-import type { Incident } from '../domain/incident.js';
-import type { IncidentRecord } from '../store/incident-store.js';
-import type { IncidentState, SlackMessage } from '../render/slack-blocks.js';
-import { renderIncidentRoot, rootHash } from '../render/slack-incident.js';
-import { type ResolutionFacts, defaultFacts } from '../domain/resolution.js';
-import { renderResolution } from '../render/slack-resolution.js';
-import { renderResolvedRoot } from '../render/slack-resolved.js';
-import { membersOf } from '../domain/members.js';
-import { renderChangeReply, renderEvidenceReply, renderRepeatReply } from '../render/slack-thread.js';
-import { incidentMetadata } from '../slack/api.js';
-import { type Decision, needsUpdate } from './decide.js';
+// The notifier's pipeline for one incident key, under the per-incident lock (two workers, or a worker and a
+// button, never act on one incident at once):
+//
+//   read the record -> decide (pure, decide.ts) -> run one step (steps/) -> record what it returns -> again
+//
+// until decide says wait or nothing. Each step makes its Slack calls and returns what to record; the runner writes
+// it only after the step returned, so a step that failed is retried from the same record, and a root or reply
+// whose post was started but not recorded is looked up by its metadata before posting again.
+import type { Lifecycle } from '../store/record.js';
+import type { IncidentRecord } from '../store/record.js';
+import { type StepName, decide } from './decide.js';
 import type { StageDeps } from './deps.js';
-import { historyOf } from './history.js';
-import { postReplyOnce } from './replies.js';
-import { awaitingFrom, followUp } from './follow-up.js';
+import { editRoot } from './steps/edit-root.js';
+import { close, discard } from './steps/end.js';
+import { followUp } from './steps/follow-up.js';
+import { postEvidence } from './steps/post-reply.js';
+import { adoptRoot, postRoot } from './steps/post-root.js';
+import { resolve } from './steps/resolve.js';
+import type { StepContext, StepFn, StepResult } from './steps/step.js';
 
 export type { NotifierObserver, StageDeps } from './deps.js';
 
-/** Result of one run: done (with the actions taken), wait until a time, or the lock was busy. */
+/** The steps, in lifecycle order: what each decision runs. */
+export const STEPS: Readonly<Record<StepName, StepFn>> = {
+  'post-root': postRoot,
+  'adopt-root': adoptRoot,
+  'post-evidence': postEvidence,
+  update: (ctx, r) => editRoot(ctx, r, 'update'),
+  repeat: (ctx, r) => editRoot(ctx, r, 'repeat'),
+  resolve,
+  'follow-up': followUp,
+  close,
+  discard,
+};
+
+/** Result of one run: done (with the steps taken), wait until a time, or the lock was busy. */
 export type StageOutcome =
-  | { kind: 'done'; actions: Decision['action'][] }
-  | { kind: 'wait'; until: number; actions: Decision['action'][] }
-  | { kind: 'locked' };
+  { kind: 'done'; steps: StepName[] } | { kind: 'wait'; until: number; steps: StepName[] } | { kind: 'locked' };
 
-/** The ack / mute / resolve state to show, as of `now` (an expired mute is not shown). */
-export function visibleState(r: IncidentRecord, now: number): IncidentState {
+// The most steps one run takes (an edit that finds the root deleted, then a new root and its evidence): more
+// would be a bug in decide(), not a need.
+const MAX_STEPS = 6;
+
+/** Decides and acts for one incident until it has nothing to do now. Throws RwxError from Slack or Redis. */
+export async function processIncident(deps: StageDeps, key: string): Promise<StageOutcome> {
+  const res = await withIncidentLock(deps, key, async (): Promise<StageOutcome> => {
+    const steps: StepName[] = [];
+    for (let n = 0; n < MAX_STEPS; n++) {
+      const record = await deps.store.get(key);
+      if (!record) break;
+      const now = deps.clock.now();
+      const next = decide(record, now, deps.timers);
+      if (next.step === 'none') break;
+      if (next.step === 'wait') return { kind: 'wait', until: next.until, steps };
+      steps.push(next.step);
+      if (await runStep(deps, record, next.step, now)) break;
+    }
+    return { kind: 'done', steps };
+  });
+  return res === 'locked' ? { kind: 'locked' } : res;
+}
+
+/** Runs one step on `record` (the caller holds the lock) and records its result; true when the record ended. */
+export async function runStep(deps: StageDeps, record: IncidentRecord, step: StepName, now: number): Promise<boolean> {
+  const ended = await apply(deps, record.key, await STEPS[step](stepContext(deps, record.key, now), record));
+  if (step === 'post-root') observeQuietly(() => deps.observer?.rootPosted?.(record.observed.incident, now));
+  return ended;
+}
+
+/** Records a step's result: the new lifecycle, then for the last one closes or deletes the record. */
+export async function apply(deps: StageDeps, key: string, result: StepResult): Promise<boolean> {
+  if (result.kind === 'delete') {
+    await deps.store.delete(key);
+    return true;
+  }
+  await deps.store.patch(key, { lifecycle: result.lifecycle });
+  if (result.kind === 'write') return false;
+  await deps.store.close(key, deps.closedTtlMs);
+  return true;
+}
+
+/** What a step of `key` may use at `now`. */
+export function stepContext(deps: StageDeps, key: string, now: number): StepContext {
   return {
-    ...(r.ack ? { ack: r.ack } : {}),
-    ...(r.muteUntil !== undefined && r.muteUntil > now ? { muteUntil: r.muteUntil } : {}),
-    ...(r.resolvedAt !== undefined ? { resolvedAt: r.resolvedAt } : {}),
-    ...(r.resolvedBy !== undefined ? { resolvedBy: r.resolvedBy } : {}),
+    slack: deps.slack,
+    now,
+    ...(deps.observe ? { observe: deps.observe } : {}),
+    mark: async (lifecycle: Lifecycle) => {
+      await deps.store.patch(key, { lifecycle });
+    },
   };
-}
-
-/** The root as it should read in `state`: the live incident, or once resolved the whole incident's summary. */
-export function rootMessage(r: IncidentRecord, incident: Incident, state: IncidentState): SlackMessage {
-  return state.resolvedAt !== undefined
-    ? renderResolvedRoot(incident, historyOf(r), state)
-    : renderIncidentRoot(incident, state);
-}
-
-/**
- * Posts the resolution reply (once: recorded as resolutionReplied, and looked up before a post after a crash),
- * then edits the root to its resolved summary. A retry after a failed edit skips the reply. The next decision
- * closes the record, or keeps it open for the CronJobs the reply says have not run yet.
- */
-export async function postResolution(
-  deps: StageDeps,
-  r: IncidentRecord,
-  ts: string,
-  facts: ResolutionFacts,
-  state: IncidentState,
-): Promise<void> {
-  const incident = r.incident!;
-  if (!r.resolutionReplied) {
-    await postReplyOnce(deps, r, ts, 'resolution', renderResolution(incident, historyOf(r), facts));
-    // Recorded with the reply: the CronJobs it says have not run yet are followed up in the thread (follow-up.ts).
-    await deps.store.patch(r.key, {
-      resolutionReplied: true,
-      replyStarted: undefined,
-      ...awaitingFrom(facts, deps.clock.now()),
-    });
-  }
-  try {
-    await deps.slack.update({ channel: r.channel, ts, ...rootMessage(r, incident, state) });
-  } catch (e) {
-    if (!isRwxError(e, 'NOT_FOUND')) throw e; // someone deleted the root: the reply stands, nothing to edit
-  }
 }
 
 /** Runs `fn` holding the incident's lock; 'locked' when another holder has it. */
@@ -85,131 +102,11 @@ export async function withIncidentLock<T>(deps: StageDeps, key: string, fn: () =
   }
 }
 
-/** Decides and acts for one incident until it has nothing to do now. Throws RwxError from Slack or Redis. */
-export async function processIncident(deps: StageDeps, key: string): Promise<StageOutcome> {
-  const res = await withIncidentLock(deps, key, async (): Promise<StageOutcome> => {
-    const actions: Decision['action'][] = [];
-    // A few rounds at most: post then (maybe) nothing more; a loop here would be a bug, not a need.
-    for (let round = 0; round < 4; round++) {
-      const record = await deps.store.get(key);
-      if (!record) return { kind: 'done', actions };
-      const now = deps.clock.now();
-      const hash = record.incident ? rootHash(record.incident, visibleState(record, now)) : '';
-      const d = needsUpdate(record, hash, now, deps.timers);
-      if (d.action === 'none') return { kind: 'done', actions };
-      if (d.action === 'wait') return { kind: 'wait', until: d.until, actions };
-      actions.push(d.action);
-      await act(deps, record, d, now);
-      // Ends the record's life (its last write closes or deletes it): nothing follows in this run.
-      if (d.action === 'close' || d.action === 'discard') return { kind: 'done', actions };
-    }
-    return { kind: 'done', actions };
-  });
-  return res === 'locked' ? { kind: 'locked' } : res;
-}
-
-async function act(deps: StageDeps, r: IncidentRecord, d: Decision, now: number): Promise<void> {
-  const { store, slack } = deps;
-  if (d.action === 'discard') return store.delete(r.key);
-  if (d.action === 'close') return store.close(r.key, deps.closedTtlMs);
-  if (d.action === 'resolve') return resolveAutomatically(deps, r, now);
-  if (d.action === 'follow-up') return followUp(deps, r, now);
-  const incident = r.incident!;
-  if (d.action === 'post') {
-    const ts = r.threadTs ?? (await postRoot(deps, r, incident, now));
-    if (!r.evidencePosted) {
-      await postReplyOnce(deps, r, ts, 'evidence', renderEvidenceReply(incident));
-      await store.patch(r.key, { evidencePosted: true, replyStarted: undefined });
-    }
-    return;
-  }
-  const state = visibleState(r, now);
-  try {
-    await slack.update({ channel: r.channel, ts: r.threadTs!, ...rootMessage(r, incident, state) });
-  } catch (e) {
-    if (!isRwxError(e, 'NOT_FOUND')) throw e;
-    // Someone deleted the root: forget it, so the next round posts a fresh thread for the still-open incident.
-    await store.patch(r.key, {
-      threadTs: undefined,
-      rootPostStartedAt: undefined,
-      evidencePosted: undefined,
-      lastSentHash: undefined,
-      replyStarted: undefined,
-    });
-    return;
-  }
-  const hash = rootHash(incident, state);
-  const kind = d.action === 'repeat' ? 'repeat' : 'change';
-  const reply =
-    kind === 'repeat'
-      ? renderRepeatReply(incident, r.createdAt, now)
-      : r.members
-        ? renderChangeReply(incident, r.members)
-        : undefined;
-  if (reply) await postReplyOnce(deps, r, r.threadTs!, updateReplyId(r, kind, hash), reply);
-  await store.patch(r.key, {
-    lastSentHash: hash,
-    members: membersOf(incident),
-    lastNotifiedAt: now,
-    updatedAt: now,
-    replyStarted: undefined,
-  });
-}
-
-// The id of the reply of an update or repeat step: the kind, the notification it follows (lastNotifiedAt, which
-// only this step's own record write moves on) and, for a change, the root it goes with. A retry of the step
-// computes the same id; any later step, or a retry after the incident changed again (new content), a new one.
-function updateReplyId(r: IncidentRecord, kind: 'change' | 'repeat', hash: string): string {
-  const after = r.lastNotifiedAt ?? r.createdAt;
-  return kind === 'repeat' ? `repeat:${after}` : `change:${after}:${hash.slice(0, 16)}`;
-}
-
-// Posts the root, or adopts the one an interrupted attempt already posted (found by its metadata).
-async function postRoot(deps: StageDeps, r: IncidentRecord, incident: Incident, now: number): Promise<string> {
-  const { store, slack } = deps;
-  const state = visibleState(r, now);
-  const message = rootMessage(r, incident, state);
-  let ts: string | undefined;
-  if (r.rootPostStartedAt !== undefined) {
-    // No time bound: the record's clock may not be Slack's; newest-first history finds a recent root quickly.
-    ts = await slack.findRootByIncidentKey(r.channel, r.key);
-    if (ts) await slack.update({ channel: r.channel, ts, ...message });
-  }
-  if (!ts) {
-    await store.patch(r.key, { rootPostStartedAt: now });
-    ts = (await slack.postMessage({ channel: r.channel, ...message, metadata: incidentMetadata(r.key) })).ts;
-  }
-  await store.patch(r.key, {
-    threadTs: ts,
-    lastSentHash: rootHash(incident, state),
-    members: membersOf(incident),
-    lastNotifiedAt: now,
-    updatedAt: now,
-  });
-  observeQuietly(() => deps.observer?.rootPosted?.(incident, now));
-  return ts;
-}
-
-// A metrics hook that throws must not fail (and so repeat) a post that reached Slack.
+// A metrics hook that throws must not fail (and so repeat) a post that reached Slack and was recorded.
 function observeQuietly(f: () => void): void {
   try {
     f();
   } catch {
     /* metrics only */
   }
-}
-
-async function resolveAutomatically(deps: StageDeps, r: IncidentRecord, now: number): Promise<void> {
-  const { store, slack } = deps;
-  let ts = r.threadTs;
-  if (!ts) ts = await slack.findRootByIncidentKey(r.channel, r.key);
-  if (!ts || !r.incident) return store.delete(r.key); // the post never reached Slack: nothing to resolve
-  const facts = r.resolution ?? defaultFacts(historyOf(r));
-  const resolvedAt = r.clearedAt ?? now;
-  const state = { ...visibleState(r, now), resolvedAt };
-  delete state.muteUntil;
-  if (ts !== r.threadTs) await store.patch(r.key, { threadTs: ts });
-  await postResolution(deps, r, ts, facts, state);
-  await store.patch(r.key, { threadTs: ts, resolvedAt, resolutionPosted: true, updatedAt: now });
-  // The next round closes the record, or waits for the CronJobs the resolution reply said have not run yet.
 }

@@ -1,9 +1,10 @@
-// IncidentStore in memory, for pure tests and the fake-only demo. Same contract as RedisIncidentStore
-// (test/store/incident-store.contract.test.ts runs against both); the clock decides lock and record expiry.
+// IncidentStore in memory, for pure tests. Same contract as RedisIncidentStore (test/store/
+// incident-store.contract.test.ts runs against both); the clock decides lock and record expiry.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
-import type { IncidentRecord, IncidentStore, RecordPatch } from './incident-store.js';
+import type { IncidentStore } from './incident-store.js';
+import type { IncidentRecord, RecordPatch } from './record.js';
 
 /** An in-memory IncidentStore. Records are deep-copied in and out, as Redis would. */
 export class MemoryIncidentStore implements IncidentStore {
@@ -28,18 +29,16 @@ export class MemoryIncidentStore implements IncidentStore {
   async patch(key: string, fields: RecordPatch): Promise<boolean> {
     const e = this.live(key);
     if (!e) return false;
-    const r = e.record as unknown as Record<string, unknown>;
-    for (const [k, v] of Object.entries(fields)) {
-      if (v === undefined) delete r[k];
-      else r[k] = copy(v);
-    }
+    assign(e.record.observed, fields.observed);
+    if (fields.lifecycle) e.record.lifecycle = copy(fields.lifecycle);
+    assign(e.record.buttons, fields.buttons);
     return true;
   }
 
   async setAckIfAbsent(key: string, ack: { user: string; at: number }): Promise<boolean> {
     const e = this.live(key);
-    if (!e || e.record.ack) return false;
-    e.record.ack = { ...ack };
+    if (!e || e.record.buttons.ack) return false;
+    e.record.buttons.ack = { ...ack };
     return true;
   }
 
@@ -82,4 +81,13 @@ export class MemoryIncidentStore implements IncidentStore {
 
 function copy<T>(v: T): T {
   return structuredClone(v);
+}
+
+// Sets each field the patch names on `group`; a field given as undefined is removed.
+function assign(group: object, fields: object | undefined): void {
+  const g = group as Record<string, unknown>;
+  for (const [k, v] of Object.entries(fields ?? {})) {
+    if (v === undefined) delete g[k];
+    else g[k] = copy(v);
+  }
 }

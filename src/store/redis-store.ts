@@ -1,10 +1,21 @@
-// IncidentStore on Redis: one hash per incident (`<prefix>:incident:<key>`, one JSON value per field, so writers
-// of different fields never race), a set of open keys (`<prefix>:open`) and a lock per incident
-// (`<prefix>:lock:<key>`, SET NX PX with a random token, released by compare-and-delete).
+// IncidentStore on Redis: one hash per incident (`<prefix>:incident:<key>`), a set of open keys (`<prefix>:open`)
+// and a lock per incident (`<prefix>:lock:<key>`, SET NX PX with a random token, released by compare-and-delete).
+// A record's hash has one JSON value per field of `observed` and `buttons` ("observed.history", "buttons.ack"...)
+// and one for the lifecycle, so the evaluator, the steps and the buttons never overwrite each other's writes.
+// It holds no "key" field: the previous version reads such a hash as no record at all, so during a rolling
+// upgrade an old process never acts on a record it cannot understand. Records that old processes wrote are
+// converted on read (migrate.ts) and rewritten, atomically, while no old process holds their lock.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RwxError } from '../errors.js';
-import type { IncidentRecord, IncidentStore, RecordPatch } from './incident-store.js';
+import type { IncidentStore } from './incident-store.js';
+import { type LegacyRecord, fromLegacy } from './migrate.js';
+import type { IncidentRecord, RecordPatch } from './record.js';
+
+/** The record layout this version writes (the hash field "schema"). */
+const SCHEMA = 2;
+/** Lock tokens of this version start with this, so a migration can tell an older process's lock from ours. */
+const TOKEN_PREFIX = 'v2:';
 
 // Create atomically: readers never see a half-written record.
 const CREATE = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -20,6 +31,24 @@ for i = 0, n - 1 do
   if v == '' then redis.call('HDEL', KEYS[1], f) else redis.call('HSET', KEYS[1], f, v) end
 end
 return 1`;
+// The first ack wins, also over one a previous-version record holds in its own field.
+const ACK = `if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'ack') == 1 then return 0 end
+return redis.call('HSETNX', KEYS[1], 'buttons.ack', ARGV[1])`;
+// Rewrites a previous-version hash in the current layout, keeping its expiry: only if it still holds exactly the
+// fields read (ARGV[3..2+2n]) and no older process holds the lock (one mid-step would write old fields after us).
+// 1: rewritten; 0: changed since read; -1: an older process holds the lock.
+const MIGRATE = `local lock = redis.call('GET', KEYS[2])
+if lock and string.sub(lock, 1, #ARGV[1]) ~= ARGV[1] then return -1 end
+local n = tonumber(ARGV[2])
+if redis.call('HLEN', KEYS[1]) ~= n then return 0 end
+for i = 0, n - 1 do
+  if redis.call('HGET', KEYS[1], ARGV[3 + i * 2]) ~= ARGV[4 + i * 2] then return 0 end
+end
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 3 + n * 2))
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1`;
 
 /** The Redis-backed IncidentStore. `prefix` namespaces every key (e.g. "rwx" or a per-test prefix). */
 export class RedisIncidentStore implements IncidentStore {
@@ -29,17 +58,23 @@ export class RedisIncidentStore implements IncidentStore {
   ) {}
 
   async get(key: string): Promise<IncidentRecord | undefined> {
-    const h = await this.run(() => this.redis.hgetall(this.recordKey(key)));
-    if (!h.key) return undefined;
-    const out: Record<string, unknown> = {};
-    for (const [f, v] of Object.entries(h)) out[f] = JSON.parse(v);
-    return out as unknown as IncidentRecord;
+    // A previous-version record that changes while it is rewritten is read again (a few times at most).
+    for (let attempt = 0; ; attempt++) {
+      const h = await this.run(() => this.redis.hgetall(this.recordKey(key)));
+      if (h.schema !== undefined) return fromHash(key, h);
+      if (h.key === undefined) return undefined;
+      const closed = (await this.run(() => this.redis.pttl(this.recordKey(key)))) > 0;
+      const record = legacyFromHash(h, closed);
+      if (!record) return undefined;
+      const read = Object.entries(h);
+      const args = [TOKEN_PREFIX, read.length, ...read.flat(), ...toHash(record)];
+      const res = await this.run(() => this.redis.eval(MIGRATE, 2, this.recordKey(key), this.lockKey(key), ...args));
+      if (res !== 0 || attempt >= 2) return record;
+    }
   }
 
   async create(record: IncidentRecord): Promise<boolean> {
-    const fields = Object.entries(record)
-      .filter(([, v]) => v !== undefined)
-      .flatMap(([f, v]) => [f, JSON.stringify(v)]);
+    const fields = toHash(record);
     const res = await this.run(() =>
       this.redis.eval(CREATE, 2, this.recordKey(record.key), this.openKey(), record.key, ...fields),
     );
@@ -47,14 +82,13 @@ export class RedisIncidentStore implements IncidentStore {
   }
 
   async patch(key: string, fields: RecordPatch): Promise<boolean> {
-    const args = Object.entries(fields).flatMap(([f, v]) => [f, v === undefined ? '' : JSON.stringify(v)]);
+    const args = patchFields(fields).flatMap(([f, v]) => [f, v === undefined ? '' : JSON.stringify(v)]);
     const res = await this.run(() => this.redis.eval(PATCH, 1, this.recordKey(key), String(args.length / 2), ...args));
     return res === 1;
   }
 
   async setAckIfAbsent(key: string, ack: { user: string; at: number }): Promise<boolean> {
-    if (!(await this.run(() => this.redis.exists(this.recordKey(key))))) return false;
-    return (await this.run(() => this.redis.hsetnx(this.recordKey(key), 'ack', JSON.stringify(ack)))) === 1;
+    return (await this.run(() => this.redis.eval(ACK, 1, this.recordKey(key), JSON.stringify(ack)))) === 1;
   }
 
   async delete(key: string): Promise<void> {
@@ -76,7 +110,7 @@ export class RedisIncidentStore implements IncidentStore {
   }
 
   async tryLock(key: string, ttlMs: number): Promise<string | undefined> {
-    const token = randomUUID();
+    const token = `${TOKEN_PREFIX}${randomUUID()}`;
     const ok = await this.run(() =>
       this.redis.set(this.lockKey(key), token, 'PX', Math.max(1, Math.round(ttlMs)), 'NX'),
     );
@@ -106,4 +140,68 @@ export class RedisIncidentStore implements IncidentStore {
       });
     }
   }
+}
+
+// The hash fields of a record, flattened: [field, JSON value, field, JSON value, ...].
+function toHash(r: IncidentRecord): string[] {
+  const fields: [string, unknown][] = [
+    ['schema', SCHEMA],
+    ['channel', r.channel],
+    ['createdAt', r.createdAt],
+    ...patchFields({ observed: r.observed, lifecycle: r.lifecycle, buttons: r.buttons }),
+  ];
+  return fields.filter(([, v]) => v !== undefined).flatMap(([f, v]) => [f, JSON.stringify(v)]);
+}
+
+// The hash fields a patch writes; a value of undefined removes the field.
+function patchFields(p: RecordPatch): [string, unknown][] {
+  return [
+    ...Object.entries(p.observed ?? {}).map(([f, v]): [string, unknown] => [`observed.${f}`, v]),
+    ...(p.lifecycle ? [['lifecycle', p.lifecycle] as [string, unknown]] : []),
+    ...Object.entries(p.buttons ?? {}).map(([f, v]): [string, unknown] => [`buttons.${f}`, v]),
+  ];
+}
+
+/** The current-layout fields of a hash, parsed, by group. */
+interface Groups {
+  observed: Record<string, unknown>;
+  buttons: Record<string, unknown>;
+  lifecycle?: unknown;
+}
+
+function groups(h: Record<string, string>): Groups {
+  const out: Groups = { observed: {}, buttons: {} };
+  for (const [f, v] of Object.entries(h)) {
+    if (f.startsWith('observed.')) out.observed[f.slice('observed.'.length)] = JSON.parse(v);
+    else if (f.startsWith('buttons.')) out.buttons[f.slice('buttons.'.length)] = JSON.parse(v);
+    else if (f === 'lifecycle') out.lifecycle = JSON.parse(v);
+  }
+  return out;
+}
+
+function fromHash(key: string, h: Record<string, string>): IncidentRecord {
+  const g = groups(h);
+  return {
+    key,
+    channel: JSON.parse(h.channel ?? 'null') as string,
+    createdAt: JSON.parse(h.createdAt ?? 'null') as number,
+    observed: g.observed as unknown as IncidentRecord['observed'],
+    lifecycle: g.lifecycle as IncidentRecord['lifecycle'],
+    buttons: g.buttons as IncidentRecord['buttons'],
+  };
+}
+
+// A previous-version hash; current-layout fields a current process already wrote onto it win over the old ones.
+function legacyFromHash(h: Record<string, string>, closed: boolean): IncidentRecord | undefined {
+  const old: Record<string, unknown> = {};
+  for (const [f, v] of Object.entries(h)) if (!f.includes('.') && f !== 'lifecycle') old[f] = JSON.parse(v);
+  const record = fromLegacy(old as unknown as LegacyRecord, closed);
+  if (!record) return undefined;
+  const g = groups(h);
+  return {
+    ...record,
+    observed: { ...record.observed, ...g.observed },
+    lifecycle: (g.lifecycle as IncidentRecord['lifecycle'] | undefined) ?? record.lifecycle,
+    buttons: { ...record.buttons, ...g.buttons },
+  };
 }

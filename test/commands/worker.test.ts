@@ -15,7 +15,9 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { emptySnapshot } from '../../src/domain/snapshot.js';
 import { RwxError } from '../../src/errors.js';
+import { mergeHistory } from '../../src/domain/history.js';
 import { MemoryIncidentStore } from '../../src/store/memory-store.js';
+import type { IncidentRecord } from '../../src/store/record.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
 import { startFakeSlack } from '../support/fake-slack.js';
 import { claim, report, rolloutIncident } from './fixtures.js';
@@ -129,34 +131,37 @@ describe('openIncidentsFromStore', () => {
   it('lists open, unresolved records with verdict, thread and ack, and resolved ones waiting for a CronJob', async () => {
     const clock = new ManualClock(NOW);
     const store = new MemoryIncidentStore(clock);
-    const base = { channel: 'C0INC', createdAt: NOW - 600_000, updatedAt: NOW, firing: true };
-    await store.create({
-      ...base,
-      key: 'rollout/kube-system/ebs-csi-node@2',
-      incident: rolloutIncident(),
-      threadTs: '1764493200.000100',
-      ack: { user: 'U0BOB', at: NOW },
+    const incident = rolloutIncident();
+    const rec = (key: string, over: Partial<IncidentRecord> = {}): IncidentRecord => ({
+      key,
+      channel: 'C0INC',
+      createdAt: NOW - 600_000,
+      observed: {
+        incident: key === incident.key ? incident : { ...incident, key, title: key, verdict: 'UNEXPLAINED' },
+        hash: 'h',
+        history: mergeHistory(undefined, incident, NOW).history,
+      },
+      lifecycle: { phase: 'pending' },
+      buttons: {},
+      ...over,
     });
-    await store.create({ ...base, key: 'node/node-7', resolvedAt: NOW - 1000 });
-    await store.create({ ...base, key: 'unexplained/x' });
+    const thread = { ts: '1764493200.000100', sent: { hash: 'h', at: NOW } };
+    await store.create(
+      rec('rollout/kube-system/ebs-csi-node@2', {
+        lifecycle: { phase: 'open', thread },
+        buttons: { ack: { user: 'U0BOB', at: NOW } },
+      }),
+    );
+    await store.create(rec('node/node-7', { lifecycle: { phase: 'resolved', resolution: { at: NOW - 1000 } } }));
+    await store.create(rec('unexplained/x'));
     // Resolved and cleared, its thread waiting for the backup: listed as followed up. Resolved by hand while it
     // still fires: silenced, not listed.
-    await store.create({
-      ...base,
-      key: 'followed/a',
-      firing: false,
-      resolvedAt: NOW - 1000,
-      awaitingCronJobs: ['data/nightly-backup'],
-      awaitingUntil: NOW + 3_600_000,
-    });
-    await store.create({
-      ...base,
-      key: 'silenced/b',
-      resolvedAt: NOW - 1000,
-      resolvedBy: 'U0BOB',
-      awaitingCronJobs: ['data/nightly-backup'],
-    });
-    await store.create({ ...base, key: 'closed/y' });
+    const awaiting = { cronJobs: ['data/nightly-backup'], until: NOW + 3_600_000 };
+    const following = { phase: 'following-up' as const, threadTs: thread.ts, awaiting };
+    const followed = rec('followed/a', { lifecycle: { ...following, resolution: { at: NOW - 1000 } } });
+    await store.create({ ...followed, observed: { ...followed.observed, cleared: { at: NOW - 2000 } } });
+    await store.create(rec('silenced/b', { lifecycle: { ...following, resolution: { at: NOW - 1000, by: 'U0BOB' } } }));
+    await store.create(rec('closed/y'));
     await store.close('closed/y', 60_000);
     const open = await openIncidentsFromStore(store)();
     expect(open.map((o) => o.key).sort()).toEqual([

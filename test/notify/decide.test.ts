@@ -1,72 +1,150 @@
+// decide(): every phase and what moves it on, as a table; one line says why for each case.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMERS, type Decision, needsUpdate } from '../../src/notify/decide.js';
-import type { IncidentRecord } from '../../src/store/incident-store.js';
-import { rolloutIncident } from '../render/incident-fixtures.js';
+import { DEFAULT_TIMERS, type Step, decide } from '../../src/notify/decide.js';
+import { stateHash } from '../../src/notify/state.js';
+import type { IncidentRecord, Lifecycle } from '../../src/store/record.js';
+import { H, M, S, record } from './harness.js';
 
 const T = 1_000_000;
-const S = 1000;
-const M = 60 * S;
-const H = 60 * M;
-const rec = (over: Partial<IncidentRecord>): IncidentRecord => ({
-  key: 'k',
-  channel: 'C',
-  createdAt: T,
-  updatedAt: T,
-  firing: true,
-  incident: rolloutIncident(),
-  ...over,
+const thread = (over: Partial<{ hash: string; at: number }> = {}) => ({
+  ts: '1.1',
+  sent: { hash: over.hash ?? 'current', at: over.at ?? T },
 });
-const posted = { threadTs: '1.1', evidencePosted: true, lastSentHash: 'h1', lastNotifiedAt: T };
+const open: Lifecycle = { phase: 'open', thread: thread() };
+const cleared = { cleared: { at: T + M } };
+const resolution = { at: T + M };
+const following = (until: number): Lifecycle => ({
+  phase: 'following-up',
+  threadTs: '1.1',
+  resolution,
+  awaiting: { cronJobs: ['data/backup'], until },
+});
 
-describe('needsUpdate', () => {
-  it.each<[string, Partial<IncidentRecord>, string, number, Decision]>([
-    ['new incident waits for group_wait', {}, 'h1', T + 10 * S, { action: 'wait', until: T + 30 * S }],
-    ['new incident posts once group_wait passed', {}, 'h1', T + 30 * S, { action: 'post' }],
-    ['a post started before a crash resumes at once', { rootPostStartedAt: T }, 'h1', T + S, { action: 'post' }],
-    ['root posted but evidence missing: finish the post', { threadTs: '1.1' }, 'h1', T + H, { action: 'post' }],
-    ['unchanged: wait for repeat_interval', posted, 'h1', T + H, { action: 'wait', until: T + 4 * H }],
-    ['unchanged after repeat_interval: repeat', posted, 'h1', T + 4 * H, { action: 'repeat' }],
-    ['changed within group_interval: wait for it', posted, 'h2', T + M, { action: 'wait', until: T + 5 * M }],
-    ['changed after group_interval: update', posted, 'h2', T + 5 * M, { action: 'update' }],
+/** A record at T in `lifecycle`; an open thread's sent hash "current" stands for the hash it shows now. */
+function rec(lifecycle: Lifecycle, over: Partial<IncidentRecord> = {}, now = T): IncidentRecord {
+  const r = record({ createdAt: T, lifecycle, ...over });
+  if (lifecycle.phase !== 'open' || lifecycle.thread.sent.hash !== 'current') return r;
+  return {
+    ...r,
+    lifecycle: {
+      ...lifecycle,
+      thread: { ...lifecycle.thread, sent: { ...lifecycle.thread.sent, hash: stateHash(r, now) } },
+    },
+  };
+}
+const observed = (over: Partial<IncidentRecord['observed']>) => ({ observed: { ...record().observed, ...over } });
+
+describe('decide', () => {
+  it.each<[string, IncidentRecord, number, Step]>([
+    // a new incident lets members gather for group_wait
+    ['pending waits for group_wait', rec({ phase: 'pending' }), T + 10 * S, { step: 'wait', until: T + 30 * S }],
+    // group_wait is over: the root goes out
+    ['pending posts after group_wait', rec({ phase: 'pending' }), T + 30 * S, { step: 'post-root' }],
+    // it cleared before anything reached Slack: nothing to resolve
+    ['pending and cleared: discard', rec({ phase: 'pending' }, observed(cleared)), T + M, { step: 'discard' }],
+    // Resolve was pressed before the first post: record the resolution, post nothing
     [
-      'muted: no update until the mute ends',
-      { ...posted, muteUntil: T + H },
-      'h2',
+      'pending and resolved by hand: resolve',
+      rec({ phase: 'pending' }, { buttons: { resolved: { by: 'U1', at: T } } }),
+      T + S,
+      { step: 'resolve' },
+    ],
+    // a crash mid-post: resume at once (the group already waited), looking the root up first
+    ['posting-root resumes at once', rec({ phase: 'posting-root', startedAt: T }), T + S, { step: 'post-root' }],
+    // cleared while the root may be in Slack: find it before resolving (or forgetting) it
+    [
+      'posting-root and cleared: adopt the root',
+      rec({ phase: 'posting-root', startedAt: T }, observed(cleared)),
+      T + M,
+      { step: 'adopt-root' },
+    ],
+    // the root is in Slack, its evidence is not: post it, muted or not
+    [
+      'posting-evidence posts the evidence, even muted',
+      rec({ phase: 'posting-evidence', thread: thread() }, { buttons: { mute: { until: T + H, by: 'U1' } } }),
+      T + M,
+      { step: 'post-evidence' },
+    ],
+    // nothing changed: remind after repeat_interval
+    ['open and unchanged: wait for repeat_interval', rec(open), T + H, { step: 'wait', until: T + 4 * H }],
+    ['open and unchanged after repeat_interval: repeat', rec(open), T + 4 * H, { step: 'repeat' }],
+    // the incident changed: edit the root, but no sooner than group_interval after the last notification
+    [
+      'changed within group_interval: wait for it',
+      rec({ phase: 'open', thread: thread({ hash: 'old' }) }),
+      T + M,
+      { step: 'wait', until: T + 5 * M },
+    ],
+    [
+      'changed after group_interval: update',
+      rec({ phase: 'open', thread: thread({ hash: 'old' }) }),
+      T + 5 * M,
+      { step: 'update' },
+    ],
+    // muted: hold every update until the mute ends
+    [
+      'muted: wait until the mute ends',
+      rec({ phase: 'open', thread: thread({ hash: 'old' }) }, { buttons: { mute: { until: T + H, by: 'U1' } } }),
       T + 10 * M,
-      { action: 'wait', until: T + H },
+      { step: 'wait', until: T + H },
     ],
-    ['mute over: update', { ...posted, muteUntil: T + H }, 'h2', T + H, { action: 'update' }],
+    // the mute ended: the root no longer says muted, so it is out of date
+    ['mute over: update', rec(open, { buttons: { mute: { until: T + H, by: 'U1' } } }), T + H, { step: 'update' }],
+    // cleared after the root was posted: the resolution goes out, muted or not
     [
-      'cleared after posting: resolve, even when muted',
-      { ...posted, muteUntil: T + H, firing: false },
-      'h1',
+      'open and cleared: resolve, even when muted',
+      rec(open, { ...observed(cleared), buttons: { mute: { until: T + H, by: 'U1' } } }),
+      T + 2 * M,
+      { step: 'resolve' },
+    ],
+    // a Resolve click whose own step failed: the next job finishes it
+    [
+      'open and resolved by hand: resolve',
+      rec(open, { buttons: { resolved: { by: 'U1', at: T } } }),
       T + M,
-      { action: 'resolve' },
+      { step: 'resolve' },
     ],
-    ['cleared before anything was posted: discard', { firing: false }, 'h1', T + M, { action: 'discard' }],
+    // resolved by a person while the cluster still reports it: silent
     [
-      'cleared while a post may have happened: resolve',
-      { firing: false, rootPostStartedAt: T },
-      'h1',
-      T + M,
-      { action: 'resolve' },
-    ],
-    [
-      'resolved by a person, still firing: nothing (stays closed)',
-      { ...posted, resolutionPosted: true, resolvedBy: 'U1' },
-      'h2',
+      'resolved by hand, still firing: nothing',
+      rec({ phase: 'resolved', threadTs: '1.1', resolution: { at: T, by: 'U1' } }),
       T + 9 * H,
-      { action: 'none' },
+      { step: 'none' },
     ],
+    // resolved, and nothing left to say once it cleared: close the record
     [
-      'resolution posted and cleared: close the record',
-      { ...posted, firing: false, resolutionPosted: true },
-      'h2',
+      'resolved and cleared: close',
+      rec({ phase: 'resolved', threadTs: '1.1', resolution }, observed(cleared)),
       T + 9 * H,
-      { action: 'close' },
+      { step: 'close' },
     ],
-  ])('%s', (_name, over, hash, now, want) => {
-    expect(needsUpdate(rec(over), hash, now, DEFAULT_TIMERS)).toEqual(want);
+    // a CronJob the resolution awaits completed a run: say so now
+    [
+      'following-up, an awaited CronJob done: follow up',
+      rec(following(T + 26 * H), observed({ ...cleared, cronJobsDone: [{ cronJob: 'data/backup', at: 'x' }] })),
+      T + H,
+      { step: 'follow-up' },
+    ],
+    // a CronJob seen done that is no longer awaited (already followed up) says nothing
+    [
+      'following-up, only a stale done CronJob: wait',
+      rec(following(T + 26 * H), observed({ ...cleared, cronJobsDone: [{ cronJob: 'data/other' }] })),
+      T + H,
+      { step: 'wait', until: T + 26 * H },
+    ],
+    // the wait is over and it still has not run: say that instead
+    [
+      'following-up, the wait is over: follow up',
+      rec(following(T + 26 * H), observed(cleared)),
+      T + 26 * H,
+      { step: 'follow-up' },
+    ],
+    // resolved by hand while it still fires: no follow-up until it clears
+    ['following-up, still firing: nothing', rec(following(T + H)), T + 2 * H, { step: 'none' }],
+    // closed: the record only waits to expire
+    ['closed: nothing', rec({ phase: 'closed', resolution }, observed(cleared)), T + H, { step: 'none' }],
+  ])('%s', (_name, r, now, want) => {
+    expect(decide(r, now, DEFAULT_TIMERS)).toEqual(want);
   });
 
   it('defaults are Alertmanager’s 30s / 5m / 4h', () => {

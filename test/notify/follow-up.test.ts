@@ -5,13 +5,12 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { emptySnapshot } from '../../src/domain/snapshot.js';
 import { awaitingFrom, newlyDone } from '../../src/notify/follow-up.js';
 import type { IncidentHistory } from '../../src/domain/history.js';
-import type { IncidentRecord } from '../../src/store/incident-store.js';
 import type { ObserveResolution, ResolutionFacts } from '../../src/domain/resolution.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { recordEvaluation } from '../../src/notify/record.js';
 import { MemoryIncidentStore } from '../../src/store/memory-store.js';
 import { observeResolution } from '../../src/serve/stages.js';
-import { H } from './harness.js';
+import { H, record } from './harness.js';
 
 const NOW = Date.parse('2026-11-30T09:20:00Z');
 const facts = (...cronJobs: ResolutionFacts['cronJobs']): ResolutionFacts => ({ recovered: [], deleted: [], cronJobs });
@@ -53,35 +52,27 @@ describe('awaitingFrom', () => {
     ],
   ])('%s', (_name, cronJobs, until) => {
     const p = awaitingFrom(facts(...cronJobs), NOW);
-    expect(p.awaitingUntil).toBe(until);
+    expect(p?.until).toBe(until);
     if (until !== undefined)
-      expect(p.awaitingCronJobs).toEqual(cronJobs.filter((c) => c.completedSince === false).map((c) => c.cronJob));
+      expect(p?.cronJobs).toEqual(cronJobs.filter((c) => c.completedSince === false).map((c) => c.cronJob));
   });
 });
 
 describe('newlyDone', () => {
-  const rec = (over: Partial<IncidentRecord>): IncidentRecord => ({
-    key: 'k',
-    channel: 'C',
-    createdAt: 0,
-    updatedAt: 0,
-    firing: false,
-    awaitingCronJobs: ['a/x', 'a/y'],
-    ...over,
-  });
+  const awaiting = ['a/x', 'a/y'];
   it('names the awaited CronJobs that completed or went, once', () => {
     const seen = facts(
       { cronJob: 'a/x', completedSince: true, at: '2026-12-01T02:07:00Z' },
       { cronJob: 'a/y', completedSince: false },
       { cronJob: 'a/other', completedSince: true },
     );
-    expect(newlyDone(rec({}), seen)).toEqual([{ cronJob: 'a/x', at: '2026-12-01T02:07:00Z' }]);
-    expect(newlyDone(rec({ cronJobsDone: [{ cronJob: 'a/x', at: '2026-12-01T02:07:00Z' }] }), seen)).toBeUndefined();
-    expect(newlyDone(rec({}), facts({ cronJob: 'a/y', completedSince: false, gone: true }))).toEqual([
+    expect(newlyDone(awaiting, undefined, seen)).toEqual([{ cronJob: 'a/x', at: '2026-12-01T02:07:00Z' }]);
+    expect(newlyDone(awaiting, [{ cronJob: 'a/x', at: '2026-12-01T02:07:00Z' }], seen)).toBeUndefined();
+    expect(newlyDone(awaiting, undefined, facts({ cronJob: 'a/y', completedSince: false, gone: true }))).toEqual([
       { cronJob: 'a/y', gone: true },
     ]);
-    expect(newlyDone(rec({ awaitingCronJobs: undefined }), seen)).toBeUndefined();
-    expect(newlyDone(rec({}), undefined)).toBeUndefined();
+    expect(newlyDone([], undefined, seen)).toBeUndefined();
+    expect(newlyDone(awaiting, undefined, undefined)).toBeUndefined();
   });
 });
 
@@ -148,14 +139,16 @@ describe('observeResolution: the next scheduled run of a CronJob that has not co
 describe('the evaluator while a resolved incident waits for a CronJob', () => {
   it('asks the cluster only about completion, and writes nothing while nothing is done', async () => {
     const store = new MemoryIncidentStore(new ManualClock(NOW));
+    const r = record({ key: 'k' });
     await store.create({
-      key: 'k',
-      channel: 'C',
-      createdAt: NOW,
-      updatedAt: NOW,
-      firing: false,
-      resolutionPosted: true,
-      awaitingCronJobs: ['data/backup'],
+      ...r,
+      observed: { ...r.observed, cleared: { at: NOW } },
+      lifecycle: {
+        phase: 'following-up',
+        threadTs: '1.1',
+        resolution: { at: NOW },
+        awaiting: { cronJobs: ['data/backup'], until: NOW + H },
+      },
     });
     const asked: (boolean | undefined)[] = [];
     const observe: ObserveResolution = (_h, _now, completionOnly) => {
@@ -164,6 +157,6 @@ describe('the evaluator while a resolved incident waits for a CronJob', () => {
     };
     expect(await recordEvaluation({ store, channel: 'C', groupWait: 0, observe }, [], NOW)).toEqual([]);
     expect(asked).toEqual([true]);
-    expect((await store.get('k'))?.cronJobsDone).toBeUndefined();
+    expect((await store.get('k'))?.observed.cronJobsDone).toBeUndefined();
   });
 });

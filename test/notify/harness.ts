@@ -1,10 +1,15 @@
-// What the notify stage tests share: the seed incident's key, time units, and StageDeps on the in-memory fakes.
+// What the notify tests share: the rollout incident's key, time units, StageDeps on the in-memory fakes, and a
+// record builder.
 import type { Clock } from '../../src/domain/clock.js';
+import { mergeHistory } from '../../src/domain/history.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
+import { notifiableHash } from '../../src/notify/notifiable.js';
 import type { StageDeps } from '../../src/notify/stages.js';
 import type { IncidentStore } from '../../src/store/incident-store.js';
 import { MemoryIncidentStore } from '../../src/store/memory-store.js';
+import { type IncidentRecord, threadTsOf } from '../../src/store/record.js';
 import type { SlackApi } from '../../src/slack/api.js';
+import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 
 /** The key of rolloutIncident() (test/render/incident-fixtures.ts). */
 export const KEY = 'rollout/kube-system/ebs-csi-node@2';
@@ -19,4 +24,34 @@ export function stageDeps(
   store: IncidentStore = new MemoryIncidentStore(clock),
 ): StageDeps {
   return { store, slack, timers: DEFAULT_TIMERS, clock, lockTtlMs: 30 * S, closedTtlMs: 86_400_000 };
+}
+
+/** A record of rolloutIncident(), pending, created at FIXTURE_NOW; `over` replaces whole groups. */
+export function record(over: Partial<IncidentRecord> = {}): IncidentRecord {
+  const incident = rolloutIncident();
+  return {
+    key: KEY,
+    channel: 'C1',
+    createdAt: FIXTURE_NOW,
+    observed: {
+      incident,
+      hash: notifiableHash(incident),
+      history: mergeHistory(undefined, incident, FIXTURE_NOW).history,
+    },
+    lifecycle: { phase: 'pending' },
+    buttons: {},
+    ...over,
+  };
+}
+
+/** The thread ts a record holds, in whatever phase. */
+export function tsOf(r: IncidentRecord | undefined): string | undefined {
+  return r && threadTsOf(r.lifecycle);
+}
+
+/** The id of the reply a record marks as started and not yet recorded. */
+export function replyingOf(r: IncidentRecord | undefined): string | undefined {
+  const l = r?.lifecycle;
+  if (l?.phase === 'open' || l?.phase === 'posting-evidence') return l.thread.replying;
+  return l?.phase === 'following-up' ? l.replying : undefined;
 }

@@ -7,6 +7,7 @@ import { type Notifier, createNotifier } from '../../src/notify/notifier.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { rolloutIncident } from '../render/incident-fixtures.js';
+import { replyingOf, tsOf } from './harness.js';
 
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -74,7 +75,7 @@ describe('createNotifier', () => {
     expect(fake.roots()).toHaveLength(1);
     expect(JSON.stringify(root.blocks)).toContain('node-50');
     expect(fake.replies(root.ts).map((m) => m.text)).toContain(`Changed: ${changed.summary}`);
-    expect((await a.store.get(KEY))?.threadTs).toBe(root.ts);
+    expect(tsOf(await a.store.get(KEY))).toBe(root.ts);
   });
 
   it('stages racing on two notifiers over one Redis (lock + record) still make one root', async () => {
@@ -86,8 +87,9 @@ describe('createNotifier', () => {
     for (const n of [a, b]) await n.process(KEY);
     expect(fake.roots()).toHaveLength(1);
     expect(fake.replies(fake.roots()[0]!.ts)).toHaveLength(1);
-    expect(outcomes.filter((o) => o.kind !== 'locked').flatMap((o) => ('actions' in o ? o.actions : []))).toEqual([
-      'post',
+    expect(outcomes.filter((o) => o.kind !== 'locked').flatMap((o) => ('steps' in o ? o.steps : []))).toEqual([
+      'post-root',
+      'post-evidence',
     ]);
   });
 
@@ -137,7 +139,7 @@ describe('createNotifier', () => {
     await settled(n);
     expect(fake.callsOf('chat.postMessage')).toHaveLength(1);
     expect(fake.roots()).toHaveLength(0);
-    expect((await n.store.get(KEY))?.threadTs).toBeUndefined();
+    expect(tsOf(await n.store.get(KEY))).toBeUndefined();
   });
 
   it('a crash after Slack posted the root (500 after handling) never makes a second root', async () => {
@@ -145,12 +147,12 @@ describe('createNotifier', () => {
     const n = notifier();
     await n.submit([rolloutIncident()], Date.now());
     await expect
-      .poll(async () => (await n.store.get(KEY))?.evidencePosted, { timeout: 10_000, interval: 20 })
-      .toBe(true);
+      .poll(async () => (await n.store.get(KEY))?.lifecycle.phase, { timeout: 10_000, interval: 20 })
+      .toBe('open');
     await settled(n);
     expect(fake.roots()).toHaveLength(1);
     expect(fake.callsOf('conversations.history').length).toBeGreaterThanOrEqual(1);
-    expect((await n.store.get(KEY))?.threadTs).toBe(fake.roots()[0]!.ts);
+    expect(tsOf(await n.store.get(KEY))).toBe(fake.roots()[0]!.ts);
   });
 
   it('a crash after Slack posted the evidence reply (500 after handling) never makes a second one', async () => {
@@ -159,8 +161,8 @@ describe('createNotifier', () => {
     const n = notifier();
     await n.submit([rolloutIncident()], Date.now());
     await expect
-      .poll(async () => (await n.store.get(KEY))?.evidencePosted, { timeout: 10_000, interval: 20 })
-      .toBe(true);
+      .poll(async () => (await n.store.get(KEY))?.lifecycle.phase, { timeout: 10_000, interval: 20 })
+      .toBe('open');
     await settled(n);
     expect(fake.roots()).toHaveLength(1);
     const replies = fake.replies(fake.roots()[0]!.ts);
@@ -168,6 +170,6 @@ describe('createNotifier', () => {
       { event_type: 'rwx_incident', event_payload: { key: KEY, reply: 'evidence' } },
     ]);
     expect(fake.callsOf('conversations.replies')).toHaveLength(1);
-    expect((await n.store.get(KEY))?.replyStarted).toBeUndefined();
+    expect(replyingOf(await n.store.get(KEY))).toBeUndefined();
   });
 });

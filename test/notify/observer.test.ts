@@ -40,7 +40,7 @@ describe('notifier observer', () => {
     expect(posted).toEqual([{ key: KEY, verdict: 'FOLLOWS_ROLLOUT', now: FIXTURE_NOW + 30 * S }]);
     await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }])]);
     clock.advance(5 * M);
-    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['update'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['update'] });
     expect(posted).toHaveLength(1);
   });
 
@@ -75,8 +75,8 @@ describe('notifier observer', () => {
     };
     await submit();
     clock.advance(30 * S);
-    await expect(processIncident(d, KEY)).resolves.toMatchObject({ actions: ['post'] });
+    await expect(processIncident(d, KEY)).resolves.toMatchObject({ steps: ['post-root', 'post-evidence'] });
     expect(slack.roots()).toHaveLength(1);
-    expect((await deps.store.get(KEY))?.evidencePosted).toBe(true);
+    expect((await deps.store.get(KEY))?.lifecycle.phase).toBe('open');
   });
 });

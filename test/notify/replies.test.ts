@@ -8,12 +8,13 @@ import { createIncidentActions } from '../../src/notify/actions.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
 import { type StageDeps, processIncident } from '../../src/notify/stages.js';
-import type { IncidentStore, RecordPatch } from '../../src/store/incident-store.js';
+import type { IncidentStore } from '../../src/store/incident-store.js';
+import type { RecordPatch } from '../../src/store/record.js';
 import { MemoryIncidentStore } from '../../src/store/memory-store.js';
 import type { SlackApi } from '../../src/slack/api.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
-import { H, KEY, M, S, stageDeps } from './harness.js';
+import { H, KEY, M, S, replyingOf, stageDeps } from './harness.js';
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -77,11 +78,13 @@ describe('thread replies across a crash', () => {
     await submit();
     clock.advance(30 * S);
     await expect(processIncident(deps, KEY)).rejects.toMatchObject({ code: 'SLACK_API' });
-    expect(await store.get(KEY)).toMatchObject({ threadTs: rootTs(), replyStarted: 'evidence' });
-    expect((await store.get(KEY))?.evidencePosted).toBeUndefined();
+    expect((await store.get(KEY))?.lifecycle).toEqual({
+      phase: 'posting-evidence',
+      thread: expect.objectContaining({ ts: rootTs(), replying: 'evidence' }),
+    });
 
     crashOn = () => false;
-    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['post'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['post-evidence'] });
     expect(replies()).toEqual(['evidence']);
     expect(slack.replies(rootTs())[0]?.metadata).toEqual({
       event_type: 'rwx_incident',
@@ -89,8 +92,8 @@ describe('thread replies across a crash', () => {
     });
     expect(lookups()).toBe(1);
     const r = await store.get(KEY);
-    expect(r?.evidencePosted).toBe(true);
-    expect(r?.replyStarted).toBeUndefined();
+    expect(r?.lifecycle.phase).toBe('open');
+    expect(replyingOf(r)).toBeUndefined();
 
     clock.advance(5 * M);
     await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }])]);
@@ -103,16 +106,16 @@ describe('thread replies across a crash', () => {
     await open();
     clock.advance(5 * M);
     await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }])]);
-    failPatch = (f) => 'lastSentHash' in f;
+    failPatch = (f) => f.lifecycle?.phase === 'open' && !f.lifecycle.thread.replying; // the step's own write
     await expect(processIncident(deps, KEY)).rejects.toMatchObject({ code: 'REDIS_UNREACHABLE' });
     expect(replies()).toEqual(['evidence', expect.stringMatching(/^change:/)]);
     const changeId = replies()[1]!;
-    expect((await store.get(KEY))?.replyStarted).toBe(changeId);
+    expect(replyingOf(await store.get(KEY))).toBe(changeId);
 
     failPatch = () => false;
-    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['update'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['update'] });
     expect(replies()).toEqual(['evidence', changeId]);
-    expect((await store.get(KEY))?.replyStarted).toBeUndefined();
+    expect(replyingOf(await store.get(KEY))).toBeUndefined();
 
     // Another node joins: a new change, a new id, a new reply.
     clock.advance(5 * M);
@@ -128,7 +131,7 @@ describe('thread replies across a crash', () => {
     expect(JSON.stringify(slack.replies(rootTs())[2]?.blocks)).toContain('node-51');
     // Nothing changes for repeat_interval: a reminder, with an id of its own.
     clock.advance(DEFAULT_TIMERS.repeatInterval);
-    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['repeat'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['repeat'] });
     expect(replies()[3]).toMatch(/^repeat:/);
   });
 
@@ -158,7 +161,7 @@ describe('thread replies across a crash', () => {
     await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }])]);
     slack.failNext('postMessage', new RwxError('SLACK_RATE_LIMITED', 'rate limited', { retryAfterSeconds: 1 }));
     await expect(processIncident(deps, KEY)).rejects.toMatchObject({ code: 'SLACK_RATE_LIMITED' });
-    expect((await store.get(KEY))?.replyStarted).toMatch(/^change:/);
+    expect(replyingOf(await store.get(KEY))).toMatch(/^change:/);
     await processIncident(deps, KEY);
     expect(replies()).toEqual(['evidence', expect.stringMatching(/^change:/)]);
     expect(lookups()).toBe(1);
@@ -171,9 +174,9 @@ describe('thread replies across a crash', () => {
     await submit([], 0);
     crashOn = (id) => id === 'resolution';
     await expect(processIncident(deps, KEY)).rejects.toMatchObject({ code: 'SLACK_API' });
-    expect((await store.get(KEY))?.replyStarted).toBe('resolution');
+    expect(replyingOf(await store.get(KEY))).toBe('resolution');
     crashOn = () => false;
-    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['resolve', 'close'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['resolve', 'close'] });
     expect(resolvedTexts(first)).toHaveLength(1);
     expect(JSON.stringify(slack.roots()[0]?.blocks)).toContain('Resolved');
     expect(await store.listOpen()).toEqual([]);
@@ -197,6 +200,6 @@ describe('thread replies across a crash', () => {
     expect((await actions.resolve(KEY, 'U2', clock.now())).status).toBe('already');
     expect(resolvedTexts()).toHaveLength(1);
     expect(JSON.stringify(slack.replies(rootTs()).at(-1)?.blocks)).toContain('<@U1>');
-    expect((await store.get(KEY))?.replyStarted).toBeUndefined();
+    expect(replyingOf(await store.get(KEY))).toBeUndefined();
   });
 });

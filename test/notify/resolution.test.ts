@@ -85,7 +85,7 @@ describe('resolution of an incident whose members came and went', () => {
     index.upsert('cronJobs', cronJob('2026-11-30T10:05:00Z'));
     clock.advance(10 * M);
     await submit([]);
-    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['resolve', 'close'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['resolve', 'close'] });
 
     const root = slack.roots()[0]!;
     const reply = text(slack.replies(root.ts).at(-1));
@@ -104,7 +104,7 @@ describe('resolution of an incident whose members came and went', () => {
     expect(root.blocks?.some((b) => b.type === 'actions')).toBe(false);
     // The record stays the source of truth: the history is in it.
     const r = await deps.store.get(KEY);
-    expect(r?.history?.pods.map((p) => p.pod).sort()).toEqual([
+    expect(r?.observed.history.pods.map((p) => p.pod).sort()).toEqual([
       'data/nightly-backup-2911-x7k2p',
       'platform/postgres-2',
       'search/search-7d9f-abcde',
@@ -161,7 +161,7 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     await submit([]);
     // Followed until its next scheduled run (02:00 daily) plus two hours for the run itself.
     const until = Date.parse('2026-12-01T04:00:00Z');
-    expect(await processIncident(deps, KEY)).toEqual({ kind: 'wait', until, actions: ['resolve'] });
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'wait', until, steps: ['resolve'] });
     expect(text(slack.replies(slack.roots()[0]!.ts).at(-1))).toContain(
       'next scheduled run 2026-12-01 02:00 UTC; this thread will say when one completes',
     );
@@ -189,7 +189,7 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
         clock.now(),
       ),
     ).toEqual([{ key: KEY, delayMs: 0 }]);
-    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['follow-up', 'close'] });
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', steps: ['follow-up', 'close'] });
     expect(followUps()).toHaveLength(1);
     expect(followUps()[0]).toMatch(
       /CronJob `data\/nightly-backup` has completed a run since the resolution \(2026-11-30 12:10 UTC\)/,
@@ -204,9 +204,9 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
   it('says so when the backup has still not run when the wait is over, then stops following it', async () => {
     await resolveBeforeTheBackupRan();
     clock.set(Date.parse('2026-12-01T03:59:00Z'));
-    expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', actions: [] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', steps: [] });
     clock.advance(M);
-    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['follow-up', 'close'] });
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', steps: ['follow-up', 'close'] });
     expect(followUps()).toHaveLength(1);
     expect(followUps()[0]).toMatch(
       /1 CronJob without a completed run by .*CronJob `data\/nightly-backup` has still \*not\* completed a run since the resolution/,
@@ -236,7 +236,7 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     };
     await expect(processIncident(deps, KEY)).rejects.toMatchObject({ code: 'SLACK_API' });
     crash = false;
-    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['follow-up', 'close'] });
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', steps: ['follow-up', 'close'] });
     expect(followUps()).toHaveLength(1);
   });
 
@@ -245,7 +245,7 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     index.upsert('cronJobs', cronJob('2026-11-28T02:04:00Z'));
     const actions = createIncidentActions({ ...deps, observe: observeResolution(index) });
     expect((await actions.resolve(KEY, 'U1ALICE', clock.now())).status).toBe('done');
-    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: [] });
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', steps: [] });
     await submit([lastVersion()]);
     index.upsert('cronJobs', cronJob('2026-11-30T12:10:00Z'));
     await submit([lastVersion()]);
@@ -253,7 +253,7 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     await submit([]); // cleared
     await processIncident(deps, KEY);
     await submit([]); // the evaluator now sees the completed run
-    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['follow-up', 'close'] });
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', steps: ['follow-up', 'close'] });
     expect(followUps()).toHaveLength(1);
   });
 });

@@ -9,7 +9,7 @@ import { type StageDeps, processIncident } from '../../src/notify/stages.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import type { SlackApi } from '../../src/slack/api.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
-import { H, KEY, M, S, stageDeps } from './harness.js';
+import { H, KEY, M, S, stageDeps, tsOf } from './harness.js';
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -36,10 +36,10 @@ beforeEach(() => {
 describe('notify stages', () => {
   it('waits group_wait, posts one root with metadata and the evidence reply, then edits it on change', async () => {
     expect(await submit()).toEqual([{ key: KEY, delayMs: 30 * S }]);
-    expect(await processIncident(deps, KEY)).toEqual({ kind: 'wait', until: FIXTURE_NOW + 30 * S, actions: [] });
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'wait', until: FIXTURE_NOW + 30 * S, steps: [] });
     expect(slack.messages).toHaveLength(0);
     clock.advance(30 * S);
-    expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', actions: ['post'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', steps: ['post-root', 'post-evidence'] });
     expect(slack.roots()).toHaveLength(1);
     const root = slack.roots()[0]!;
     expect(root.metadata).toEqual({ event_type: 'rwx_incident', event_payload: { key: KEY } });
@@ -58,7 +58,7 @@ describe('notify stages', () => {
     ]);
     expect(await processIncident(deps, KEY)).toMatchObject({ kind: 'wait', until: FIXTURE_NOW + 30 * S + 5 * M });
     clock.advance(5 * M);
-    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['update'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['update'] });
     expect(slack.roots()).toHaveLength(1);
     expect(root.edits).toBe(1);
     expect(text(root)).toContain('node-50');
@@ -99,7 +99,7 @@ describe('notify stages', () => {
     expect(await processIncident(deps, KEY)).toEqual({
       kind: 'wait',
       until: clock.now() + 26 * H,
-      actions: ['resolve'],
+      steps: ['resolve'],
     });
     const last = slack.replies(root.ts).at(-1);
     expect(text(last)).toContain('recovered on its own');
@@ -107,7 +107,10 @@ describe('notify stages', () => {
     expect(root.blocks?.some((b) => b.type === 'actions')).toBe(false);
     // The backup has not run since: the record stays open to follow it up (follow-up tests in resolution.test.ts).
     expect(await deps.store.listOpen()).toEqual([KEY]);
-    expect((await deps.store.get(KEY))?.awaitingCronJobs).toEqual(['data/nightly-backup']);
+    expect((await deps.store.get(KEY))?.lifecycle).toMatchObject({
+      phase: 'following-up',
+      awaiting: { cronJobs: ['data/nightly-backup'] },
+    });
   });
 
   it('manual Resolve closes the thread once; it stays closed while it fires, and a recurrence after it cleared opens a new thread', async () => {
@@ -124,7 +127,7 @@ describe('notify stages', () => {
     // The cluster stops reporting it: the record is closed, with nothing more said in the thread.
     const before = slack.messages.length;
     expect(await submit([])).toEqual([{ key: KEY, delayMs: 0 }]);
-    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['close'] });
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', steps: ['close'] });
     expect(await deps.store.listOpen()).toEqual([]);
     expect(slack.messages).toHaveLength(before);
     // It comes back later: a new incident, a new thread.
@@ -142,7 +145,7 @@ describe('notify stages', () => {
     await submit([]); // cleared; its job has not run yet
     expect((await createIncidentActions(deps).resolve(KEY, 'U1', clock.now())).status).toBe('done');
     // The job that runs after the click (the notifier enqueues it) closes the record.
-    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', actions: ['close'] });
+    expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', steps: ['close'] });
     expect(await deps.store.listOpen()).toEqual([]);
     expect(slack.replies(slack.roots()[0]!.ts).filter((m) => m.text.startsWith('Resolved'))).toHaveLength(1);
   });
@@ -174,12 +177,12 @@ describe('notify stages', () => {
     await submit();
     clock.advance(30 * S);
     await expect(processIncident(d, KEY)).rejects.toMatchObject({ code: 'SLACK_API' });
-    expect((await deps.store.get(KEY))?.rootPostStartedAt).toBeDefined();
-    expect((await deps.store.get(KEY))?.threadTs).toBeUndefined();
+    expect((await deps.store.get(KEY))?.lifecycle.phase).toBe('posting-root');
+    expect(tsOf(await deps.store.get(KEY))).toBeUndefined();
     crash = false;
     await processIncident(d, KEY);
     expect(slack.roots()).toHaveLength(1);
-    expect((await deps.store.get(KEY))?.threadTs).toBe(slack.roots()[0]!.ts);
+    expect(tsOf(await deps.store.get(KEY))).toBe(slack.roots()[0]!.ts);
     expect(slack.calls.filter((c) => c.method === 'findRootByIncidentKey')).toHaveLength(1);
   });
 
@@ -191,7 +194,7 @@ describe('notify stages', () => {
       code: 'SLACK_RATE_LIMITED',
       retryAfterSeconds: 3,
     });
-    expect((await deps.store.get(KEY))?.threadTs).toBeUndefined();
+    expect(tsOf(await deps.store.get(KEY))).toBeUndefined();
     await processIncident(deps, KEY);
     expect(slack.roots()).toHaveLength(1);
   });
@@ -203,9 +206,9 @@ describe('notify stages', () => {
     slack.remove(slack.roots()[0]!.ts);
     clock.advance(5 * M);
     await submit([rolloutIncident([{ node: 'node-50', pod: 'x' }])]);
-    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['update', 'post'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['update', 'post-root', 'post-evidence'] });
     expect(slack.roots()).toHaveLength(1);
-    expect((await deps.store.get(KEY))?.threadTs).toBe(slack.roots()[0]!.ts);
+    expect(tsOf(await deps.store.get(KEY))).toBe(slack.roots()[0]!.ts);
   });
 
   it('the lock keeps a second worker out while one posts', async () => {
@@ -214,6 +217,6 @@ describe('notify stages', () => {
     const token = await deps.store.tryLock(KEY, 30 * S);
     expect(await processIncident(deps, KEY)).toEqual({ kind: 'locked' });
     await deps.store.unlock(KEY, token!);
-    expect(await processIncident(deps, KEY)).toMatchObject({ actions: ['post'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['post-root', 'post-evidence'] });
   });
 });

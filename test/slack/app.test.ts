@@ -124,7 +124,7 @@ describe('createSlackApp (HTTP)', () => {
     const port = await startHttp();
     expect(await post(port, click(ACTION_IDS.ack))).toBe(200);
     await expect
-      .poll(async () => (await deps.store.get(KEY))?.ack?.user, { timeout: 5000, interval: 10 })
+      .poll(async () => (await deps.store.get(KEY))?.buttons.ack?.user, { timeout: 5000, interval: 10 })
       .toBe('U1ALICE');
     await expect
       .poll(() => JSON.stringify(slack.roots()[0]?.blocks), { timeout: 5000, interval: 10 })
@@ -135,18 +135,18 @@ describe('createSlackApp (HTTP)', () => {
       response_type: 'ephemeral',
       text: expect.stringContaining('Already acknowledged by <@U1ALICE>'),
     });
-    expect((await deps.store.get(KEY))?.ack?.user).toBe('U1ALICE');
+    expect((await deps.store.get(KEY))?.buttons.ack?.user).toBe('U1ALICE');
   });
 
   it('Mute 4h and Resolve are recorded', async () => {
     const port = await startHttp();
     expect(await post(port, click(ACTION_IDS.mute4h))).toBe(200);
     await expect
-      .poll(async () => (await deps.store.get(KEY))?.muteUntil, { timeout: 5000, interval: 10 })
+      .poll(async () => (await deps.store.get(KEY))?.buttons.mute?.until, { timeout: 5000, interval: 10 })
       .toBe(FIXTURE_NOW + 4 * 3_600_000);
     expect(await post(port, click(ACTION_IDS.resolve))).toBe(200);
     await expect
-      .poll(async () => (await deps.store.get(KEY))?.resolvedBy, { timeout: 5000, interval: 10 })
+      .poll(async () => (await deps.store.get(KEY))?.buttons.resolved?.by, { timeout: 5000, interval: 10 })
       .toBe('U1ALICE');
   });
 
@@ -158,7 +158,7 @@ describe('createSlackApp (HTTP)', () => {
   ])('rejects %s and changes nothing', async (_name, opts) => {
     const port = await startHttp();
     expect(await post(port, click(ACTION_IDS.ack), opts)).toBe(401);
-    expect((await deps.store.get(KEY))?.ack).toBeUndefined();
+    expect((await deps.store.get(KEY))?.buttons.ack).toBeUndefined();
   });
 
   it('refuses politely when the clicker is not authorised', async () => {
@@ -166,7 +166,7 @@ describe('createSlackApp (HTTP)', () => {
     expect(await post(port, click(ACTION_IDS.resolve, 'U9EVE', 'r9'))).toBe(200);
     await expect.poll(() => fake.responses.get('r9')?.length ?? 0, { timeout: 5000, interval: 10 }).toBe(1);
     expect(fake.responses.get('r9')?.[0]).toMatchObject({ text: expect.stringContaining('not allowed') });
-    expect((await deps.store.get(KEY))?.resolvedAt).toBeUndefined();
+    expect((await deps.store.get(KEY))?.buttons.resolved).toBeUndefined();
   });
 
   it('needs a signing secret without an app token', () => {
@@ -204,7 +204,7 @@ describe('createSlackApp (Socket Mode)', () => {
     const ack = await socket.send('interactive', click(ACTION_IDS.ack));
     expect(ack.envelope_id).toBeTypeOf('string');
     await expect
-      .poll(async () => (await deps.store.get(KEY))?.ack?.user, { timeout: 5000, interval: 10 })
+      .poll(async () => (await deps.store.get(KEY))?.buttons.ack?.user, { timeout: 5000, interval: 10 })
       .toBe('U1ALICE');
   });
 });

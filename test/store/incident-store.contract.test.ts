@@ -3,10 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
-import type { IncidentRecord, IncidentStore } from '../../src/store/incident-store.js';
+import type { IncidentStore } from '../../src/store/incident-store.js';
 import { MemoryIncidentStore } from '../../src/store/memory-store.js';
 import { RedisIncidentStore } from '../../src/store/redis-store.js';
-import { rolloutIncident } from '../render/incident-fixtures.js';
+import type { IncidentRecord } from '../../src/store/record.js';
+import { record } from '../notify/harness.js';
 
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: false });
 afterAll(() => redis.quit());
@@ -16,14 +17,8 @@ async function removePrefix(prefix: string): Promise<void> {
   if (keys.length > 0) await redis.del(...keys);
 }
 
-const base = (key: string): IncidentRecord => ({
-  key,
-  channel: 'C1',
-  createdAt: 1000,
-  updatedAt: 1000,
-  firing: true,
-  incident: rolloutIncident(),
-});
+const base = (key: string): IncidentRecord => record({ key, createdAt: 1000 });
+const thread = { ts: '1.2', sent: { hash: 'h1', at: 1000 } };
 
 interface Subject {
   store: IncidentStore;
@@ -68,38 +63,40 @@ describe.each(impls)('IncidentStore contract: %s', (name, make, cleanup) => {
   });
 
   it('patches fields independently; undefined removes; a missing record is not resurrected', async () => {
-    await s.store.create({ ...base('k1'), muteUntil: 5 });
+    await s.store.create({ ...base('k1'), buttons: { mute: { until: 5, by: 'U1' } } });
     expect(
       await s.store.patch('k1', {
-        threadTs: '1.2',
-        muteUntil: undefined,
-        members: { nodes: ['a'], workloads: [], pods: [], cronJobs: [] },
+        observed: { cleared: { at: 2000 } },
+        lifecycle: { phase: 'open', thread },
+        buttons: { mute: undefined },
       }),
     ).toBe(true);
     const r = await s.store.get('k1');
-    expect(r?.threadTs).toBe('1.2');
-    expect(r?.muteUntil).toBeUndefined();
-    expect(r?.members?.nodes).toEqual(['a']);
+    expect(r?.lifecycle).toEqual({ phase: 'open', thread });
+    expect(r?.observed.cleared).toEqual({ at: 2000 });
+    expect(r?.observed.incident).toEqual(base('k1').observed.incident); // the fields not named stay
+    expect(r?.buttons.mute).toBeUndefined();
     expect(r?.channel).toBe('C1');
-    expect(await s.store.patch('gone', { threadTs: '1' })).toBe(false);
+    await s.store.patch('k1', { observed: { cleared: undefined } });
+    expect((await s.store.get('k1'))?.observed.cleared).toBeUndefined();
+    expect(await s.store.patch('gone', { lifecycle: { phase: 'pending' } })).toBe(false);
     expect(await s.store.get('gone')).toBeUndefined();
   });
 
-  it('a reply marker is written, then removed with the write that records the reply', async () => {
+  it('a reply marker is written with the lifecycle, then removed by the write that records the reply', async () => {
     await s.store.create(base('k1'));
-    await s.store.patch('k1', { replyStarted: 'change:1700000000000:abc' });
-    expect((await s.store.get('k1'))?.replyStarted).toBe('change:1700000000000:abc');
-    await s.store.patch('k1', { lastSentHash: 'h2', replyStarted: undefined });
-    const r = await s.store.get('k1');
-    expect(r?.replyStarted).toBeUndefined();
-    expect(r?.lastSentHash).toBe('h2');
+    await s.store.patch('k1', { lifecycle: { phase: 'open', thread: { ...thread, replying: 'change:1700:abc' } } });
+    expect((await s.store.get('k1'))?.lifecycle).toMatchObject({ thread: { replying: 'change:1700:abc' } });
+    const next = { ts: '1.2', sent: { hash: 'h2', at: 2000 } };
+    await s.store.patch('k1', { lifecycle: { phase: 'open', thread: next } });
+    expect((await s.store.get('k1'))?.lifecycle).toEqual({ phase: 'open', thread: next });
   });
 
   it('keeps the first ack under double clicks', async () => {
     await s.store.create(base('k1'));
     expect(await s.store.setAckIfAbsent('k1', { user: 'U1', at: 1 })).toBe(true);
     expect(await s.store.setAckIfAbsent('k1', { user: 'U2', at: 2 })).toBe(false);
-    expect((await s.store.get('k1'))?.ack).toEqual({ user: 'U1', at: 1 });
+    expect((await s.store.get('k1'))?.buttons.ack).toEqual({ user: 'U1', at: 1 });
     expect(await s.store.setAckIfAbsent('missing', { user: 'U1', at: 1 })).toBe(false);
   });
 

@@ -1,0 +1,61 @@
+// Editing the root in place: on a change (update, with a reply naming what joined), as a reminder (repeat), and
+// at once after a button (refreshRoot, no reply). A root someone deleted in Slack is forgotten, so the next step
+// posts a fresh thread for the still-open incident.
+import { isRwxError } from '../../errors.js';
+import { membersOf } from '../../domain/members.js';
+import { renderChangeReply, renderRepeatReply } from '../../render/slack-thread.js';
+import type { IncidentRecord, Sent } from '../../store/record.js';
+import { threadTsOf } from '../../store/record.js';
+import { rootMessage, stateHash, visibleState } from '../state.js';
+import { replyOnce } from './post-reply.js';
+import { type StepContext, type StepResult, inPhase, write } from './step.js';
+
+/** update / repeat: edits the root to the incident as it is now, then replies (what joined, or still open). */
+export async function editRoot(
+  ctx: StepContext,
+  record: IncidentRecord,
+  kind: 'update' | 'repeat',
+): Promise<StepResult> {
+  const r = inPhase(record, kind, 'open');
+  const { thread } = r.lifecycle;
+  const incident = r.observed.incident;
+  if (!(await editIfPresent(ctx, r, thread.ts))) return write({ phase: 'pending' });
+  const hash = stateHash(r, ctx.now);
+  const reply =
+    kind === 'repeat'
+      ? renderRepeatReply(incident, r.createdAt, ctx.now)
+      : thread.sent.members && renderChangeReply(incident, thread.sent.members);
+  if (reply) await replyOnce(ctx, r, thread.ts, replyId(thread.sent, kind, hash), reply);
+  return write({ phase: 'open', thread: { ts: thread.ts, sent: { hash, members: membersOf(incident), at: ctx.now } } });
+}
+
+/**
+ * After a button: the root shows the new ack / mute state at once, not after group_interval. Records the new hash
+ * (so the next decision sees nothing to do) without moving the timers; undefined when there is nothing to record.
+ */
+export async function refreshRoot(ctx: StepContext, r: IncidentRecord): Promise<StepResult | undefined> {
+  const ts = threadTsOf(r.lifecycle);
+  if (!ts) return undefined;
+  await ctx.slack.update({ channel: r.channel, ts, ...rootMessage(r, visibleState(r, ctx.now)) });
+  const l = r.lifecycle;
+  if (l.phase !== 'open' && l.phase !== 'posting-evidence') return undefined;
+  return write({ ...l, thread: { ...l.thread, sent: { ...l.thread.sent, hash: stateHash(r, ctx.now) } } });
+}
+
+// Edits the root; false when it no longer exists in Slack.
+async function editIfPresent(ctx: StepContext, r: IncidentRecord, ts: string): Promise<boolean> {
+  try {
+    await ctx.slack.update({ channel: r.channel, ts, ...rootMessage(r, visibleState(r, ctx.now)) });
+    return true;
+  } catch (e) {
+    if (!isRwxError(e, 'NOT_FOUND')) throw e;
+    return false;
+  }
+}
+
+// The id of the reply of an update or repeat: the kind, the notification it follows (sent.at, which only this
+// step's own record write moves on) and, for a change, the root it goes with. A retry of the step computes the
+// same id; any later step, or a retry after the incident changed again (new content), a new one.
+function replyId(sent: Sent, kind: 'update' | 'repeat', hash: string): string {
+  return kind === 'repeat' ? `repeat:${sent.at}` : `change:${sent.at}:${hash.slice(0, 16)}`;
+}

@@ -1,0 +1,42 @@
+// The root of an incident's thread, posted once. The phase posting-root is written just before the post: a retry
+// that finds it looks the root up by its metadata (conversations.history) and adopts it, so a crash between
+// Slack's answer and the record write never leaves a second root.
+import { membersOf } from '../../domain/members.js';
+import { incidentMetadata } from '../../slack/api.js';
+import type { IncidentRecord, Sent } from '../../store/record.js';
+import { rootMessage, stateHash, visibleState } from '../state.js';
+import { type StepFn, inPhase, write } from './step.js';
+
+/** post-root: posts the root, or adopts (and brings up to date) the one an interrupted attempt posted. */
+export const postRoot: StepFn = async (ctx, record) => {
+  const r = inPhase(record, 'post-root', 'pending', 'posting-root');
+  const message = rootMessage(r, visibleState(r, ctx.now));
+  let ts: string | undefined;
+  if (r.lifecycle.phase === 'posting-root') {
+    // No time bound: the record's clock may not be Slack's; newest-first history finds a recent root quickly.
+    ts = await ctx.slack.findRootByIncidentKey(r.channel, r.key);
+    if (ts) await ctx.slack.update({ channel: r.channel, ts, ...message });
+  }
+  if (!ts) {
+    await ctx.mark({ phase: 'posting-root', startedAt: ctx.now });
+    ts = (await ctx.slack.postMessage({ channel: r.channel, ...message, metadata: incidentMetadata(r.key) })).ts;
+  }
+  return write({ phase: 'posting-evidence', thread: { ts, sent: sentNow(r, ctx.now) } });
+};
+
+/**
+ * adopt-root: an incident cleared (or resolved by hand) while its root's post was interrupted. The root, if it
+ * reached Slack, is adopted so the resolution goes in its thread; if not, a cleared incident is forgotten and one
+ * resolved by hand goes back to pending (where its resolution is recorded with no thread).
+ */
+export const adoptRoot: StepFn = async (ctx, record) => {
+  const r = inPhase(record, 'adopt-root', 'posting-root');
+  const ts = await ctx.slack.findRootByIncidentKey(r.channel, r.key);
+  if (ts) return write({ phase: 'posting-evidence', thread: { ts, sent: { hash: '', at: ctx.now } } });
+  return r.observed.cleared ? { kind: 'delete' } : write({ phase: 'pending' });
+};
+
+/** What a root posted or edited now shows. */
+export function sentNow(r: IncidentRecord, now: number): Sent {
+  return { hash: stateHash(r, now), members: membersOf(r.observed.incident), at: now };
+}
