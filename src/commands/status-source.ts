@@ -5,8 +5,8 @@ import type { OpenIncident } from './render-status.js';
 
 /**
  * Lists the store's open records as /rwx status shows them: unresolved incidents, and resolved ones whose thread
- * waits for a CronJob (src/notify/steps/follow-up.ts). Missing records, and resolved ones silenced while still firing, are
- * skipped.
+ * waits for a CronJob (src/notify/steps/follow-up.ts). Missing records, and resolved ones silenced while still
+ * firing, are skipped.
  */
 export function openIncidentsFromStore(store: Pick<IncidentStore, 'listOpen' | 'get'>): () => Promise<OpenIncident[]> {
   return async () => {

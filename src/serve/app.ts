@@ -1,7 +1,7 @@
 // The composition of `rwx serve` (and `rwx demo`): watcher -> work queue -> pipeline -> notifier, a tick for the
 // watchdog and time-based re-evaluation, the ops HTTP server, and an orderly stop. Entry points (src/cli) build
 // the parts that touch the outside (cluster source, notifier with Redis and Slack, logger) and hand them in.
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
@@ -74,82 +74,25 @@ export interface RunningServe {
 /** Starts the pipeline; the caller awaits `watcher.waitSynced` if it needs the first list. */
 export async function startServe(parts: ServeParts): Promise<RunningServe> {
   const clock = parts.clock ?? systemClock;
-  const timers = parts.timers ?? realTimers;
   const log = parts.log;
-  const watcher = new ClusterWatcher({
-    source: parts.source,
-    project: parts.project,
-    clock,
-    timers,
-    log,
-    metrics: parts.metrics.watch(),
-    reflector: { stallMs: parts.watchIdleMs, ...parts.reflector },
-  });
-  const notifyClock = parts.notifyClock;
-  const metrics = parts.metrics;
-  // One evaluation = the correlated incidents handed to the notifier (records written, jobs enqueued).
-  const sink = {
-    submit: async (inc: Incident[], now: number) => {
-      try {
-        await parts.notifier.submit(inc, notifyClock ? notifyClock.now() : now);
-      } catch (e) {
-        metrics.evaluated(false);
-        throw e;
-      }
-      metrics.evaluated(true);
-    },
-  };
-  const pipeline = new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, parts.metrics.pipeline(), () =>
-    watcher.synced(),
-  );
-  metrics.queueDepthFrom({ work: () => watcher.queue.length });
-  metrics.watchStatusFrom(() => watcher.status());
+  const watcher = newWatcher(parts, clock);
+  const pipeline = newPipeline(parts, watcher, clock);
+  parts.metrics.queueDepthFrom({ work: () => watcher.queue.length });
+  parts.metrics.watchStatusFrom(() => watcher.status());
 
   let alive = true;
-  const checks: ReadyCheck[] = [
-    {
-      name: 'watches',
-      probe: () =>
-        watcher.synced() ||
-        `not synced: ${watcher
-          .status()
-          .filter((s) => !s.synced)
-          .map((s) => s.kind)
-          .join(', ')}`,
-    },
-    { name: 'kubernetes', probe: () => watcher.reachable() || 'API server unreachable' },
-    ...(parts.checks ?? []),
-  ];
-  let server: Server | undefined;
-  let port: number | undefined;
-  const ops = opsHandler({
-    registry: parts.metrics.registry,
-    checks,
-    alive: () => alive,
-    ...(parts.fallback ? { fallback: parts.fallback } : {}),
-  });
-  if (parts.port !== undefined) {
-    ({ server, port } = await listen(ops, parts.port));
-    log.info({ port }, 'serving /healthz /readyz /metrics');
-  }
+  const checks = readyChecks(watcher, parts.checks ?? []);
+  const fallback = parts.fallback ? { fallback: parts.fallback } : {};
+  const ops = opsHandler({ registry: parts.metrics.registry, checks, alive: () => alive, ...fallback });
+  const http = parts.port === undefined ? undefined : await listen(ops, parts.port);
+  if (http) log.info({ port: http.port }, 'serving /healthz /readyz /metrics');
 
   const tick = async (): Promise<void> => {
     const restarted = watcher.tick(clock.now());
     if (restarted) log.debug({ restarted }, 'watchdog restarted watches');
     await pipeline.tick(clock.now());
   };
-  let ticking = false;
-  const interval =
-    parts.tickMs === 0
-      ? undefined
-      : setInterval(() => {
-          if (ticking) return; // a slow submit (Redis) must not stack ticks
-          ticking = true;
-          tick()
-            .catch((e: unknown) => log.error({ err: e }, 'tick failed'))
-            .finally(() => (ticking = false));
-        }, parts.tickMs ?? 1000);
-
+  const interval = parts.tickMs === 0 ? undefined : everyTick(tick, parts.tickMs ?? 1000, log);
   watcher.start();
   const done = pipeline.run().catch((e: unknown) => {
     log.error({ err: e }, 'pipeline stopped');
@@ -166,7 +109,7 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
       await done.catch(() => undefined);
       await pipeline.flush().catch((e: unknown) => log.warn({ err: e }, 'last flush failed'));
       await parts.notifier.close().catch((e: unknown) => log.warn({ err: e }, 'notifier close failed'));
-      if (server) await closeServer(server);
+      if (http) await closeServer(http.server);
       for (const c of closers)
         await c.close().catch((e: unknown) => log.warn({ err: e, what: c.name }, 'close failed'));
     })();
@@ -181,7 +124,65 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
     done,
     ops,
     addCloser: (name, close) => closers.unshift({ name, close }),
-    ...(port !== undefined ? { port } : {}),
+    ...(http ? { port: http.port } : {}),
     notReady: () => readiness(checks),
   };
+}
+
+function newWatcher(parts: ServeParts, clock: Clock): ClusterWatcher {
+  return new ClusterWatcher({
+    source: parts.source,
+    project: parts.project,
+    clock,
+    timers: parts.timers ?? realTimers,
+    log: parts.log,
+    metrics: parts.metrics.watch(),
+    reflector: { stallMs: parts.watchIdleMs, ...parts.reflector },
+  });
+}
+
+// The pipeline over the watcher's cache; it correlates only once every watch has synced. One evaluation = the
+// correlated incidents handed to the notifier (records written, jobs enqueued), counted as it succeeds or fails.
+function newPipeline(parts: ServeParts, watcher: ClusterWatcher, clock: Clock): Pipeline {
+  const { metrics, notifyClock } = parts;
+  const sink = {
+    submit: async (inc: Incident[], now: number) => {
+      try {
+        await parts.notifier.submit(inc, notifyClock ? notifyClock.now() : now);
+      } catch (e) {
+        metrics.evaluated(false);
+        throw e;
+      }
+      metrics.evaluated(true);
+    },
+  };
+  const gauges = metrics.pipeline();
+  return new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, gauges, () => watcher.synced());
+}
+
+// Watches synced and the API reachable, then the caller's checks (Redis).
+function readyChecks(watcher: ClusterWatcher, extra: readonly ReadyCheck[]): ReadyCheck[] {
+  const unsynced = (): string =>
+    watcher
+      .status()
+      .filter((s) => !s.synced)
+      .map((s) => s.kind)
+      .join(', ');
+  return [
+    { name: 'watches', probe: () => watcher.synced() || `not synced: ${unsynced()}` },
+    { name: 'kubernetes', probe: () => watcher.reachable() || 'API server unreachable' },
+    ...extra,
+  ];
+}
+
+// Runs `tick` every `ms`, skipping a beat while the last one still runs (a slow submit must not stack ticks).
+function everyTick(tick: () => Promise<void>, ms: number, log: Logger): NodeJS.Timeout {
+  let ticking = false;
+  return setInterval(() => {
+    if (ticking) return;
+    ticking = true;
+    tick()
+      .catch((e: unknown) => log.error({ err: e }, 'tick failed'))
+      .finally(() => (ticking = false));
+  }, ms);
 }

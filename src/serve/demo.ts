@@ -6,11 +6,11 @@ import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../domain/clock.js';
+import { systemClock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import { connect, project } from '../kube/index.js';
 import { createNotifier } from '../notify/notifier.js';
-import { loadScenario, startSimulator, type Simulator } from '../sim/index.js';
+import { loadScenario, startSimulator, type Scenario, type Simulator } from '../sim/index.js';
 import { TerminalSlack } from '../slack/terminal-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import { startServe } from './app.js';
@@ -47,16 +47,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   try {
     sim = await startSimulator({ scenario, realtime: true, speed: o.speed });
     const s = sim;
-    const simClock: Clock = { now: () => s.now() };
-    say(`rwx demo: scenario "${scenario.name}": ${scenario.description ?? ''}`);
-    say(`  simulated API server ${s.url} (time runs ${o.speed}x), Redis ${o.redisUrl} (prefix ${prefix})`);
-    say(
-      `  demo timers: group_wait ${DEMO_TIMERS.groupWait / 1000}s, group_interval ${DEMO_TIMERS.groupInterval / 1000}s (production defaults 30s / 5m); stuckAfter 5m of simulated time`,
-    );
-    say(
-      `  Slack is printed below as the bot would post it. ${o.follow ? 'Ctrl-C to stop.' : 'Exits when every incident is resolved.'}\n`,
-    );
-
+    for (const line of introduction(o, scenario, s.url, prefix)) say(line);
     const slack = new TerminalSlack({ out: o.out, stamp: () => `[${hhmm(s.now())}]` });
     const metrics = new ServeMetrics();
     const late: { index?: ClusterIndex } = {};
@@ -78,52 +69,20 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       project: serveProjector(project),
       log: o.log,
       metrics,
-      clock: simClock,
+      clock: { now: () => s.now() },
       notifyClock: systemClock,
       tickMs: 250,
       stages: realStages({ stuckAfterMs: 5 * 60_000, cronJobGraceMs: 10 * 60_000, driverDaemonSets: {} }),
       watchIdleMs: 5 * 60_000,
     });
     late.index = running.watcher.index;
-
-    // Narrate the scenario's timeline as simulated time passes it.
-    const start = s.now();
-    // Per-node rollback steps are many: narrate the rollout and the rollback, not every node it passes.
-    const steps = scenario.timeline.filter((t) => t.note && !/^rollback reaches/.test(t.note));
-    let next = 0;
-    const narrate = setInterval(() => {
-      while (next < steps.length && s.now() - start >= (steps[next]?.atMs ?? Infinity)) {
-        const st = steps[next++]!;
-        say(`\n>> [${hhmm(start + st.atMs)}] cluster: ${st.note}`);
-      }
-    }, 100);
-
-    const endOfStory = start + Math.max(0, ...scenario.timeline.map((t) => t.atMs));
-    let code = 1;
-    const deadline = Date.now() + (o.timeoutMs ?? 180_000);
-    const finished = (async () => {
-      for (;;) {
-        await new Promise((r) => setTimeout(r, 250));
-        if (o.follow) continue;
-        const open = await notifier.store.listOpen();
-        const posted = slack.messages.length > 0;
-        if (posted && open.length === 0 && s.now() >= endOfStory) {
-          say(
-            `\nrwx demo: every incident is resolved (simulated ${hhmm(s.now())}). Run \`rwx demo --follow\` to keep watching.`,
-          );
-          code = 0;
-          return;
-        }
-        if (Date.now() > deadline) {
-          say(
-            `\nrwx demo: not resolved within ${(o.timeoutMs ?? 180_000) / 1000}s of wall time (open incidents: ${open.join(', ') || 'none'})`,
-          );
-          return;
-        }
-      }
-    })();
-    await Promise.race([finished, o.interrupted ?? new Promise(() => undefined)]);
-    clearInterval(narrate);
+    const narration = narrate(scenario, s, say);
+    const posted = () => slack.messages.length > 0;
+    const code = await Promise.race([
+      untilResolved(o, s, storyEnd(scenario, s.now()), posted, notifier.store, say),
+      (o.interrupted ?? new Promise(() => undefined)).then(() => 1),
+    ]);
+    clearInterval(narration);
     await running.stop();
     return code;
   } finally {
@@ -132,6 +91,67 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     redis.disconnect();
   }
 }
+
+// The lines printed before the thread: the scenario, where things run, the shortened timers.
+function introduction(o: DemoOptions, scenario: Scenario, url: string, prefix: string): string[] {
+  const timers = `group_wait ${DEMO_TIMERS.groupWait / 1000}s, group_interval ${DEMO_TIMERS.groupInterval / 1000}s`;
+  const ends = o.follow ? 'Ctrl-C to stop.' : 'Exits when every incident is resolved.';
+  return [
+    `rwx demo: scenario "${scenario.name}": ${scenario.description ?? ''}`,
+    `  simulated API server ${url} (time runs ${o.speed}x), Redis ${o.redisUrl} (prefix ${prefix})`,
+    `  demo timers: ${timers} (production defaults 30s / 5m); stuckAfter 5m of simulated time`,
+    `  Slack is printed below as the bot would post it. ${ends}\n`,
+  ];
+}
+
+// Narrates the scenario's timeline as simulated time passes it. Per-node rollback steps are many: the rollout and
+// the rollback are narrated, not every node they pass.
+function narrate(scenario: Scenario, s: Simulator, say: (line: string) => void): NodeJS.Timeout {
+  const start = s.now();
+  const steps = scenario.timeline.filter((t) => t.note && !/^rollback reaches/.test(t.note));
+  let next = 0;
+  return setInterval(() => {
+    while (next < steps.length && s.now() - start >= (steps[next]?.atMs ?? Infinity)) {
+      const st = steps[next++]!;
+      say(`\n>> [${hhmm(start + st.atMs)}] cluster: ${st.note}`);
+    }
+  }, 100);
+}
+
+// Simulated time at which the scenario's last step has happened.
+function storyEnd(scenario: Scenario, start: number): number {
+  return start + Math.max(0, ...scenario.timeline.map((t) => t.atMs));
+}
+
+// Resolves with 0 once something was posted, no incident is open and the story is over; with 1 when the
+// wall-clock timeout passes first. With --follow it never resolves (Ctrl-C ends the demo).
+async function untilResolved(
+  o: DemoOptions,
+  s: Simulator,
+  endOfStory: number,
+  posted: () => boolean,
+  store: { listOpen(): Promise<string[]> },
+  say: (line: string) => void,
+): Promise<number> {
+  const timeoutMs = o.timeoutMs ?? 180_000;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
+    if (o.follow) continue;
+    const open = await store.listOpen();
+    if (posted() && open.length === 0 && s.now() >= endOfStory) {
+      say(`\nrwx demo: every incident is resolved (simulated ${hhmm(s.now())}). ${FOLLOW_HINT}`);
+      return 0;
+    }
+    if (Date.now() > deadline) {
+      const left = open.join(', ') || 'none';
+      say(`\nrwx demo: not resolved within ${timeoutMs / 1000}s of wall time (open incidents: ${left})`);
+      return 1;
+    }
+  }
+}
+
+const FOLLOW_HINT = 'Run `rwx demo --follow` to keep watching.';
 
 async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
   let cursor = '0';

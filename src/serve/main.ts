@@ -2,10 +2,11 @@
 // and the pipeline, with the ops server on PORT. Returns the running parts; the CLI waits for a signal and stops.
 import { serveProjector } from '../watch/slim.js';
 import { buildInfo } from '../build-info.js';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { connect, project } from '../kube/index.js';
-import { createNotifier } from '../notify/notifier.js';
+import { type Notifier, createNotifier } from '../notify/notifier.js';
 import type { SlackApi } from '../slack/api.js';
 import { createSlackApp } from '../slack/app.js';
 import { createWebSlackApi } from '../slack/web-api.js';
@@ -13,6 +14,7 @@ import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
 import { webUsergroupDirectory as webUsergroups } from '../commands/slack-adapters.js';
 import { commandsForServe } from '../commands/serve.js';
 import { systemClock } from '../domain/clock.js';
+import type { ClusterIndex } from '../domain/cluster-index.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import type { ClusterSource } from '../watch/source.js';
 import { startServe, type RunningServe, type ServeParts } from './app.js';
@@ -47,38 +49,18 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const redis = await connectRedis(config.redis.url, undefined, config.redis.password);
   log.info({ redis: redactRedisUrl(config.redis.url), prefix: config.redis.prefix }, 'redis connected');
   const metrics = new ServeMetrics({ processMetrics: true, build: buildInfo(o.env ?? process.env) });
-  // The Slack SDK's own log lines (warnings, debug) go through pino, as JSON like the rest.
-  const sdkLog = (sdk: string) => slackLogger(log, sdk);
   const slack = metrics.countSlack(
     o.slack ??
       createWebSlackApi({
         token: config.slack.botToken,
         ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
-        clientOptions: { logger: sdkLog('web-api') },
+        // The Slack SDK's own log lines (warnings, debug) go through pino, as JSON like the rest.
+        clientOptions: { logger: slackLogger(log, 'web-api') },
       }),
   );
   // The index is created by the watcher inside startServe; resolution facts read it through this late binding.
   const late: { running?: RunningServe } = {};
-  const notifier = createNotifier({
-    redis,
-    prefix: config.redis.prefix,
-    slack,
-    channel: config.slack.channel,
-    logger: log,
-    timers: {
-      groupWait: config.timers.groupWaitMs,
-      groupInterval: config.timers.groupIntervalMs,
-      repeatInterval: config.timers.repeatIntervalMs,
-    },
-    observeResolution: (last, now, completionOnly) =>
-      late.running ? observeResolution(late.running.watcher.index)(last, now, completionOnly) : undefined,
-    observer: metrics.notifier({
-      stuckAfterMs: config.timers.stuckAfterMs,
-      cronJobGraceMs: config.timers.cronJobGraceMs,
-    }),
-    ...(o.parts?.clock ? { clock: o.parts.clock } : {}),
-    ...o.notifier,
-  });
+  const notifier = serveNotifier(config, { redis, slack, log, metrics }, o, () => late.running?.watcher.index);
   metrics.queueDepthFrom({ notify: () => notifier.queueDepth() });
   // Bolt's HTTP receiver owns PORT in HTTP mode: the ops endpoints are mounted on it as custom routes.
   const bolt = o.bolt ?? true;
@@ -101,46 +83,87 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     ...o.parts,
   });
   late.running = running;
-  if (bolt) {
-    const r = running;
-    const clock = o.parts?.clock ?? systemClock;
-    // /rwx reads the watcher's cache; buttons and commands share one access policy (channels, user groups).
-    // Usergroup look-ups and DMs (buttons and /rwx): one fail-fast client, its log lines through pino.
-    const client = fastClient(config.slack.botToken, config.slack.apiUrl, sdkLog('web-api'));
-    const cmds = commandsForServe({
-      config,
-      index: () => r.watcher.index,
-      redis,
-      slack,
-      clock,
-      log,
-      observe: metrics.commandObserver(),
-      client,
-    });
-    const groups = new UsergroupCache(webUsergroups(client), clock);
-    const app = createSlackApp({
-      botToken: config.slack.botToken,
-      ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
-      ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
-      ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
-      port: o.port ?? config.port,
-      actions: notifier,
-      registerCommands: cmds.register,
-      authorize: async (user, channel) =>
-        (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
-      customRoutes: ['/healthz', '/readyz', '/metrics'].map((path) => ({ path, method: ['GET'], handler: r.ops })),
-      logger: sdkLog('bolt'),
-    });
-    try {
-      await app.start();
-    } catch (e) {
-      await cmds.close();
-      await r.stop();
-      throw e;
-    }
-    r.addCloser('slack app', () => app.stop());
-    r.addCloser('slash commands', () => cmds.close());
-    log.info({ mode: app.mode, ...(app.port !== undefined ? { port: app.port } : {}) }, 'slack app started');
-  }
+  if (bolt) await startSlackApp(config, running, { notifier, redis, slack, log, metrics }, o);
   return running;
+}
+
+/** What the serve composition shares between the notifier, the Slack app and /rwx. */
+interface Shared {
+  redis: Redis;
+  slack: SlackApi;
+  log: Logger;
+  metrics: ServeMetrics;
+}
+
+// The notifier with the configured timers; resolution facts come from the watcher's cache once it exists.
+function serveNotifier(config: Config, s: Shared, o: ServeOverrides, index: () => ClusterIndex | undefined): Notifier {
+  return createNotifier({
+    redis: s.redis,
+    prefix: config.redis.prefix,
+    slack: s.slack,
+    channel: config.slack.channel,
+    logger: s.log,
+    timers: {
+      groupWait: config.timers.groupWaitMs,
+      groupInterval: config.timers.groupIntervalMs,
+      repeatInterval: config.timers.repeatIntervalMs,
+    },
+    observeResolution: (last, now, completionOnly) => {
+      const i = index();
+      return i ? observeResolution(i)(last, now, completionOnly) : undefined;
+    },
+    observer: s.metrics.notifier({
+      stuckAfterMs: config.timers.stuckAfterMs,
+      cronJobGraceMs: config.timers.cronJobGraceMs,
+    }),
+    ...(o.parts?.clock ? { clock: o.parts.clock } : {}),
+    ...o.notifier,
+  });
+}
+
+// The Bolt app: the buttons act on the notifier's records; /rwx reads the watcher's cache. Buttons and commands
+// share one access policy (channels, user groups). Stopped with the bot.
+async function startSlackApp(
+  config: Config,
+  r: RunningServe,
+  s: Shared & { notifier: Notifier },
+  o: ServeOverrides,
+): Promise<void> {
+  const clock = o.parts?.clock ?? systemClock;
+  // Usergroup look-ups and DMs (buttons and /rwx): one fail-fast client, its log lines through pino.
+  const client = fastClient(config.slack.botToken, config.slack.apiUrl, slackLogger(s.log, 'web-api'));
+  const cmds = commandsForServe({
+    config,
+    index: () => r.watcher.index,
+    redis: s.redis,
+    slack: s.slack,
+    clock,
+    log: s.log,
+    observe: s.metrics.commandObserver(),
+    client,
+  });
+  const groups = new UsergroupCache(webUsergroups(client), clock);
+  const app = createSlackApp({
+    botToken: config.slack.botToken,
+    ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
+    ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
+    ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+    port: o.port ?? config.port,
+    actions: s.notifier,
+    registerCommands: cmds.register,
+    authorize: async (user, channel) =>
+      (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
+    customRoutes: ['/healthz', '/readyz', '/metrics'].map((path) => ({ path, method: ['GET'], handler: r.ops })),
+    logger: slackLogger(s.log, 'bolt'),
+  });
+  try {
+    await app.start();
+  } catch (e) {
+    await cmds.close();
+    await r.stop();
+    throw e;
+  }
+  r.addCloser('slack app', () => app.stop());
+  r.addCloser('slash commands', () => cmds.close());
+  s.log.info({ mode: app.mode, ...(app.port !== undefined ? { port: app.port } : {}) }, 'slack app started');
 }

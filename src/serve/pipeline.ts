@@ -13,7 +13,7 @@ import type { CronJob, Pod } from '../domain/objects.js';
 import { CORRELATE, CRONJOB, POD } from '../watch/keys.js';
 import type { WorkQueue } from '../watch/work-queue.js';
 
-/** The pure stages the pipeline runs, bound to their configuration (see wire.ts for the real ones). */
+/** The pure stages the pipeline runs, bound to their configuration (realStages in stages.ts builds the real ones). */
 export interface Stages {
   detectPod(index: ClusterIndex, pod: Pod, now: number): StuckPodFinding[];
   detectCronJob(index: ClusterIndex, cj: CronJob, now: number): CronJobFinding | undefined;

@@ -154,7 +154,8 @@ describe('upgrade over previous-version records', () => {
     expect(slack.replies(ts).at(-1)?.text).toContain('Follow-up');
   });
 
-  it('rewrites the record in the current layout (no "key" field: the previous version sees no record), keeping its expiry', async () => {
+  // No "key" field: the previous version reads the rewritten hash as no record at all.
+  it('rewrites the record in the current layout, keeping its expiry', async () => {
     await writeLegacy(legacy({ threadTs: '1.1', evidencePosted: true, resolvedAt: 1, resolutionPosted: true }));
     await redis.pexpire(recordKey(), 60_000);
     await redis.srem(`${prefix}:open`, KEY);
@@ -176,7 +177,7 @@ describe('upgrade over previous-version records', () => {
     expect((await redis.hgetall(recordKey())).key).toBeUndefined();
   });
 
-  it('the whole notifier (BullMQ, Slack Web API) over an open previous-version thread posts no second root', async () => {
+  it('the whole notifier (BullMQ, Web API) over an open previous-version thread posts no second root', async () => {
     const fake = await startFakeSlack();
     let n: Notifier | undefined;
     try {
