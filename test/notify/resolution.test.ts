@@ -1,5 +1,6 @@
 // Resolution content: the record remembers every member the incident ever had, so the resolved thread and root
-// speak for the whole incident (seed verification steps 3 and 5), not for its last, partial state.
+// speak for the whole incident (which pods recovered on their own, which were deleted, whether the missed
+// CronJob ran since), not for its last, partial state.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
@@ -22,7 +23,7 @@ let deps: StageDeps;
 let index: ClusterIndex;
 const text = (m: { blocks?: unknown[] } | undefined): string => JSON.stringify(m?.blocks ?? []);
 
-/** The first version: the seed's four symptoms; the replaced search pod carries a uid. */
+/** The first version: all four symptoms; the replaced search pod carries a uid. */
 function firstVersion(): Incident {
   const i = rolloutIncident();
   i.pods[1]!.pod.uid = 'uid-abcde-old';

@@ -1,5 +1,5 @@
-// Hand-written incidents shaped like the seed (csi-mount-failure-incident.txt): the ebs-csi-node rollout to
-// revision 2 that lost mountPropagation, with the four symptoms (postgres-2, the nightly backup, search, drain).
+// Hand-written incidents: the ebs-csi-node rollout to revision 2 that lost mountPropagation, with its four
+// symptoms (postgres-2 stuck, the nightly backup that never ran, search stuck part-way, a drain making it worse).
 import type { Incident, IncidentNode } from '../../src/domain/incident.js';
 import type { StuckPodFinding } from '../../src/domain/findings.js';
 
@@ -55,7 +55,7 @@ function node(name: string, revision: number, ageSeconds: number, pods: string[]
   };
 }
 
-/** The seed's rollout incident; `extra` adds stuck pods on more nodes (for "update, not a second root"). */
+/** The rollout incident; `extra` adds stuck pods on more nodes (for "update, not a second root"). */
 export function rolloutIncident(extra: { node: string; pod: string }[] = []): Incident {
   const pods = [
     stuck(

@@ -134,7 +134,7 @@ describe('rootHash', () => {
 
 describe('renderEvidenceReply', () => {
   const text = all(renderEvidenceReply(rolloutIncident()));
-  // Every confusing observation in the seed becomes one line of the thread.
+  // Every observation that misleads on-call engineers becomes one line of the thread.
   it.each([
     ['the useless kubelet message', 'timed out waiting for the condition'],
     ['what happened at 06:40', 'What happened at 2026-11-30 06:40 UTC: revision 2'],
