@@ -10,7 +10,7 @@ import type { IncidentStore } from '../store/incident-store.js';
 import { RedisIncidentStore } from '../store/redis-store.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { SlackApi } from '../slack/api.js';
-import { DEFAULT_TIMERS, type Timers } from './decide.js';
+import { DEFAULT_TIMERS, type StepName, type Timers } from './decide.js';
 import type { IncidentActions } from '../domain/actions.js';
 import { createIncidentActions } from './actions.js';
 import { recordEvaluation } from './record.js';
@@ -192,7 +192,7 @@ function jobProcessor(
   deps: StageDeps,
   log: NotifierLogger | undefined,
   lockRetryMs: number,
-): (job: Job<JobData>, token?: string) => Promise<StageOutcome['kind'] | string[]> {
+): (job: Job<JobData>, token?: string) => Promise<StepName[]> {
   const delay = async (job: Job<JobData>, token: string | undefined, untilWallMs: number): Promise<never> => {
     await job.moveToDelayed(Math.max(Date.now(), untilWallMs), token);
     throw new DelayedError();
