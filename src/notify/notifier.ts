@@ -10,7 +10,7 @@ import type { IncidentStore } from '../store/incident-store.js';
 import { RedisIncidentStore } from '../store/redis-store.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { SlackApi } from '../slack/api.js';
-import { DEFAULT_TIMERS, type StepName, type Timers } from './decide.js';
+import { DEFAULT_TIMERS, type StepName, type Timers, decide } from './decide.js';
 import type { IncidentActions } from '../domain/actions.js';
 import { createIncidentActions } from './actions.js';
 import { recordEvaluation } from './record.js';
@@ -107,14 +107,13 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       removeOnFail: 1000,
     },
   });
-  const worker = (opts.worker ?? true) ? startWorker(opts, deps) : undefined;
-
   // One job per key: while one waits (delayed), a new submit replaces it; while one runs, the latest is kept and
   // runs after it. The job carries only the key: the worker reads the latest record.
   const enqueue = async (key: string, delayMs = 0): Promise<void> => {
     const delay = Math.max(0, Math.round(delayMs));
     await queue.add('incident', { key }, { delay, deduplication: { id: key, replace: true, keepLastIfActive: true } });
   };
+  const worker = (opts.worker ?? true) ? startWorker(opts, deps, enqueue) : undefined;
 
   const submit: Notifier['submit'] = async (incidents, now, resolutions) => {
     const ctx = { store: deps.store, channel: opts.channel, groupWait: timers.groupWait, resolutions };
@@ -163,10 +162,10 @@ interface RunningWorker {
 }
 
 // A BullMQ worker that runs the steps for each job's incident (at most 4 incidents at once).
-function startWorker(opts: NotifierOptions, deps: StageDeps): RunningWorker {
+function startWorker(opts: NotifierOptions, deps: StageDeps, enqueue: Enqueue): RunningWorker {
   const log = opts.logger;
   const conn = opts.redis.duplicate({ maxRetriesPerRequest: null });
-  const worker = new Worker<JobData>(QUEUE, jobProcessor(deps, log, opts.lockRetryMs ?? 250), {
+  const worker = new Worker<JobData>(QUEUE, jobProcessor(deps, enqueue, log, opts.lockRetryMs ?? 250), {
     connection: conn,
     prefix: opts.prefix,
     concurrency: 4,
@@ -184,12 +183,16 @@ function startWorker(opts: NotifierOptions, deps: StageDeps): RunningWorker {
   };
 }
 
+/** Enqueues the job of an incident key, to run after `delayMs` (notifier clock). */
+type Enqueue = (key: string, delayMs?: number) => Promise<void>;
+
 /**
  * What the worker does with one job: the steps for its incident. A wait or a busy lock moves the job back to
  * delayed; Slack's rate limit delays it by Retry-After; a non-retryable error fails it for good.
  */
 function jobProcessor(
   deps: StageDeps,
+  enqueue: Enqueue,
   log: NotifierLogger | undefined,
   lockRetryMs: number,
 ): (job: Job<JobData>, token?: string) => Promise<StepName[]> {
@@ -214,8 +217,25 @@ function jobProcessor(
     }
     // Timers run on the injected clock; BullMQ delays run on the wall clock: convert the remaining time.
     if (out.kind === 'locked') return delay(job, token, Date.now() + lockRetryMs);
-    if (out.kind === 'wait') return delay(job, token, Date.now() + Math.max(0, out.until - deps.clock.now()));
+    if (out.kind === 'wait') {
+      await job.moveToDelayed(Date.now() + Math.max(0, out.until - deps.clock.now()), token);
+      // An evaluation recorded after this run's last read and enqueued before the move waits behind this job (BullMQ
+      // holds it until the job finishes, which may be hours away): read the record again now that a new job would
+      // replace this delayed one, and run it sooner if it has something to do sooner.
+      const due = await nextDue(deps, key);
+      if (due !== undefined && due < out.until) await enqueue(key, due - deps.clock.now());
+      throw new DelayedError();
+    }
     if (out.steps.length > 0) log?.info({ key, steps: out.steps }, 'notified');
     return out.steps;
   };
+}
+
+// When the incident's record next needs a run (notifier clock): now for a step, the time of a wait, never for none.
+async function nextDue(deps: StageDeps, key: string): Promise<number | undefined> {
+  const r = await deps.store.get(key);
+  if (!r) return undefined;
+  const now = deps.clock.now();
+  const next = decide(r, now, deps.timers);
+  return next.step === 'none' ? undefined : next.step === 'wait' ? next.until : now;
 }

@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Notifier, createNotifier } from '../../src/notify/notifier.js';
+import type { IncidentStore } from '../../src/store/incident-store.js';
+import { RedisIncidentStore } from '../../src/store/redis-store.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { rolloutIncident } from '../render/incident-fixtures.js';
@@ -118,6 +120,34 @@ describe('createNotifier', () => {
     await settled(n);
     expect(await n.store.listOpen()).toEqual([]);
     expect(fake.roots()[0]!.text).toContain('ebs-csi-node');
+  });
+
+  it('an evaluation that lands as its job finishes is not put off until that job wakes up', async () => {
+    // The job reads the record, finds nothing to do before repeat_interval, and moves itself to delayed; an
+    // evaluation written between that read and the move (here: just before the lock is released) must still run.
+    let clearNow = false;
+    const real = new RedisIncidentStore(redis, prefix);
+    const store: IncidentStore = Object.assign(Object.create(real) as IncidentStore, {
+      unlock: async (key: string, token: string) => {
+        if (clearNow) {
+          clearNow = false;
+          await n.submit([], Date.now());
+        }
+        return real.unlock(key, token);
+      },
+    });
+    const n = notifier({ store });
+    await n.submit([rolloutIncident()], Date.now());
+    await expect.poll(() => fake.roots().length, { timeout: 10_000, interval: 20 }).toBe(1);
+    await settled(n);
+    clearNow = true;
+    await n.submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }])], Date.now());
+    await expect
+      .poll(() => fake.replies(fake.roots()[0]!.ts).some((m) => m.text.startsWith('Resolved')), {
+        timeout: 10_000,
+        interval: 20,
+      })
+      .toBe(true);
   });
 
   it('a 429 delays the job by Retry-After and then posts once', async () => {
