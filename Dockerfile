@@ -1,4 +1,6 @@
 # rwx container image: build with the full toolchain, run with production dependencies only, as a non-root user.
+# The Kubernetes API simulator (packages/kube-sim) is a test tool: never copied here, so `rwx demo` and `rwx sim`
+# say in one line that it is not shipped.
 #   docker build -t rwx:0.1.0 --build-arg RWX_COMMIT="$(git rev-parse HEAD)" .
 #   docker run --rm rwx:0.1.0 --help
 # Checked without a Docker engine by test/deploy/dockerfile.test.ts (lint, COPY sources, the start command).
@@ -11,7 +13,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+RUN npm run build:bot
 
 FROM node:20.20-bookworm-slim AS runtime
 ENV NODE_ENV=production

@@ -1,11 +1,12 @@
-// Lint configuration: typescript-eslint's recommended rules over src/, test/ and bench/. Layout is Prettier's
-// (`npm run format`; `npm run lint` checks it), so eslint-config-prettier turns off the rules that would fight it.
+// Lint configuration: typescript-eslint's recommended rules over src/, test/, bench/ and packages/. Layout is
+// Prettier's (`npm run format`; `npm run lint` checks it), so eslint-config-prettier turns off the rules that would
+// fight it.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/'] },
+  { ignores: ['**/dist/', '**/node_modules/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

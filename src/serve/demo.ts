@@ -10,12 +10,12 @@ import { systemClock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import { connect, project } from '../kube/index.js';
 import { createNotifier } from '../notify/notifier.js';
-import { loadScenario, startSimulator, type Scenario, type Simulator } from '../sim/index.js';
 import { TerminalSlack } from '../slack/terminal-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import { startServe } from './app.js';
 import { ServeMetrics } from './metrics.js';
 import { connectRedis } from './redis.js';
+import { loadSimulator, type RunningSimulator, type SimScenario } from './simulator.js';
 import { observeResolution, realStages } from './stages.js';
 
 /** What the demo runs with; see DEMO_TIMERS for the shortened notification timers. */
@@ -39,10 +39,11 @@ const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 
 /** Runs the demo; resolves with the exit code (0 once every incident is resolved, 1 on timeout). */
 export async function runDemo(o: DemoOptions): Promise<number> {
+  const { loadScenario, startSimulator } = await loadSimulator(); // a test tool: one line when it is not installed
   const redis = await connectRedis(o.redisUrl); // first: a clear one-line error when no Redis answers
   const scenario = await loadScenario(o.scenario);
   const say = (s: string) => o.out.write(`${s}\n`);
-  let sim: Simulator | undefined;
+  let sim: RunningSimulator | undefined;
   const prefix = `rwx-demo-${randomBytes(4).toString('hex')}`;
   try {
     sim = await startSimulator({ scenario, realtime: true, speed: o.speed });
@@ -93,7 +94,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
 }
 
 // The lines printed before the thread: the scenario, where things run, the shortened timers.
-function introduction(o: DemoOptions, scenario: Scenario, url: string, prefix: string): string[] {
+function introduction(o: DemoOptions, scenario: SimScenario, url: string, prefix: string): string[] {
   const timers = `group_wait ${DEMO_TIMERS.groupWait / 1000}s, group_interval ${DEMO_TIMERS.groupInterval / 1000}s`;
   const ends = o.follow ? 'Ctrl-C to stop.' : 'Exits when every incident is resolved.';
   return [
@@ -106,7 +107,7 @@ function introduction(o: DemoOptions, scenario: Scenario, url: string, prefix: s
 
 // Narrates the scenario's timeline as simulated time passes it. Per-node rollback steps are many: the rollout and
 // the rollback are narrated, not every node they pass.
-function narrate(scenario: Scenario, s: Simulator, say: (line: string) => void): NodeJS.Timeout {
+function narrate(scenario: SimScenario, s: RunningSimulator, say: (line: string) => void): NodeJS.Timeout {
   const start = s.now();
   const steps = scenario.timeline.filter((t) => t.note && !/^rollback reaches/.test(t.note));
   let next = 0;
@@ -119,7 +120,7 @@ function narrate(scenario: Scenario, s: Simulator, say: (line: string) => void):
 }
 
 // Simulated time at which the scenario's last step has happened.
-function storyEnd(scenario: Scenario, start: number): number {
+function storyEnd(scenario: SimScenario, start: number): number {
   return start + Math.max(0, ...scenario.timeline.map((t) => t.atMs));
 }
 
@@ -127,7 +128,7 @@ function storyEnd(scenario: Scenario, start: number): number {
 // wall-clock timeout passes first. With --follow it never resolves (Ctrl-C ends the demo).
 async function untilResolved(
   o: DemoOptions,
-  s: Simulator,
+  s: RunningSimulator,
   endOfStory: number,
   posted: () => boolean,
   store: { listOpen(): Promise<string[]> },

@@ -1,6 +1,6 @@
 // ClusterSource: the one interface between the bot and the Kubernetes API for list+watch. The real adapter
-// (kube-source.ts) speaks HTTP through @kubernetes/client-node; the fake (fake-source.ts) is driven by tests and
-// benchmarks. Everything above it (reflector, watcher, pipeline) is ours and is tested against both.
+// (kube-source.ts) speaks HTTP through @kubernetes/client-node; the fake (test/support/fake-source.ts) is driven by
+// tests. Everything above it (reflector, watcher, pipeline) is ours and is tested against both.
 import type { KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
 

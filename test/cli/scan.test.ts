@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { Incident } from '../../src/domain/incident.js';
-import { startSimulator } from '../../src/sim/index.js';
+import { startSimulator } from '@rwx/kube-sim';
 import { seedObjects } from '../correlate/seed-fixture.js';
 import { rwx, writeSnapshot } from '../correlate/cli-run.js';
 

@@ -12,7 +12,8 @@ import type { CliIo } from '../../src/cli/io.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { KIND_KEYS, KINDS } from '../../src/domain/kinds.js';
 import type { Snapshot } from '../../src/domain/snapshot.js';
-import { parseScenario, startSimulator, type Simulator } from '../../src/sim/index.js';
+import { parseScenario, startSimulator, type Simulator } from '@rwx/kube-sim';
+import { simSnapshot } from '../support/sim.js';
 import type { TriageReport } from '../../src/triage/types.js';
 import { NOW, baseCluster, event, healthyClaim, pod, pv, pvc, va } from '../triage/fixtures.js';
 
@@ -77,7 +78,7 @@ describe('rwx triage against the API simulator', () => {
 
     dir = await mkdtemp(join(tmpdir(), 'rwx-triage-sim-'));
     const file = join(dir, 'snap.json');
-    const state = sim.state();
+    const state = simSnapshot(sim);
     await writeFile(
       file,
       KIND_KEYS.map((k) => JSON.stringify({ kind: `${KINDS[k].kind}List`, items: state[k] })).join('\n'),

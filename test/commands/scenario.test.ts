@@ -1,5 +1,5 @@
 // The seed's rollout on the simulator: /rwx drain node-19 answers BLOCK with the 2x2 counts, and a node still on
-// revision 1 with no stuck pods answers OK. The cluster view is the simulator's state() snapshot in a ClusterIndex,
+// revision 1 with no stuck pods answers OK. The cluster view is the simulator's objects as a snapshot in a ClusterIndex,
 // exactly what the bot's watchers keep; the engines are the real triage, detectors, correlator and drain advice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCommand, runCommand, type CommandServices } from '../../src/commands/index.js';
@@ -8,8 +8,8 @@ import { scanIndex } from '../../src/correlate/pipeline.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { triage } from '../../src/triage/index.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
-import { SIM_START } from '../support/sim.js';
+import { startSimulator, type Simulator } from '@rwx/kube-sim';
+import { SIM_START, simSnapshot } from '../support/sim.js';
 
 // One simulator for the file: every test only reads its state.
 let sim: Simulator;
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 async function seedServices(): Promise<CommandServices> {
-  const index = ClusterIndex.fromSnapshot(sim.state());
+  const index = ClusterIndex.fromSnapshot(simSnapshot(sim));
   const clock = new ManualClock(sim.now());
   return {
     clock,

@@ -13,9 +13,9 @@ import { ManualClock } from '../../src/domain/clock.js';
 import type { IncidentActions } from '../../src/domain/actions.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
-import { SIM_START } from '../support/sim.js';
+import { SIM_START, simSnapshot } from '../support/sim.js';
 import { commandFields, sign } from './harness.js';
 
 const SECRET = 'serve-test-secret';
@@ -42,7 +42,7 @@ beforeAll(async () => {
       RWX_REDIS_PREFIX: prefix,
     },
   });
-  const index = ClusterIndex.fromSnapshot(sim.state());
+  const index = ClusterIndex.fromSnapshot(simSnapshot(sim));
   const hook = commandsForServe({
     config,
     index: () => index,

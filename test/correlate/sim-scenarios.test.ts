@@ -1,9 +1,10 @@
-// The seed scenarios served by the API simulator: state() snapshots through detectors, correlator and drain advice.
+// The bundled scenarios served by the API simulator: snapshots (simSnapshot) through detectors, correlator and drain advice.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { startSimulator, type Simulator } from '@rwx/kube-sim';
+import { simSnapshot } from '../support/sim.js';
 import { adviseDrain } from '../../src/advise/drain.js';
 import { scanIndex } from '../../src/correlate/pipeline.js';
 
@@ -20,7 +21,7 @@ describe('propagation-loss scenario', () => {
   });
 
   it('yields exactly one FOLLOWS_ROLLOUT incident for ebs-csi-node@2 with postgres-2, the search pods and the backup', () => {
-    const index = ClusterIndex.fromSnapshot(sim.state());
+    const index = ClusterIndex.fromSnapshot(simSnapshot(sim));
     const { incidents } = scanIndex(index, { now: sim.now() });
     expect(incidents.map((i) => [i.key, i.verdict])).toEqual([
       ['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT'],
@@ -35,7 +36,7 @@ describe('propagation-loss scenario', () => {
   });
 
   it('drain-check: node-19 is BLOCK, a revision-1 node with no stuck pods is OK', () => {
-    const index = ClusterIndex.fromSnapshot(sim.state());
+    const index = ClusterIndex.fromSnapshot(simSnapshot(sim));
     const { incidents } = scanIndex(index, { now: sim.now() });
     expect(adviseDrain(index, incidents, 'node-19', sim.now()).decision).toBe('BLOCK');
     const inc = incidents[0]!;
@@ -46,7 +47,7 @@ describe('propagation-loss scenario', () => {
 
   it('mid-rollback (revision 1 restored as 3) the incident keeps its key and counts the restored nodes as old', async () => {
     await sim.advance(14 * 60_000);
-    const { incidents } = scanIndex(ClusterIndex.fromSnapshot(sim.state()), { now: sim.now() });
+    const { incidents } = scanIndex(ClusterIndex.fromSnapshot(simSnapshot(sim)), { now: sim.now() });
     const inc = incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT');
     expect([
       inc?.key,
@@ -59,7 +60,7 @@ describe('propagation-loss scenario', () => {
 
   it('once the rollback has reached every node the stuck pods recover and the backup runs: no incident', async () => {
     await sim.advance(8 * 60_000); // t+22m
-    const { incidents } = scanIndex(ClusterIndex.fromSnapshot(sim.state()), { now: sim.now() });
+    const { incidents } = scanIndex(ClusterIndex.fromSnapshot(simSnapshot(sim)), { now: sim.now() });
     expect(incidents).toEqual([]);
   });
 });
@@ -69,7 +70,7 @@ async function scanScenario(file: string, afterMs = 0) {
   const sim = await startSimulator({ scenario: file, clock: new ManualClock(T0) });
   try {
     if (afterMs > 0) await sim.advance(afterMs);
-    return scanIndex(ClusterIndex.fromSnapshot(sim.state()), { now: sim.now() }).incidents;
+    return scanIndex(ClusterIndex.fromSnapshot(simSnapshot(sim)), { now: sim.now() }).incidents;
   } finally {
     await sim.stop();
   }

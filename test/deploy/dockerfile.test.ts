@@ -1,11 +1,12 @@
 // The Dockerfile, checked without a Docker engine: it lints clean (dockerfile-utils), follows the image rules
 // (pinned slim Node 20, multi-stage, production dependencies only, numeric non-root user, exec-form entry point),
 // every path it copies exists and is not ignored, and what it ships starts: the compiled CLI runs and imports
-// only production dependencies.
+// only production dependencies. The Kubernetes API simulator is a test tool the image does not contain.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { validate } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
 import { sourceFilesWithExt } from './dist-files.js';
@@ -91,9 +92,21 @@ describe('Dockerfile', () => {
   });
 });
 
+/** What the image ships of dist/: the build stage compiles src/ only (tsconfig.build.json). */
+function shippedFiles(dist: string): string[] {
+  return sourceFilesWithExt(join(ROOT, 'src'), '.ts')
+    .filter((f) => !f.endsWith('.d.ts'))
+    .map((f) => join(dist, f.slice(join(ROOT, 'src').length + 1).replace(/\.ts$/, '.js')));
+}
+
 describe('what the image ships', () => {
   const dist = join(ROOT, 'dist');
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+    files: string[];
+    workspaces: string[];
+  };
 
   it('has a build (npm test runs `npm run build` first)', () => {
     expect(existsSync(join(dist, 'cli/main.js')), 'dist/cli/main.js: run npm run build').toBe(true);
@@ -121,12 +134,8 @@ describe('what the image ships', () => {
     const allowed = new Set([...Object.keys(pkg.dependencies), ...builtinModules]);
     const bad: string[] = [];
     const seen = new Set<string>();
-    // What the image ships: the build stage compiles src/ only (tsconfig.build.json), so dist/bench and the like
-    // that a local `npm run bench` leaves behind are not part of it.
-    const shipped = sourceFilesWithExt(join(ROOT, 'src'), '.ts')
-      .filter((f) => !f.endsWith('.d.ts'))
-      .map((f) => join(dist, f.slice(join(ROOT, 'src').length + 1).replace(/\.ts$/, '.js')));
-    for (const f of shipped) {
+    // dist/bench and the like that a local `npm run bench` leaves behind are not part of the image.
+    for (const f of shippedFiles(dist)) {
       if (!existsSync(f)) {
         bad.push(`${f.slice(ROOT.length + 1)}: not built (run npm run build)`);
         continue;
@@ -144,5 +153,81 @@ describe('what the image ships', () => {
     }
     expect(bad).toEqual([]);
     expect([...seen]).toEqual(expect.arrayContaining(['zod', 'yaml'])); // the scan reads real imports
+  });
+});
+
+describe('the simulator is a test tool, not in the image', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+    files: string[];
+  };
+
+  it('is a private workspace package the bot only has as a devDependency, outside src/ and the npm files', () => {
+    const sim = JSON.parse(readFileSync(join(ROOT, 'packages/kube-sim/package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(sim).toMatchObject({ name: '@rwx/kube-sim', private: true });
+    expect(pkg.devDependencies['@rwx/kube-sim']).toBeDefined();
+    expect(pkg.dependencies['@rwx/kube-sim']).toBeUndefined();
+    expect(existsSync(join(ROOT, 'src/sim'))).toBe(false);
+    expect(pkg.files.filter((f) => f.startsWith('packages'))).toEqual([]);
+    const packed = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    const paths = (JSON.parse(packed) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
+    expect(paths.length).toBeGreaterThan(0);
+    expect(paths.filter((p) => p.startsWith('packages/') || p.includes('kube-sim'))).toEqual([]);
+  });
+
+  it('is never copied into the image and the build context leaves it out', () => {
+    expect(IGNORED).toContain('packages');
+    const copies = INS.filter((i) => i.op === 'COPY').map((i) => i.args);
+    expect(copies.filter((a) => /packages|kube-sim/.test(a))).toEqual([]);
+    // the build stage compiles the bot alone (the workspace is not there to compile)
+    expect(INS.filter((i) => i.op === 'RUN').map((i) => i.args)).toContain('npm run build:bot');
+  });
+
+  it('only the simulator loader names it, and only in a dynamic import', () => {
+    const naming = sourceFilesWithExt(join(ROOT, 'src'), '.ts').filter((f) =>
+      readFileSync(f, 'utf8').includes('@rwx/kube-sim'),
+    );
+    expect(naming.map((f) => f.slice(ROOT.length + 1))).toEqual(['src/serve/simulator.ts']);
+    expect(readFileSync(join(ROOT, 'src/serve/simulator.ts'), 'utf8')).not.toMatch(/^import .*kube-sim/m);
+  });
+
+  it('without it, `rwx demo` and `rwx sim` say so in one line and the rest of the CLI works', () => {
+    // The image's layout: bin, the compiled src/, scenarios, and node_modules without the workspace link.
+    const image = mkdtempSync(join(tmpdir(), 'rwx-image-'));
+    try {
+      cpSync(join(ROOT, 'bin'), join(image, 'bin'), { recursive: true });
+      cpSync(join(ROOT, 'scenarios'), join(image, 'scenarios'), { recursive: true });
+      cpSync(join(ROOT, 'package.json'), join(image, 'package.json'));
+      for (const f of shippedFiles(join(ROOT, 'dist'))) {
+        const to = join(image, 'dist', f.slice(join(ROOT, 'dist').length + 1));
+        mkdirSync(dirname(to), { recursive: true });
+        cpSync(f, to);
+      }
+      mkdirSync(join(image, 'node_modules'));
+      for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+        if (name === '@rwx' || name.startsWith('.')) continue;
+        symlinkSync(join(ROOT, 'node_modules', name), join(image, 'node_modules', name));
+      }
+      const rwx = (...args: string[]) =>
+        spawnSync(process.execPath, ['bin/rwx.js', ...args], { cwd: image, encoding: 'utf8', env: { PATH: '' } });
+      for (const args of [['demo'], ['sim', 'scenarios/node-fault.yaml']]) {
+        const r = rwx(...args);
+        expect(r.status, r.stderr).toBe(1);
+        expect(r.stderr).toMatch(
+          /^rwx (demo|sim): the Kubernetes API simulator is a test tool and is not shipped in this image/,
+        );
+        expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      }
+      expect(rwx('serve', '--help').status).toBe(0);
+    } finally {
+      rmSync(image, { recursive: true, force: true });
+    }
   });
 });

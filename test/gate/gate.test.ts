@@ -2,7 +2,8 @@
 // deleted (audit log and final state) - after a normal run, on an unknown node, on Ctrl-C, and by --cleanup.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/domain/clock.js';
-import type { Simulator } from '../../src/sim/index.js';
+import type { Simulator } from '@rwx/kube-sim';
+import { simSnapshot } from '../support/sim.js';
 import { gate, startGateSim, writes } from './sim.js';
 
 let sim: Simulator;
@@ -12,7 +13,7 @@ afterEach(async () => sim.stop());
 
 /** Pods and claims left in the gate's namespace. */
 function leftInNamespace(): string[] {
-  const s = sim.state();
+  const s = simSnapshot(sim);
   return [...s.pods, ...s.pvcs]
     .filter((o) => o.metadata?.namespace === 'rwx-gate')
     .map((o) => `${o.kind}/${o.metadata?.name}`);
@@ -61,7 +62,7 @@ describe('rwx gate on the simulator', () => {
     await gate(sim, clock, ['--storage-class', 'ebs-gp3', '--nodes', 'gate-node-2', '--timeout', '1m'], {
       // While the probe runs, look at what it created.
       onSleep: () => {
-        const s = sim.state();
+        const s = simSnapshot(sim);
         const pod = s.pods.find((p) => p.metadata?.namespace === 'rwx-gate');
         const pvc = s.pvcs.find((p) => p.metadata?.namespace === 'rwx-gate');
         if (!pod || !pvc) return;

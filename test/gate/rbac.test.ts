@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import type { Simulator } from '../../src/sim/index.js';
+import type { Simulator } from '@rwx/kube-sim';
 import { gate, startGateSim } from './sim.js';
 
 interface Rule {

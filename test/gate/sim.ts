@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/domain/clock.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { connect } from '../../src/kube/connect.js';
 import { clientGateKube } from '../../src/gate/client.js';
 import { gateCommand } from '../../src/cli/gate.js';

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { KIND_KEYS } from '../../src/domain/kinds.js';
 import { isRwxError } from '../../src/errors.js';
 import { checkAccess, connect, readCluster, type KubeConnection } from '../../src/kube/index.js';
-import { parseScenario, startSimulator, type Simulator } from '../../src/sim/index.js';
+import { parseScenario, startSimulator, type Simulator } from '@rwx/kube-sim';
 import { NOW, node, pod } from '../triage/fixtures.js';
 
 let sim: Simulator | undefined;

@@ -13,7 +13,7 @@ import { createLogger } from '../../src/serve/log.js';
 import { runServe } from '../../src/serve/main.js';
 import { ServeMetrics } from '../../src/serve/metrics.js';
 import { realStages } from '../../src/serve/stages.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 

@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import { LogLevel } from '@slack/bolt';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger, slackLogger } from '../../src/serve/log.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
 import { toolGate } from '../tools.js';

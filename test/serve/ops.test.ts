@@ -8,7 +8,7 @@ import { startServe, type RunningServe } from '../../src/serve/app.js';
 import { createLogger, scrub } from '../../src/serve/log.js';
 import { ServeMetrics } from '../../src/serve/metrics.js';
 import { realStages } from '../../src/serve/stages.js';
-import { FakeClusterSource } from '../../src/watch/fake-source.js';
+import { FakeClusterSource } from '../support/fake-source.js';
 import { ManualTimers } from '../../src/watch/timers.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 

@@ -8,7 +8,7 @@ import type { KubeObject, Pod } from '../../src/domain/objects.js';
 import { detectContext } from '../../src/detect/config.js';
 import { detectCronJob, detectPod } from '../../src/detect/registry.js';
 import { Pipeline, isCandidate, type Stages } from '../../src/serve/pipeline.js';
-import { FakeClusterSource } from '../../src/watch/fake-source.js';
+import { FakeClusterSource } from '../support/fake-source.js';
 import { ManualTimers } from '../../src/watch/timers.js';
 import { ClusterWatcher } from '../../src/watch/watcher.js';
 

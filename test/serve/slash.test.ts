@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { connect } from '../../src/kube/index.js';
 import type { RunningServe } from '../../src/serve/app.js';
 import { runServe } from '../../src/serve/main.js';
-import { startSimulator, type Simulator } from '../../src/sim/index.js';
+import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { cleanRedis, memoryLogger, REDIS_URL, until } from './harness.js';

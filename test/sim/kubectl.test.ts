@@ -57,7 +57,8 @@ describe('kubectl through the simulator', () => {
     const out = await kubectl(sim.kubeconfigPath, 'get', 'pods', '-n', 'shop', '-l', 'app in (db)', '-o', 'wide');
     const lines = out.trim().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE/);
-    expect(lines[1]).toMatch(/^db-0\s+0\/1\s+ContainerCreating\s+0\s+2h\s+<none>\s+node-1/);
+    // The API server's age format (HumanDuration): minutes up to three hours, so a 2-hour-old pod is "120m".
+    expect(lines[1]).toMatch(/^db-0\s+0\/1\s+ContainerCreating\s+0\s+120m\s+<none>\s+node-1/);
     expect(lines).toHaveLength(2);
   });
 

@@ -2,9 +2,9 @@
 import { describe, expect, test } from 'vitest';
 import type { Pod } from '../../src/domain/objects.js';
 import type { Snapshot } from '../../src/domain/snapshot.js';
-import { loadScenario } from '../../src/sim/index.js';
+import { loadScenario } from '@rwx/kube-sim';
 import { formatAge } from '../../src/domain/duration.js';
-import { testSim, SIM_START } from '../support/sim.js';
+import { testSim, SIM_START, simSnapshot } from '../support/sim.js';
 
 const pod = (s: Snapshot, ns: string, name: string) =>
   s.pods.find((p) => p.metadata?.namespace === ns && p.metadata?.name === name);
@@ -17,7 +17,7 @@ const pluginPods = (s: Snapshot) => s.pods.filter((p) => p.metadata?.labels?.app
 describe('propagation-loss (seed csi-mount-failure-incident)', () => {
   test('the incident at 09:15 as the seed shows it', async () => {
     const { sim } = await testSim('scenarios/propagation-loss.yaml');
-    const s = sim.state();
+    const s = simSnapshot(sim);
     expect(s.nodes).toHaveLength(40);
     const ds = s.daemonSets.find((d) => d.metadata?.name === 'ebs-csi-node');
     expect(ds?.status).toMatchObject({ desiredNumberScheduled: 40, numberReady: 40, updatedNumberScheduled: 28 });
@@ -98,11 +98,11 @@ describe('propagation-loss (seed csi-mount-failure-incident)', () => {
   test('the timeline: the rollout spreads, the rollback heals in the same order, the backup completes', async () => {
     const { sim } = await testSim('scenarios/propagation-loss.yaml');
     await sim.advance(6 * 60_000);
-    let s = sim.state();
+    let s = simSnapshot(sim);
     expect(s.daemonSets.find((d) => d.metadata?.name === 'ebs-csi-node')?.status?.updatedNumberScheduled).toBe(29);
     expect(waiting(pod(s, 'data', 'clickhouse-1'))).toBe('ContainerCreating');
     await sim.advance(6 * 60_000);
-    s = sim.state();
+    s = simSnapshot(sim);
     // Rolled back: revision 1's object is renumbered 3 and the DaemonSet's template follows it.
     expect(
       s.controllerRevisions
@@ -113,7 +113,7 @@ describe('propagation-loss (seed csi-mount-failure-incident)', () => {
     const fmBefore = events(s, 'postgres-2', 'FailedMount')[0]?.count ?? 0;
     expect(fmBefore).toBeGreaterThan(9);
     await sim.advance(11 * 60_000);
-    s = sim.state();
+    s = simSnapshot(sim);
     expect(s.daemonSets.find((d) => d.metadata?.name === 'ebs-csi-node')?.status).toMatchObject({
       updatedNumberScheduled: 40,
       numberReady: 40,
@@ -127,7 +127,7 @@ describe('propagation-loss (seed csi-mount-failure-incident)', () => {
     expect(s.pods.filter((p) => p.metadata?.namespace === 'search' && p.status?.phase === 'Running')).toHaveLength(5);
     const fmAfter = events(s, 'postgres-2', 'FailedMount')[0]?.count;
     await sim.advance(10 * 60_000);
-    s = sim.state();
+    s = simSnapshot(sim);
     expect(events(s, 'postgres-2', 'FailedMount')[0]?.count).toBe(fmAfter);
     const job = s.jobs.find((j) => j.metadata?.name === 'nightly-backup-29411640');
     expect(job?.status?.conditions?.map((c) => c.type)).toContain('Complete');
@@ -138,7 +138,7 @@ describe('propagation-loss (seed csi-mount-failure-incident)', () => {
 describe('the other scenarios', () => {
   test('rwx-strands: every triage case is present', async () => {
     const { sim } = await testSim('scenarios/rwx-strands.yaml');
-    const s = sim.state();
+    const s = simSnapshot(sim);
     const claim = (ns: string, n: string) => s.pvcs.find((c) => c.metadata?.namespace === ns && c.metadata?.name === n);
     expect(claim('analytics', 'scratch')?.status?.phase).toBe('Pending');
     expect(
@@ -167,12 +167,12 @@ describe('the other scenarios', () => {
     expect(claim('db', 'pg-data')?.spec?.accessModes).toEqual(['ReadWriteOnce']);
     // The stuck mounts stay stuck (their nodes are broken) and keep reporting.
     await sim.advance(5 * 60_000);
-    expect(sim.state().pods.filter((p) => waiting(p) === 'ContainerCreating')).toHaveLength(2);
+    expect(simSnapshot(sim).pods.filter((p) => waiting(p) === 'ContainerCreating')).toHaveLength(2);
   });
 
   test('node-fault: stuck pods only on node-07, two drivers, no rollout in progress', async () => {
     const { sim } = await testSim('scenarios/node-fault.yaml');
-    const s = sim.state();
+    const s = simSnapshot(sim);
     const stuck = s.pods.filter((p) => waiting(p) === 'ContainerCreating');
     expect(new Set(stuck.map((p) => p.spec?.nodeName))).toEqual(new Set(['node-07']));
     const drivers = new Set(
@@ -186,20 +186,20 @@ describe('the other scenarios', () => {
     for (const ds of s.daemonSets)
       expect(ds.status?.updatedNumberScheduled, ds.metadata?.name).toBe(ds.status?.desiredNumberScheduled);
     await sim.advance(10 * 60_000);
-    expect(sim.state().pods.filter((p) => waiting(p) === 'ContainerCreating')).toHaveLength(3);
+    expect(simSnapshot(sim).pods.filter((p) => waiting(p) === 'ContainerCreating')).toHaveLength(3);
   });
 
   test('cni-sandbox: ContainerCreating with FailedCreatePodSandBox, no FailedMount, storage healthy; recovers at 10m', async () => {
     const { sim } = await testSim('scenarios/cni-sandbox.yaml');
-    let s = sim.state();
+    let s = simSnapshot(sim);
     expect(s.pods.filter((p) => waiting(p) === 'ContainerCreating')).toHaveLength(4);
     expect(s.events.filter((e) => e.reason === 'FailedCreatePodSandBox')).toHaveLength(4);
     expect(s.events.filter((e) => e.reason === 'FailedMount')).toHaveLength(0);
     expect(s.pvcs.every((c) => c.status?.phase === 'Bound')).toBe(true);
     await sim.advance(5 * 60_000);
-    expect(sim.state().events.filter((e) => e.reason === 'FailedMount')).toHaveLength(0);
+    expect(simSnapshot(sim).events.filter((e) => e.reason === 'FailedMount')).toHaveLength(0);
     await sim.advance(5 * 60_000);
-    s = sim.state();
+    s = simSnapshot(sim);
     expect(s.pods.filter((p) => waiting(p) === 'ContainerCreating')).toHaveLength(0);
   });
 });
@@ -208,8 +208,20 @@ describe('scenario files', () => {
   const bad: [string, string, RegExp][] = [
     // malformed YAML
     ['bad.yaml', 'name: x\nobjects: [', /invalid YAML/],
-    // a kind the simulator does not serve
-    ['kind.yaml', 'name: x\nobjects:\n  - {kind: Secret, metadata: {name: s}}', /kind "Secret" is not served/],
+    // a kind that is neither built in nor declared under resources:
+    [
+      'kind.yaml',
+      'name: x\nobjects:\n  - {kind: VolumeSnapshot, metadata: {name: s}}',
+      /"VolumeSnapshot" is not a built-in/,
+    ],
+    // a custom resource that reuses a built-in kind
+    [
+      'dup.yaml',
+      'name: x\nresources:\n  - {kind: Pod, group: x.io, version: v1, resource: pods, namespaced: true}',
+      /declared twice/,
+    ],
+    // a fault knob with a typo
+    ['fault.yaml', 'name: x\nfaults:\n  - {fault: down, mode: sideways}', /faults\[0\]/],
     // a missing name
     ['noname.yaml', 'name: x\nobjects:\n  - {kind: Pod, metadata: {}}', /metadata\.name/],
     // an unknown template variable
@@ -223,27 +235,27 @@ describe('scenario files', () => {
     // a bad timeline offset
     ['at.yaml', 'name: x\ntimeline:\n  - {at: soon}', /timeline\[0\]\.at/],
   ];
-  test.each(bad)('%s is one clear INPUT error', async (file, text, message) => {
+  test.each(bad)('%s is one clear SCENARIO error', async (file, text, message) => {
     const { mkdtemp, writeFile } = await import('node:fs/promises');
     const { join } = await import('node:path');
     const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(join(tmpdir(), 'rwx-scn-'));
     await writeFile(join(dir, file), text);
     await expect(loadScenario(join(dir, file))).rejects.toMatchObject({
-      code: 'INPUT',
+      code: 'SCENARIO',
       message: expect.stringMatching(message),
     });
   });
 
-  test('a missing file is an INPUT error naming it', async () => {
+  test('a missing file is a SCENARIO error naming it', async () => {
     await expect(loadScenario('/nonexistent/x.yaml')).rejects.toMatchObject({
-      code: 'INPUT',
+      code: 'SCENARIO',
       message: expect.stringContaining('/nonexistent/x.yaml'),
     });
   });
 });
 
 test('scenarioPath finds the bundled scenarios', async () => {
-  const { scenarioPath } = await import('../../src/sim/index.js');
+  const { scenarioPath } = await import('../support/sim.js');
   await expect(loadScenario(scenarioPath('node-fault'))).resolves.toMatchObject({ name: 'node-fault' });
 });

@@ -1,9 +1,9 @@
 // Pure pieces of scenario loading: templates, relative times, field paths, label selectors.
 import { describe, expect, test } from 'vitest';
-import { expand, rangeValues, stableSuffix } from '../../src/sim/template.js';
-import { resolveTime } from '../../src/sim/times.js';
-import { parsePath, setPath } from '../../src/sim/paths.js';
-import { parseLabelSelector } from '../../src/sim/selectors.js';
+import { expand, rangeValues, stableSuffix } from '../../packages/kube-sim/src/template.js';
+import { resolveTime } from '../../packages/kube-sim/src/times.js';
+import { parsePath, setPath } from '../../packages/kube-sim/src/paths.js';
+import { parseLabelSelector } from '../../packages/kube-sim/src/selectors.js';
 
 const T0 = Date.parse('2026-11-30T09:15:00Z');
 
@@ -100,7 +100,7 @@ describe('label selectors', () => {
   test.each(cases)('%j -> %s', (sel, want) => {
     expect(parseLabelSelector(sel)(obj)).toBe(want);
   });
-  test('malformed selectors throw a USAGE error', () => {
-    expect(() => parseLabelSelector('a in b')).toThrow(expect.objectContaining({ code: 'USAGE' }));
+  test('malformed selectors throw a SELECTOR error', () => {
+    expect(() => parseLabelSelector('a in b')).toThrow(expect.objectContaining({ code: 'SELECTOR' }));
   });
 });

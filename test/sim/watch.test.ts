@@ -2,7 +2,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API responses here are untyped JSON, read field by field */
 import { describe, expect, test } from 'vitest';
 import http from 'node:http';
-import type { Simulator } from '../../src/sim/index.js';
+import type { Simulator } from '@rwx/kube-sim';
 import { api, testSim, until } from '../support/sim.js';
 import { smallScenario } from './fixtures.js';
 

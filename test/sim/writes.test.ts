@@ -2,7 +2,7 @@
 // and stick in ContainerCreating (FailedMount rising) on broken ones; delete honours finalizers; audit shows it all.
 /* eslint-disable @typescript-eslint/no-explicit-any -- API responses here are untyped JSON, read field by field */
 import { describe, expect, test } from 'vitest';
-import { api, testSim } from '../support/sim.js';
+import { api, testSim, simSnapshot } from '../support/sim.js';
 import { smallScenario } from './fixtures.js';
 
 const claim = (name: string, storageClassName = 'fast') => ({
@@ -126,7 +126,7 @@ describe('writes', () => {
     await api(sim, '/api/v1/namespaces/shop/persistentvolumeclaims/probe-1', { method: 'DELETE' });
     expect((await api(sim, '/api/v1/namespaces/shop/pods')).body.items).toHaveLength(4);
     // The provisioned volume goes with its claim (reclaim policy Delete).
-    expect(sim.state().pvs).toHaveLength(0);
+    expect(simSnapshot(sim).pvs).toHaveLength(0);
     expect(
       sim.audit.filter((a) => !['get', 'list', 'watch'].includes(a.verb)).map((a) => `${a.verb} ${a.resource}`),
     ).toEqual([

@@ -1,9 +1,24 @@
-// Test helper: start a simulator on a ManualClock, get JSON from it with the bearer token, stop it afterwards.
+// Test helper: start a simulator on a ManualClock, get JSON from it with the bearer token, stop it afterwards; and
+// the bridge from the simulator's objects to the bot's Snapshot (the simulator knows nothing of the bot's kinds).
 /* eslint-disable @typescript-eslint/no-explicit-any -- API responses here are untyped JSON, read field by field */
+import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
-import { startSimulator, type Scenario, type Simulator } from '../../src/sim/index.js';
-import { parseScenario } from '../../src/sim/scenario.js';
+import { KINDS, KIND_KEYS } from '../../src/domain/kinds.js';
+import { emptySnapshot, type Snapshot } from '../../src/domain/snapshot.js';
+import { parseScenario, startSimulator, type Scenario, type Simulator } from '@rwx/kube-sim';
+
+/** Absolute path of a bundled scenario, e.g. scenarioPath('propagation-loss'). */
+export function scenarioPath(name: string): string {
+  return fileURLToPath(new URL(`../../scenarios/${name.replace(/\.yaml$/, '')}.yaml`, import.meta.url));
+}
+
+/** The simulator's current objects of every kind the bot reads, as the bot's Snapshot (deep copies). */
+export function simSnapshot(sim: Pick<Simulator, 'objects'>): Snapshot {
+  const s = emptySnapshot();
+  for (const k of KIND_KEYS) (s[k] as unknown[]) = sim.objects(KINDS[k].kind);
+  return s;
+}
 
 /** A fixed sim start (wall-clock-like, so kubectl's own age math stays sane). */
 export const SIM_START = Date.parse('2026-11-30T09:15:00Z');

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { connect, project } from '../../src/kube/index.js';
-import { parseScenario, startSimulator, type Simulator } from '../../src/sim/index.js';
+import { parseScenario, startSimulator, type Simulator } from '@rwx/kube-sim';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import { ManualTimers } from '../../src/watch/timers.js';
 import { ClusterWatcher } from '../../src/watch/watcher.js';

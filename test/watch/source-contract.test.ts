@@ -4,8 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { KubeObject } from '../../src/domain/objects.js';
 import { connect } from '../../src/kube/index.js';
-import { parseScenario, startSimulator, type Simulator } from '../../src/sim/index.js';
-import { FakeClusterSource } from '../../src/watch/fake-source.js';
+import { parseScenario, startSimulator, type Simulator } from '@rwx/kube-sim';
+import { FakeClusterSource } from '../support/fake-source.js';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import type { ClusterSource, WatchEventType } from '../../src/watch/source.js';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { KubeObject } from '../../src/domain/objects.js';
 import { RwxError } from '../../src/errors.js';
-import { FakeClusterSource } from '../../src/watch/fake-source.js';
+import { FakeClusterSource } from '../support/fake-source.js';
 import { ManualTimers } from '../../src/watch/timers.js';
 import { ClusterWatcher, type WatchLog } from '../../src/watch/watcher.js';
 

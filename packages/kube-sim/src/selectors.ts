@@ -1,6 +1,6 @@
 // Label and field selectors with the API server's grammar. Pure: parse once per request, match per object.
-import { RwxError } from '../errors.js';
-import type { KubeObject } from '../domain/objects.js';
+import { SimError } from './errors.js';
+import type { KubeObject } from './objects.js';
 
 /** A compiled selector: true when the object matches. */
 export type Matcher = (obj: KubeObject) => boolean;
@@ -45,10 +45,10 @@ function parseLabelReq(part: string): LabelReq {
   if (m) return { key: m[1] ?? '', op: m[2] === '!=' ? 'notin' : 'in', values: [m[3] ?? ''] };
   m = EXISTS_RE.exec(part);
   if (m) return { key: m[2] ?? '', op: m[1] ? '!exists' : 'exists', values: [] };
-  throw new RwxError('USAGE', `unable to parse requirement: "${part}"`);
+  throw new SimError('SELECTOR', `unable to parse requirement: "${part}"`);
 }
 
-/** Compiles a labelSelector (=, ==, !=, in, notin, exists, !exists); throws RwxError('USAGE') when malformed. */
+/** Compiles a labelSelector (=, ==, !=, in, notin, exists, !exists); throws SimError('SELECTOR') when malformed. */
 export function parseLabelSelector(text: string | null | undefined): Matcher {
   const reqs = splitTop(text ?? '').map(parseLabelReq);
   if (reqs.length === 0) return () => true;
@@ -111,15 +111,15 @@ function fieldValue(obj: KubeObject, path: string): string {
   return cur === undefined || cur === null ? '' : String(cur);
 }
 
-/** Compiles a fieldSelector for `resource`; throws RwxError('USAGE') for malformed text or unsupported fields. */
+/** Compiles a fieldSelector for `resource`; throws SimError('SELECTOR') for malformed text or unsupported fields. */
 export function parseFieldSelector(text: string | null | undefined, resource: string): Matcher {
   const reqs = splitTop(text ?? '').map((part) => {
     const m = /^([A-Za-z0-9._-]+)\s*(==|!=|=)\s*(.*)$/.exec(part);
-    if (!m) throw new RwxError('USAGE', `invalid selector: '${part}'; can't understand '${part}'`);
+    if (!m) throw new SimError('SELECTOR', `invalid selector: '${part}'; can't understand '${part}'`);
     const field = m[1] ?? '';
     const allowed =
       field === 'metadata.name' || field === 'metadata.namespace' || (FIELDS[resource] ?? []).includes(field);
-    if (!allowed) throw new RwxError('USAGE', `field label not supported: ${field}`);
+    if (!allowed) throw new SimError('SELECTOR', `field label not supported: ${field}`);
     return { field, neg: m[2] === '!=', value: m[3] ?? '' };
   });
   if (reqs.length === 0) return () => true;

@@ -1,21 +1,24 @@
-// The HTTP face of the simulator: auth, faults and audit around every request, then discovery or the REST
-// verbs (get, list, watch, create, delete, deletecollection) on the simulated cluster.
+// The HTTP face of the simulator: client identity, faults and audit around every request, then discovery or the
+// REST verbs (get, list, watch, create, delete, deletecollection) on the simulated cluster.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { KubeObject } from '../domain/objects.js';
-import type { Clock } from '../domain/clock.js';
-import { isRwxError } from '../errors.js';
-import { nsKey } from '../domain/refs.js';
+import type { Clock } from './clock.js';
+import { isSimError } from './errors.js';
+import { nsKey, storeKey, type KubeObject } from './objects.js';
 import type { SimCluster } from './cluster.js';
-import type { Faults } from './faults.js';
+import { reasonOf, type Faults } from './faults.js';
 import type { Authorizer } from './authz.js';
 import type { WatchHub } from './watch.js';
 import { discovery } from './discovery.js';
-import { resourceAt, resourceKey, apiVersionOfResource, type SimResource } from './resources.js';
+import { resourceKey, apiVersionOf, type ResourceInfo } from './resources.js';
 import { parseFieldSelector, parseLabelSelector, type Matcher } from './selectors.js';
 import { ApiError, notFound, statusBody } from './status.js';
-import { storeKey } from './store.js';
 import { answerAccessReview } from './access-review.js';
 import { toTable, wantsTable } from './table.js';
+
+/** The client name of requests without a bearer token. */
+export const ANONYMOUS = 'anonymous';
+/** The client name of requests with a token the simulator did not issue (they get 401). */
+export const UNKNOWN = 'unknown';
 
 /** One request as the audit log records it. `verb` follows Kubernetes audit verbs (get, list, watch, create...). */
 export interface AuditEntry {
@@ -23,8 +26,12 @@ export interface AuditEntry {
   method: string;
   path: string;
   query: Record<string, string>;
-  /** HTTP status sent (for watches: the 200 that opened the stream). */
+  /** The client that sent it (its bearer token's name; "anonymous" without one). */
+  client: string;
+  /** HTTP status sent (for watches: the 200 that opened the stream); 0 while unanswered (a blackhole). */
   status: number;
+  /** The fault that answered instead of the API, if one did (down, unauthorized, failNth, respond, blackhole). */
+  fault?: string;
   resource?: string;
   group?: string;
   namespace?: string;
@@ -39,16 +46,17 @@ export interface ServerDeps {
   authz: Authorizer;
   hub: WatchHub;
   audit: AuditEntry[];
-  token: string;
+  /** Bearer token -> client name; any other token gets 401. */
+  clients: ReadonlyMap<string, string>;
 }
 
 interface Route {
-  res: SimResource;
+  res: ResourceInfo;
   namespace?: string;
   name?: string;
 }
 
-function parseRoute(path: string): Route | undefined {
+function parseRoute(deps: ServerDeps, path: string): Route | undefined {
   const m = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))\/(.+)$/.exec(path.replace(/\/+$/, ''));
   if (!m) return undefined;
   const group = m[2] ?? '';
@@ -60,7 +68,7 @@ function parseRoute(path: string): Route | undefined {
     segs = segs.slice(2);
   }
   if (segs.length > 2) return undefined;
-  const res = resourceAt(group, version, segs[0] ?? '');
+  const res = deps.cluster.resources.at(group, version, segs[0] ?? '');
   if (!res || (namespace !== undefined && !res.namespaced)) return undefined;
   return { res, namespace, name: segs[1] };
 }
@@ -84,9 +92,9 @@ function verbOf(method: string, route: Route | undefined, query: URLSearchParams
   }
 }
 
-function send(out: ServerResponse, code: number, body: unknown): void {
+function send(out: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  out.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  out.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
   out.end(text);
 }
 
@@ -118,7 +126,7 @@ function selection(route: Route, q: URLSearchParams): Matcher {
     const ns = route.namespace;
     return (o) => (ns === undefined || o.metadata?.namespace === ns) && label(o) && field(o);
   } catch (e) {
-    if (isRwxError(e)) throw new ApiError(400, 'BadRequest', e.message);
+    if (isSimError(e, 'SELECTOR')) throw new ApiError(400, 'BadRequest', e.message);
     throw e;
   }
 }
@@ -146,7 +154,8 @@ function list(deps: ServerDeps, route: Route, q: URLSearchParams, out: ServerRes
       throw new ApiError(
         410,
         'Expired',
-        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+        'The provided continue parameter is too old to display a consistent list result. ' +
+          'You can start a new list without the continue parameter.',
       );
     }
     rv = tok.rv;
@@ -165,7 +174,7 @@ function list(deps: ServerDeps, route: Route, q: URLSearchParams, out: ServerRes
   if (table) return send(out, 200, toTable(route.res.resource, page, deps.clock.now(), metadata));
   send(out, 200, {
     kind: `${route.res.kind}List`,
-    apiVersion: apiVersionOfResource(route.res),
+    apiVersion: apiVersionOf(route.res),
     metadata,
     items: page.map(listItem),
   });
@@ -178,6 +187,7 @@ async function dispatch(
   url: URL,
   route: Route,
   verb: string,
+  client: string,
 ): Promise<void> {
   const { res, namespace, name } = route;
   const q = url.searchParams;
@@ -187,7 +197,7 @@ async function dispatch(
   if (res.createOnly) {
     if (verb !== 'create')
       throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
-    send(out, 201, answerAccessReview(await readBody(req), deps.authz));
+    send(out, 201, answerAccessReview(await readBody(req), deps.authz, client));
     return;
   }
   switch (verb) {
@@ -205,8 +215,10 @@ async function dispatch(
       deps.hub.start(
         {
           res: resourceKey(res),
+          resource: res.resource,
+          client,
           kind: res.kind,
-          apiVersion: apiVersionOfResource(res),
+          apiVersion: apiVersionOf(res),
           match: selection(route, q),
           resourceVersion: rv,
           bookmarks: q.get('allowWatchBookmarks') === 'true',
@@ -234,7 +246,7 @@ async function dispatch(
         .map((o) => deps.cluster.remove(res, storeKey(o), now));
       return send(out, 200, {
         kind: `${res.kind}List`,
-        apiVersion: apiVersionOfResource(res),
+        apiVersion: apiVersionOf(res),
         metadata: { resourceVersion: String(deps.cluster.store.currentRv()) },
         items: gone.map(listItem),
       });
@@ -244,18 +256,22 @@ async function dispatch(
   }
 }
 
-/** The request listener: audit, latency, 401/500 faults, discovery, authorization, then the verb. */
+/** The request listener: client, audit, latency, faults, 401, discovery, authorization, then the verb. */
 export function createHandler(deps: ServerDeps): (req: IncomingMessage, out: ServerResponse) => void {
   return (req, out) => {
     const url = new URL(req.url ?? '/', 'http://sim');
     const method = req.method ?? 'GET';
-    const route = parseRoute(url.pathname);
+    const route = parseRoute(deps, url.pathname);
     const verb = verbOf(method, route, url.searchParams);
+    const auth = req.headers.authorization;
+    const token = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
+    const client = auth === undefined ? ANONYMOUS : token !== undefined ? deps.clients.get(token) : undefined;
     const entry: AuditEntry = {
       verb,
       method,
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
+      client: client ?? UNKNOWN,
       status: 0,
     };
     if (route)
@@ -272,15 +288,24 @@ export function createHandler(deps: ServerDeps): (req: IncomingMessage, out: Ser
       return origWriteHead(...a);
     };
     void (async () => {
-      if (deps.faults.delayMs > 0) await new Promise((r) => setTimeout(r, deps.faults.delayMs));
-      const auth = req.headers.authorization;
-      if (deps.faults.isUnauthorized() || (auth !== undefined && auth !== `Bearer ${deps.token}`)) {
-        return send(out, 401, statusBody(401, 'Unauthorized', 'Unauthorized'));
+      const facts = { client: entry.client, verb, ...(route ? { resource: route.res.resource } : {}) };
+      const delay = deps.faults.latencyFor(facts);
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      const decision = deps.faults.decide(facts);
+      if (decision.kind === 'hang') {
+        entry.fault = 'blackhole';
+        return; // accepted, never answered: the client must time out
       }
-      if (deps.faults.countRequest()) {
-        return send(out, 500, statusBody(500, 'InternalError', 'Internal error occurred: simulated failure (failNth)'));
+      if (decision.kind === 'status') {
+        entry.fault = decision.fault;
+        const [reason] = reasonOf(decision.status);
+        const retry = decision.retryAfter;
+        const details = retry !== undefined ? { retryAfterSeconds: retry } : undefined;
+        const headers: Record<string, string> = retry !== undefined ? { 'Retry-After': String(retry) } : {};
+        return send(out, decision.status, statusBody(decision.status, reason, decision.message, details), headers);
       }
-      const doc = method === 'GET' ? discovery(url.pathname) : undefined;
+      if (client === undefined) return send(out, 401, statusBody(401, 'Unauthorized', 'Unauthorized'));
+      const doc = method === 'GET' ? discovery(url.pathname, deps.cluster.resources) : undefined;
       if (doc !== undefined) return send(out, 200, doc);
       if (!route)
         return send(out, 404, statusBody(404, 'NotFound', 'the server could not find the requested resource'));
@@ -288,11 +313,13 @@ export function createHandler(deps: ServerDeps): (req: IncomingMessage, out: Ser
         verb,
         group: route.res.group,
         resource: route.res.resource,
+        client,
         ...(route.namespace ? { namespace: route.namespace } : {}),
       };
-      if (!route.res.createOnly && !deps.authz.allowed(attrs))
+      if (!route.res.createOnly && !deps.authz.allowed(attrs)) {
         return send(out, 403, statusBody(403, 'Forbidden', deps.authz.message(attrs), { kind: route.res.resource }));
-      await dispatch(deps, req, out, url, route, verb);
+      }
+      await dispatch(deps, req, out, url, route, verb, client);
     })().catch((e: unknown) => {
       if (out.headersSent) return void out.destroy();
       if (e instanceof ApiError) return sendError(out, e);

@@ -1,19 +1,19 @@
 // Field paths for timeline `set` steps: dotted, with [n] for list items and ["..."] for keys that contain dots,
 // e.g. `status.containerStatuses[0].ready` or `metadata.labels["app.kubernetes.io/name"]`.
-import { RwxError } from '../errors.js';
+import { SimError } from './errors.js';
 
-/** Splits a field path into keys and list indexes; throws RwxError('INPUT') when malformed. */
+/** Splits a field path into keys and list indexes; throws SimError('SCENARIO') when malformed. */
 export function parsePath(path: string): (string | number)[] {
   const out: (string | number)[] = [];
   const re = /([^.[\]"]+)|\[(\d+)\]|\["([^"]+)"\]/g;
   let consumed = 0;
   for (const m of path.matchAll(re)) {
     const between = path.slice(consumed, m.index);
-    if (between !== '' && between !== '.') throw new RwxError('INPUT', `bad field path "${path}"`);
+    if (between !== '' && between !== '.') throw new SimError('SCENARIO', `bad field path "${path}"`);
     out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : (m[3] ?? '')));
     consumed = (m.index ?? 0) + m[0].length;
   }
-  if (out.length === 0 || consumed !== path.length) throw new RwxError('INPUT', `bad field path "${path}"`);
+  if (out.length === 0 || consumed !== path.length) throw new SimError('SCENARIO', `bad field path "${path}"`);
   return out;
 }
 

@@ -1,7 +1,6 @@
 // The simulator's etcd: objects per resource, one global resourceVersion that increases on every change, and a
 // bounded history of changes that watches replay from. Versions older than the retained history are "expired" (410).
-import type { KubeObject } from '../domain/objects.js';
-import { nsKey } from '../domain/refs.js';
+import { storeKey, type KubeObject } from './objects.js';
 
 /** A stored change, as a watch sees it. */
 export interface Change {
@@ -12,11 +11,6 @@ export interface Change {
   obj: KubeObject;
   /** The object before a MODIFIED change, so a filtered watch can tell "left the selection" from "changed". */
   prev?: KubeObject;
-}
-
-/** Key of an object inside its resource: "namespace/name" or "name", which is also etcd's list order. */
-export function storeKey(obj: KubeObject): string {
-  return nsKey(obj.metadata?.namespace, obj.metadata?.name);
 }
 
 /** In-memory object store. Objects handed in are owned by the store; callers clone before changing one. */

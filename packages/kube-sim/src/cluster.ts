@@ -1,11 +1,11 @@
 // The simulated cluster: the store filled from a scenario, the timeline on a sim-time scheduler, writes with
 // API-server semantics (create, graceful delete), and the controllers and kubelet that react to changes.
-import type { KubeObject } from '../domain/objects.js';
+import { nsKey, storeKey, type KubeObject, type Rec } from './objects.js';
 import type { Scenario, TimelineStep, KubeletModel } from './scenario.js';
-import { ObjectStore, storeKey } from './store.js';
+import { ObjectStore } from './store.js';
 import { Scheduler } from './scheduler.js';
 import { materialize, resolveRefs, type Lookup } from './defaults.js';
-import { resourceKey, resourceOfKind, type SimResource } from './resources.js';
+import { Resources, resourceKey, type ResourceInfo } from './resources.js';
 import { reconcile } from './controllers.js';
 import { kubeletSync, provisionClaim, forgetPod } from './kubelet.js';
 import { setPath } from './paths.js';
@@ -13,14 +13,13 @@ import { formatTime, resolveTimes } from './times.js';
 import { podStatus, stateOfPhase } from './pod-status.js';
 import { ApiError, notFound } from './status.js';
 import { stableSuffix } from './template.js';
-import { nsKey } from '../domain/refs.js';
-
-type Rec = Record<string, unknown>;
 
 /** Cluster state plus the machinery that changes it. One per simulator. */
 export class SimCluster {
   readonly store = new ObjectStore();
   readonly scheduler = new Scheduler();
+  /** What this simulator serves: the built-in table plus the scenario's custom resources. */
+  readonly resources: Resources;
   kubelet: KubeletModel;
   /** uids of pods created through the API: the kubelet drives these from ContainerCreating to completion. */
   readonly createdPods = new Set<string>();
@@ -31,11 +30,12 @@ export class SimCluster {
     readonly startMs: number,
   ) {
     this.kubelet = { ...scenario.kubelet };
+    this.resources = new Resources(scenario.resources);
   }
 
   /** Looks up a stored object by kind. */
   readonly lookup: Lookup = (kind, namespace, name) => {
-    const res = resourceOfKind(kind);
+    const res = this.resources.ofKind(kind);
     if (!res) return undefined;
     return this.store.get(resourceKey(res), nsKey(res.namespaced ? namespace : undefined, name));
   };
@@ -52,7 +52,7 @@ export class SimCluster {
 
   /** Materializes and stores objects as one batch, so references between them resolve in either order. */
   private addAll(objects: KubeObject[], now: number, seed: string): void {
-    const ready = objects.map((o) => materialize(o, now, `${this.scenario.name}|${seed}`));
+    const ready = objects.map((o) => materialize(o, now, `${this.scenario.name}|${seed}`, this.resources));
     const namespaces = new Set(ready.map((o) => o.metadata?.namespace).filter((n): n is string => !!n));
     for (const ns of namespaces) {
       if (
@@ -67,19 +67,20 @@ export class SimCluster {
             },
             now,
             this.scenario.name,
+            this.resources,
           ),
         );
       }
     }
     const pending = new Map(ready.map((o) => [`${o.kind}|${o.metadata?.namespace ?? ''}|${o.metadata?.name}`, o]));
     const lookup: Lookup = (kind, ns, name) =>
-      pending.get(`${kind}|${resourceOfKind(kind)?.namespaced ? (ns ?? '') : ''}|${name}`) ??
+      pending.get(`${kind}|${this.resources.ofKind(kind)?.namespaced ? (ns ?? '') : ''}|${name}`) ??
       this.lookup(kind, ns, name);
     // Owners first (ControllerRevisions before the pods that copy their template), then everything else.
     const order = (o: KubeObject) => (o.kind === 'Pod' ? 2 : o.kind === 'Event' ? 3 : 1);
     for (const o of [...ready].sort((a, b) => order(a) - order(b))) {
-      resolveRefs(o, lookup);
-      const res = resourceOfKind(o.kind);
+      resolveRefs(o, lookup, this.resources);
+      const res = this.resources.ofKind(o.kind);
       if (res) this.store.put(resourceKey(res), o);
     }
   }
@@ -90,7 +91,7 @@ export class SimCluster {
     if (step.add?.length) this.addAll(step.add, now, `step@${step.atMs}`);
     for (const s of step.set ?? []) this.setFields(s.kind, s.namespace, s.name, s.fields, now);
     for (const d of step.delete ?? []) {
-      const res = resourceOfKind(d.kind);
+      const res = this.resources.ofKind(d.kind);
       if (res) this.remove(res, nsKey(res.namespaced ? (d.namespace ?? 'default') : undefined, d.name), now);
     }
     for (const b of step.bumpEvent ?? []) this.bumpEvent(b.namespace, b.name, b.by ?? 1, now);
@@ -99,7 +100,7 @@ export class SimCluster {
   }
 
   private setFields(kind: string, namespace: string | undefined, name: string, fields: Rec, now: number): void {
-    const res = resourceOfKind(kind);
+    const res = this.resources.ofKind(kind);
     const cur = this.lookup(kind, namespace ?? 'default', name);
     if (!res || !cur) return;
     const obj = structuredClone(cur) as Rec;
@@ -129,7 +130,7 @@ export class SimCluster {
   }
 
   /** Creates an object from a client's body (POST); throws ApiError for conflicts and invalid bodies. */
-  create(res: SimResource, namespace: string | undefined, body: Rec, now: number): KubeObject {
+  create(res: ResourceInfo, namespace: string | undefined, body: Rec, now: number): KubeObject {
     const meta = (body.metadata ?? {}) as Rec;
     if (body.kind !== undefined && body.kind !== res.kind) {
       throw new ApiError(400, 'BadRequest', `the kind of the body (${String(body.kind)}) does not match ${res.kind}`);
@@ -174,11 +175,11 @@ export class SimCluster {
     delete (input.metadata as Rec).namespace;
     if (res.namespaced) (input.metadata as Rec).namespace = namespace;
     if (res.kind === 'Pod') delete (input as Rec).status;
-    const obj = materialize(input as KubeObject, now, `${this.scenario.name}|api|${this.writes}`);
+    const obj = materialize(input as KubeObject, now, `${this.scenario.name}|api|${this.writes}`, this.resources);
     if (res.kind === 'Pod') {
       (obj as Rec).status = { phase: 'Pending' };
     }
-    resolveRefs(obj, this.lookup);
+    resolveRefs(obj, this.lookup, this.resources);
     const stored = this.store.put(resourceKey(res), obj);
     if (res.kind === 'Pod') this.createdPods.add(stored.metadata?.uid ?? '');
     if (res.kind === 'PersistentVolumeClaim') provisionClaim(this, stored, now);
@@ -187,7 +188,7 @@ export class SimCluster {
   }
 
   /** Deletes with API-server semantics: finalizers keep the object Terminating, otherwise it goes. */
-  remove(res: SimResource, key: string, now: number): KubeObject {
+  remove(res: ResourceInfo, key: string, now: number): KubeObject {
     const rk = resourceKey(res);
     const cur = this.store.get(rk, key);
     if (!cur) throw notFound(res.resource, res.group, key.split('/').pop() ?? key);
@@ -224,7 +225,7 @@ export class SimCluster {
   private releaseVolume(pvc: KubeObject, now: number): void {
     const pvName = ((pvc as Rec).spec as Rec | undefined)?.volumeName;
     const pv = typeof pvName === 'string' ? this.lookup('PersistentVolume', undefined, pvName) : undefined;
-    const res = resourceOfKind('PersistentVolume');
+    const res = this.resources.ofKind('PersistentVolume');
     if (!pv || !res || ((pv as Rec).spec as Rec).persistentVolumeReclaimPolicy !== 'Delete') return;
     if (!pv.metadata?.annotations?.['pv.kubernetes.io/provisioned-by']) return;
     this.remove(res, storeKey(pv), now);

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { RwxError } from '../errors.js';
+import { SimError } from './errors.js';
 
 const run = promisify(execFile);
 
@@ -20,7 +20,7 @@ export async function simDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'rwx-sim-'));
 }
 
-/** Generates a self-signed EC certificate in `dir` with openssl; RwxError('INTERNAL') when openssl fails. */
+/** Generates a self-signed EC certificate in `dir` with openssl; SimError('TLS') when openssl fails. */
 export async function selfSignedCert(dir: string): Promise<TlsMaterial> {
   const key = join(dir, 'tls.key');
   const cert = join(dir, 'tls.crt');
@@ -45,8 +45,8 @@ export async function selfSignedCert(dir: string): Promise<TlsMaterial> {
       cert,
     ]);
   } catch (e) {
-    throw new RwxError(
-      'INTERNAL',
+    throw new SimError(
+      'TLS',
       `openssl could not make a certificate for TLS mode: ${(e as Error).message.split('\n')[0]}`,
       { cause: e },
     );
@@ -55,7 +55,13 @@ export async function selfSignedCert(dir: string): Promise<TlsMaterial> {
 }
 
 /** Writes a kubeconfig with one context "sim" (cluster and user "sim") for `server`; returns its path. */
-export async function writeKubeconfig(dir: string, server: string, token: string, caPem?: string): Promise<string> {
+export async function writeKubeconfig(
+  dir: string,
+  server: string,
+  token: string,
+  caPem?: string,
+  file = 'kubeconfig',
+): Promise<string> {
   // client-node refuses plain http unless the cluster says insecure-skip-tls-verify; kubectl ignores it for http.
   const cluster = caPem
     ? `    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}\n`
@@ -83,7 +89,7 @@ export async function writeKubeconfig(dir: string, server: string, token: string
   ]
     .filter((l) => l !== '')
     .join('\n');
-  const path = join(dir, 'kubeconfig');
+  const path = join(dir, file);
   await writeFile(path, `${text}\n`, { mode: 0o600 });
   return path;
 }

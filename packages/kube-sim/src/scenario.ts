@@ -3,11 +3,12 @@
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
-import { RwxError } from '../errors.js';
-import type { KubeObject } from '../domain/objects.js';
-import { parseDuration } from '../domain/duration.js';
+import { SimError } from './errors.js';
+import type { KubeObject } from './objects.js';
+import { parseDuration } from './duration.js';
 import { expand } from './template.js';
-import { resourceOfKind } from './resources.js';
+import { Resources, type CustomResource } from './resources.js';
+import { faultCommand, type FaultCommand } from './faults.js';
 
 const ref = z.object({ kind: z.string(), namespace: z.string().optional(), name: z.string() });
 const rule = z.object({
@@ -38,10 +39,21 @@ const step = z.object({
   compact: z.boolean().optional(),
   kubelet: kubelet.optional(),
 });
+const custom = z.strictObject({
+  kind: z.string().regex(/^[A-Z][A-Za-z0-9]*$/),
+  group: z.string(),
+  version: z.string().regex(/^v\d+((alpha|beta)\d+)?$/),
+  resource: z.string().regex(/^[a-z][a-z0-9]*$/),
+  namespaced: z.boolean(),
+  shortNames: z.array(z.string()).optional(),
+});
 const file = z.object({
   name: z.string(),
   description: z.string().optional(),
   start: z.string().optional(),
+  bookmarkInterval: z.string().optional(),
+  resources: z.array(custom).optional(),
+  faults: z.array(z.unknown()).optional(),
   vars: z.record(z.string(), z.unknown()).optional(),
   permissions: z.object({ allow: z.array(rule).optional(), deny: z.array(rule).optional() }).optional(),
   kubelet: kubelet.optional(),
@@ -63,6 +75,12 @@ export interface Scenario {
   description?: string;
   /** Absolute time of offset 0 (ISO); default the clock's time when the simulator starts. */
   start?: string;
+  /** Sim milliseconds between watch bookmarks (default a minute). */
+  bookmarkIntervalMs?: number;
+  /** Kinds beyond the built-in table, served like built-in ones (what a CRD would declare). */
+  resources?: CustomResource[];
+  /** Fault knobs switched on when the simulator starts. */
+  faults?: FaultCommand[];
   permissions?: { allow?: PermissionRule[]; deny?: PermissionRule[] };
   kubelet?: KubeletModel;
   objects: KubeObject[];
@@ -74,48 +92,61 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${path.replace(/^\./, '') || '(top)'}: ${issue.message}`;
 }
 
-/** Checks and normalises an already-parsed scenario document; throws RwxError('INPUT') naming `source`. */
+/** Checks and normalises an already-parsed scenario document; throws SimError('SCENARIO') naming `source`. */
 export function parseScenario(doc: unknown, source = 'scenario'): Scenario {
   const vars = (doc && typeof doc === 'object' && 'vars' in doc ? (doc as { vars: unknown }).vars : {}) ?? {};
   const expanded = expand(doc, { ...(vars as Record<string, unknown>) }, source);
   const r = file.safeParse(expanded);
-  if (!r.success) throw new RwxError('INPUT', `${source}: ${r.error.issues.slice(0, 3).map(describeIssue).join('; ')}`);
-  const f = r.data;
+  if (!r.success)
+    throw new SimError('SCENARIO', `${source}: ${r.error.issues.slice(0, 3).map(describeIssue).join('; ')}`);
+  const { bookmarkInterval, faults: rawFaults, ...f } = r.data;
+  const resources = new Resources(f.resources);
   const checkKind = (k: string, where: string) => {
-    if (!resourceOfKind(k))
-      throw new RwxError('INPUT', `${source}: ${where}: kind "${k}" is not served by the simulator`);
+    if (!resources.ofKind(k)) {
+      const hint = 'declare it under resources: (kind, group, version, resource, namespaced)';
+      throw new SimError('SCENARIO', `${source}: ${where}: kind "${k}" is not a built-in resource: ${hint}`);
+    }
   };
   f.objects.forEach((o, i) => checkKind(o.kind, `objects[${i}]`));
   const timeline = f.timeline.map((s, i) => {
-    let atMs: number;
-    try {
-      atMs = parseDuration(s.at.replace(/^\+/, ''), `${source}: timeline[${i}].at`);
-    } catch (e) {
-      throw new RwxError('INPUT', (e as Error).message);
-    }
+    const atMs = parseDuration(s.at.replace(/^\+/, ''), `${source}: timeline[${i}].at`);
     for (const o of s.add ?? []) checkKind(o.kind, `timeline[${i}].add`);
     for (const o of [...(s.set ?? []), ...(s.delete ?? [])]) checkKind(o.kind, `timeline[${i}]`);
     return { ...s, atMs, add: s.add as KubeObject[] | undefined };
   });
   timeline.sort((a, b) => a.atMs - b.atMs);
-  return { ...f, objects: f.objects as KubeObject[], timeline };
+  const faults = (rawFaults ?? []).map((c, i) => {
+    const p = faultCommand.safeParse(c);
+    if (p.success) return p.data;
+    throw new SimError(
+      'SCENARIO',
+      `${source}: faults[${i}]: ${p.error.issues.slice(0, 1).map(describeIssue).join('')}`,
+    );
+  });
+  return {
+    ...f,
+    objects: f.objects as KubeObject[],
+    timeline,
+    ...(faults.length ? { faults } : {}),
+    ...(bookmarkInterval ? { bookmarkIntervalMs: parseDuration(bookmarkInterval, `${source}: bookmarkInterval`) } : {}),
+  };
 }
 
-/** Reads and parses a scenario YAML file; any problem is one RwxError('INPUT') line naming the file. */
+/** Reads and parses a scenario YAML file; any problem is one SimError('SCENARIO') line naming the file. */
 export async function loadScenario(path: string): Promise<Scenario> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw new RwxError('INPUT', `cannot read scenario ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
+    throw new SimError('SCENARIO', `cannot read scenario ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
       cause: e,
     });
   }
   const docs = parseAllDocuments(text, { merge: true });
   const list = Array.isArray(docs) ? docs : [docs];
   const first = list[0];
-  if (!first) throw new RwxError('INPUT', `${path}: empty scenario file`);
+  if (!first) throw new SimError('SCENARIO', `${path}: empty scenario file`);
   const err = first.errors[0];
-  if (err) throw new RwxError('INPUT', `${path}: invalid YAML: ${err.message.split('\n')[0]}`);
+  if (err) throw new SimError('SCENARIO', `${path}: invalid YAML: ${err.message.split('\n')[0]}`);
   return parseScenario(first.toJS({ maxAliasCount: -1 }), path);
 }

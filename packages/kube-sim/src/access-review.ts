@@ -3,8 +3,8 @@ import type { Authorizer } from './authz.js';
 
 type Rec = Record<string, unknown>;
 
-/** The API server's reply to a SelfSubjectAccessReview body (status filled in, spec echoed). */
-export function answerAccessReview(body: Rec, authz: Authorizer): Rec {
+/** The API server's reply to a SelfSubjectAccessReview body from `client` (status filled in, spec echoed). */
+export function answerAccessReview(body: Rec, authz: Authorizer, client?: string): Rec {
   const spec = (body.spec ?? {}) as Rec;
   const ra = spec.resourceAttributes as Rec | undefined;
   let allowed = true;
@@ -15,6 +15,7 @@ export function answerAccessReview(body: Rec, authz: Authorizer): Rec {
       group: String(ra.group ?? ''),
       resource: String(ra.resource ?? ''),
       ...(ra.namespace ? { namespace: String(ra.namespace) } : {}),
+      ...(client ? { client } : {}),
     };
     allowed = authz.allowed(attrs);
     reason = allowed ? 'RBAC: allowed by scenario permissions' : undefined;

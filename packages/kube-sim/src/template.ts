@@ -6,10 +6,10 @@
 //
 // Any map inside a list may carry `forEach`; the map is repeated once per value with the variable bound. Values may
 // be maps (`${item.node}`). Filters: `${n|int}` (number), `${n|suffix}` (a stable 5-character pod-name suffix;
-// `${n|suffix:new}` another one for the same value),
-// `${n|hex8}` (8 hex digits), `${n|sha256}` (64), `${n|uid:salt}` (a stable uid). A string that is exactly one `${...}` keeps the value's type.
+// `${n|suffix:new}` another one for the same value), `${n|hex8}` (8 hex digits), `${n|sha256}` (64),
+// `${n|uid:salt}` (a stable uid). A string that is exactly one `${...}` keeps the value's type.
 import { createHash } from 'node:crypto';
-import { RwxError } from '../errors.js';
+import { SimError } from './errors.js';
 
 /** Variables visible to `${...}` expressions. */
 export type Vars = Record<string, unknown>;
@@ -21,7 +21,8 @@ const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 /** A uid that looks like a real one (UUID v4 layout), stable for the same seed. */
 export function stableUid(seed: string): string {
   const h = createHash('sha1').update(seed).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[parseInt(h[16] ?? '0', 16) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  const variant = '89ab'[parseInt(h[16] ?? '0', 16) % 4];
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /** A stable string of `n` characters from kube's random-suffix alphabet, derived from `seed`. */
@@ -36,7 +37,7 @@ function lookup(path: string, vars: Vars, where: string): unknown {
   let cur: unknown = vars;
   for (const part of path.split('.')) {
     if (cur === null || typeof cur !== 'object' || !(part in (cur as Vars))) {
-      throw new RwxError('INPUT', `${where}: unknown variable "${path}"`);
+      throw new SimError('SCENARIO', `${where}: unknown variable "${path}"`);
     }
     cur = (cur as Vars)[part];
   }
@@ -60,7 +61,7 @@ function evaluate(expr: string, vars: Vars, where: string): unknown {
         .update(`${String(v)}${arg}`)
         .digest('hex');
     else if (f === 'uid') v = stableUid(`${String(v)}${arg ? `:${arg}` : ''}`);
-    else throw new RwxError('INPUT', `${where}: unknown filter "${filter}" in \${${expr}}`);
+    else throw new SimError('SCENARIO', `${where}: unknown filter "${filter}" in \${${expr}}`);
   }
   return v;
 }
@@ -76,7 +77,7 @@ export function substitute(text: string, vars: Vars, where: string): unknown {
 export function rangeValues(src: unknown, where: string): unknown[] {
   if (Array.isArray(src)) return src;
   const m = typeof src === 'string' ? /^(\d+)\.\.(\d+)$/.exec(src.trim()) : null;
-  if (!m) throw new RwxError('INPUT', `${where}: forEach wants a range like "01..40" or a list`);
+  if (!m) throw new SimError('SCENARIO', `${where}: forEach wants a range like "01..40" or a list`);
   const [a = '', b = ''] = [m[1], m[2]];
   const width = a.startsWith('0') ? a.length : 0;
   const out: string[] = [];
@@ -86,12 +87,12 @@ export function rangeValues(src: unknown, where: string): unknown[] {
 
 function bindings(spec: unknown, vars: Vars, where: string): Vars[] {
   if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
-    throw new RwxError('INPUT', `${where}: forEach must be a map like {n: "01..40"}`);
+    throw new SimError('SCENARIO', `${where}: forEach must be a map like {n: "01..40"}`);
   }
   const { except, ...rest } = spec as Record<string, unknown>;
   const names = Object.keys(rest);
   if (names.length !== 1)
-    throw new RwxError('INPUT', `${where}: forEach binds exactly one variable (got ${names.length})`);
+    throw new SimError('SCENARIO', `${where}: forEach binds exactly one variable (got ${names.length})`);
   const name = names[0] ?? '';
   const excluded = new Set((Array.isArray(except) ? except : []).map((e) => String(e)));
   const src = expand(rest[name], vars, where);

@@ -2,13 +2,9 @@
 // desired/updated/ready counts), ReplicaSet/Deployment/StatefulSet ready counts, Job completion and the CronJob's
 // lastSuccessfulTime. Each writes only when something changed, so a quiet cluster produces no watch events.
 import { isDeepStrictEqual } from 'node:util';
-import type { ControllerRevision, KubeObject, Pod } from '../domain/objects.js';
-import { controllerOf } from '../domain/refs.js';
+import { controllerOf, rec, type ControllerRevision, type KubeObject, type Pod, type Rec } from './objects.js';
 import type { ObjectStore } from './store.js';
 import { formatTime } from './times.js';
-
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' ? (v as Rec) : {});
 
 function update(
   store: ObjectStore,

@@ -1,16 +1,13 @@
 // Turns a scenario object into what `kubectl get -o json` would show: apiVersion, uid, creationTimestamp, the
 // defaults the API server fills in, owner and event references resolved to uids, and kubelet-written pod status.
-import type { KubeObject, Pod } from '../domain/objects.js';
-import { apiVersionOfResource, resourceOfKind } from './resources.js';
+import { rec, type KubeObject, type Pod, type Rec } from './objects.js';
+import { apiVersionOf, type Resources } from './resources.js';
 import { formatTime, resolveTimes } from './times.js';
 import { podStatus, stateOfPhase } from './pod-status.js';
 import { stableSuffix, stableUid } from './template.js';
 
 /** Looks an object up by kind, namespace and name (scenario objects and stored ones). */
 export type Lookup = (kind: string, namespace: string | undefined, name: string) => KubeObject | undefined;
-
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' ? (v as Rec) : {});
 
 function defaults(o: Rec, d: Rec): void {
   for (const [k, v] of Object.entries(d)) if (o[k] === undefined) o[k] = v;
@@ -142,6 +139,14 @@ function kindDefaults(o: Rec, kind: string): void {
     case 'StorageClass':
       defaults(o, { reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' });
       break;
+    case 'Secret':
+      secretDefaults(o);
+      break;
+    case 'Service':
+      o.spec = spec;
+      serviceDefaults(spec, String(meta.namespace), String(meta.name));
+      if (!o.status) o.status = { loadBalancer: {} };
+      break;
     case 'Namespace':
       defaults(o, { spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
       meta.labels = { 'kubernetes.io/metadata.name': String(meta.name), ...rec(meta.labels) };
@@ -170,15 +175,43 @@ function kindDefaults(o: Rec, kind: string): void {
   }
 }
 
+/** The API server folds `stringData` into base64 `data` and defaults the type. */
+function secretDefaults(o: Rec): void {
+  defaults(o, { type: 'Opaque' });
+  const plain = rec(o.stringData);
+  if (Object.keys(plain).length > 0) {
+    const data = rec(o.data);
+    for (const [k, v] of Object.entries(plain)) data[k] = Buffer.from(String(v)).toString('base64');
+    o.data = data;
+  }
+  delete o.stringData;
+}
+
+function serviceDefaults(spec: Rec, namespace: string, name: string): void {
+  let h = 0;
+  for (const ch of `${namespace}/${name}`) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  const clusterIP = spec.clusterIP ?? `10.96.${(h >>> 8) % 250}.${(h % 250) + 2}`;
+  defaults(spec, {
+    type: 'ClusterIP',
+    clusterIP,
+    clusterIPs: [clusterIP],
+    internalTrafficPolicy: 'Cluster',
+    ipFamilies: ['IPv4'],
+    ipFamilyPolicy: 'SingleStack',
+    sessionAffinity: 'None',
+  });
+  for (const p of (spec.ports as Rec[] | undefined) ?? []) defaults(p, { protocol: 'TCP', targetPort: p.port });
+}
+
 /** First pass: times resolved against `base`, metadata and API-server defaults filled. Returns a new object. */
-export function materialize(input: KubeObject, base: number, uidSeed: string): KubeObject {
+export function materialize(input: KubeObject, base: number, uidSeed: string, resources: Resources): KubeObject {
   const o = structuredClone(input) as Rec;
   const kind = String(o.kind);
-  const res = resourceOfKind(kind);
+  const res = resources.ofKind(kind);
   resolveTimes(o, base);
   const meta = rec(o.metadata);
   o.metadata = meta;
-  if (res) o.apiVersion = apiVersionOfResource(res);
+  if (res) o.apiVersion = apiVersionOf(res);
   if (kind === 'Event' && !meta.namespace) meta.namespace = rec(o.involvedObject).namespace ?? 'default';
   if (res?.namespaced && !meta.namespace) meta.namespace = 'default';
   if (kind === 'Event' && !meta.name)
@@ -211,15 +244,15 @@ function templateOf(owner: KubeObject | undefined, lookup: Lookup, pod: Pod): Re
 }
 
 /** Second pass: owner uids, event involvedObject uids, pod specs from their owner's template, pod status. */
-export function resolveRefs(o: KubeObject, lookup: Lookup): void {
+export function resolveRefs(o: KubeObject, lookup: Lookup, resources: Resources): void {
   const meta = o.metadata ?? {};
   const ns = meta.namespace;
   for (const r of meta.ownerReferences ?? []) {
     const owner = lookup(r.kind ?? '', ns, r.name ?? '');
-    const res = resourceOfKind(r.kind);
+    const res = resources.ofKind(r.kind);
     const full = r as Rec;
     if (!r.uid && owner?.metadata?.uid) r.uid = owner.metadata.uid;
-    if (!r.apiVersion && res) r.apiVersion = apiVersionOfResource(res);
+    if (!r.apiVersion && res) r.apiVersion = apiVersionOf(res);
     defaults(full, { blockOwnerDeletion: true, controller: true });
   }
   if (o.kind === 'Event') {
@@ -227,7 +260,7 @@ export function resolveRefs(o: KubeObject, lookup: Lookup): void {
     io.kind ??= 'Pod';
     const target = lookup(
       String(io.kind),
-      (io.namespace as string | undefined) ?? (resourceOfKind(String(io.kind))?.namespaced ? ns : undefined),
+      (io.namespace as string | undefined) ?? (resources.ofKind(String(io.kind))?.namespaced ? ns : undefined),
       String(io.name),
     );
     if (target?.metadata?.uid && !io.uid) io.uid = target.metadata.uid;

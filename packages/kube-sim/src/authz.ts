@@ -12,6 +12,8 @@ export interface Attributes {
   group: string;
   resource: string;
   namespace?: string;
+  /** The client asking (fault scopes). */
+  client?: string;
 }
 
 function matches(r: PermissionRule, a: Attributes): boolean {
@@ -33,7 +35,7 @@ export class Authorizer {
 
   /** Whether the simulated user may do `a`. */
   allowed(a: Attributes): boolean {
-    if (this.faults.isForbidden(a.resource, a.verb)) return false;
+    if (this.faults.isForbidden(a.resource, a.verb, a.client)) return false;
     if ((this.perms?.deny ?? []).some((r) => matches(r, a))) return false;
     const allow = this.perms?.allow;
     return allow === undefined || allow.some((r) => matches(r, a));
@@ -42,6 +44,8 @@ export class Authorizer {
   /** The API server's 403 message for `a`. */
   message(a: Attributes): string {
     const scope = a.namespace ? `in the namespace "${a.namespace}"` : 'at the cluster scope';
-    return `${a.resource}${a.group ? `.${a.group}` : ''} is forbidden: User "${SIM_USER}" cannot ${a.verb} resource "${a.resource}" in API group "${a.group}" ${scope}`;
+    const what = `${a.resource}${a.group ? `.${a.group}` : ''}`;
+    const cannot = `cannot ${a.verb} resource "${a.resource}" in API group "${a.group}" ${scope}`;
+    return `${what} is forbidden: User "${SIM_USER}" ${cannot}`;
   }
 }

@@ -1,10 +1,7 @@
 // Server-side printing: the meta.k8s.io/v1 Table kubectl asks for when it prints columns (`kubectl get pods`),
 // with the API server's columns for the kinds people look at during an incident and NAME/AGE for the rest.
-import type { KubeObject, Pod } from '../domain/objects.js';
-import { formatAge } from '../domain/duration.js';
-
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' ? (v as Rec) : {});
+import { humanDuration } from './duration.js';
+import { rec, type KubeObject, type Pod, type Rec } from './objects.js';
 
 interface Column {
   name: string;
@@ -14,7 +11,7 @@ interface Column {
 
 function age(ts: unknown, now: number): string {
   const ms = Date.parse(String(ts ?? ''));
-  return Number.isNaN(ms) ? '<unknown>' : formatAge(now - ms);
+  return Number.isNaN(ms) ? '<unknown>' : humanDuration(now - ms);
 }
 
 function podStatus(p: Pod): string {

@@ -1,10 +1,10 @@
-// An in-memory ClusterSource for tests and benchmarks: an object store with resourceVersions, an event log that
+// An in-memory ClusterSource for tests: an object store with resourceVersions, an event log that
 // watches replay from, compaction (to provoke 410), injected failures and silent (stalled) watches.
-import type { KindKey } from '../domain/kinds.js';
-import type { KubeObject } from '../domain/objects.js';
-import { objectKey } from '../domain/refs.js';
-import type { RwxError } from '../errors.js';
-import type { ClusterSource, ListPage, WatchCallbacks, WatchEventType, WatchHandle } from './source.js';
+import type { KindKey } from '../../src/domain/kinds.js';
+import type { KubeObject } from '../../src/domain/objects.js';
+import { objectKey } from '../../src/domain/refs.js';
+import type { RwxError } from '../../src/errors.js';
+import type { ClusterSource, ListPage, WatchCallbacks, WatchEventType, WatchHandle } from '../../src/watch/source.js';
 
 interface LoggedEvent {
   rv: number;

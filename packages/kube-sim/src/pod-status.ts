@@ -1,6 +1,6 @@
 // Pod status as the kubelet writes it, derived from a phase: the conditions and containerStatuses a real
 // `kubectl get pod -o json` shows, so scenarios can say `phase: Running` and the tiny kubelet can move pods along.
-import type { Container, Pod } from '../domain/objects.js';
+import type { Container, Pod } from './objects.js';
 import { formatTime } from './times.js';
 
 /** The pod states the simulator models; "ContainerCreating" is Pending on a node with mounts not done. */

@@ -1,6 +1,6 @@
 // Relative times in scenarios: a timestamp field written "-24m", "-3h1m", "+5s" or "now" means that long before
 // or after the moment it is applied (the simulator's start for objects, the step's time for timeline changes).
-import { parseDuration } from '../domain/duration.js';
+import { parseDuration } from './duration.js';
 
 /** Timestamp fields the API serialises with microseconds (metav1.MicroTime). */
 const MICRO = new Set(['eventTime', 'renewTime', 'acquireTime', 'lastObservedTime']);

@@ -3,15 +3,15 @@
 // their node can mount, and on a node that cannot they stay ContainerCreating while FailedMount's count rises.
 // A node cannot mount when the scenario lists it in `kubelet.brokenNodes` or its node plugin pod runs a revision
 // hash listed in `kubelet.brokenRevisionHashes`. Pods annotated `sim.rwx.dev/kubelet: ignore` are left alone.
-import type { KubeObject, Pod, StorageClass } from '../domain/objects.js';
-import { parseDuration } from '../domain/duration.js';
+import type { KubeObject, Pod, Rec } from './objects.js';
+import { parseDuration } from './duration.js';
 import type { SimCluster } from './cluster.js';
 import { materialize, resolveRefs } from './defaults.js';
 import { stableUid } from './template.js';
 import { podStatus } from './pod-status.js';
 import { formatTime } from './times.js';
 
-type Rec = Record<string, unknown>;
+type StorageClass = KubeObject & { provisioner?: string };
 
 /** Annotation: how long a run-to-completion pod runs before Succeeded (default 500ms). */
 export const RUNS_FOR = 'sim.rwx.dev/runs-for';
@@ -42,7 +42,8 @@ function brokenNodes(c: SimCluster): Set<string> {
 }
 
 function failedMountMessage(pod: Pod): string {
-  return `Unable to attach or mount volumes: unmounted volumes=[${claimVolumes(pod).join(' ')}], unattached volumes=[], timed out waiting for the condition`;
+  const unmounted = `unmounted volumes=[${claimVolumes(pod).join(' ')}]`;
+  return `Unable to attach or mount volumes: ${unmounted}, unattached volumes=[], timed out waiting for the condition`;
 }
 
 function bumpFailedMount(c: SimCluster, pod: Pod, now: number): void {
@@ -84,6 +85,7 @@ function bumpFailedMount(c: SimCluster, pod: Pod, now: number): void {
     },
     now,
     `${pod.metadata?.uid}|failedmount`,
+    c.resources,
   );
   c.store.put('/events', ev);
 }
@@ -185,6 +187,7 @@ export function provisionClaim(c: SimCluster, pvc: KubeObject, now: number): voi
       },
       now,
       `${pvc.metadata?.uid}|provision`,
+      c.resources,
     );
     c.store.put('/events', ev);
     return;
@@ -227,10 +230,11 @@ export function provisionClaim(c: SimCluster, pvc: KubeObject, now: number): voi
     },
     now,
     'provisioner',
+    c.resources,
   );
   // Dynamically provisioned volumes are deleted with their claim; no finalizer controller runs here.
   delete pv.metadata?.finalizers;
-  resolveRefs(pv, c.lookup);
+  resolveRefs(pv, c.lookup, c.resources);
   c.store.put('/persistentvolumes', pv);
   const cur = c.store.get('/persistentvolumeclaims', `${ns}/${pvc.metadata?.name}`) ?? pvc;
   c.store.put('/persistentvolumeclaims', {

@@ -1,6 +1,6 @@
 // Discovery documents (legacy format, which kubectl and client-node fall back to): /version, /api, /apis,
 // /api/v1 and /apis/GROUP/VERSION.
-import { allResources, type SimResource } from './resources.js';
+import type { ResourceInfo, Resources } from './resources.js';
 
 /** What /version answers. */
 export const VERSION_INFO = {
@@ -15,9 +15,9 @@ export const VERSION_INFO = {
   platform: 'linux/amd64',
 };
 
-function groups(): Map<string, SimResource[]> {
-  const m = new Map<string, SimResource[]>();
-  for (const r of allResources()) {
+function groups(resources: Resources): Map<string, ResourceInfo[]> {
+  const m = new Map<string, ResourceInfo[]>();
+  for (const r of resources.all()) {
     const k = `${r.group}/${r.version}`;
     m.set(k, [...(m.get(k) ?? []), r]);
   }
@@ -25,7 +25,7 @@ function groups(): Map<string, SimResource[]> {
 }
 
 /** The discovery document for `path`, or undefined when it is not a discovery path. */
-export function discovery(path: string): unknown {
+export function discovery(path: string, resources: Resources): unknown {
   const p = path.replace(/\/+$/, '');
   if (p === '/version') return VERSION_INFO;
   if (p === '/api') {
@@ -35,7 +35,7 @@ export function discovery(path: string): unknown {
       serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }],
     };
   }
-  const gs = groups();
+  const gs = groups(resources);
   if (p === '/apis') {
     const names = [...new Set([...gs.keys()].map((k) => k.split('/')[0]).filter((g): g is string => !!g))];
     return {
@@ -69,6 +69,7 @@ export function discovery(path: string): unknown {
       kind: r.kind,
       verbs: r.verbs,
       ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
+      ...(r.categories.length ? { categories: r.categories } : {}),
     })),
   };
 }

@@ -1,0 +1,419 @@
+// Fault knobs: the failures a client must survive from a real API server, switched on per run (a scenario's
+// `faults:` list, startSimulator's `faults` option) or while the simulator runs (this API, or the admin endpoint).
+// A fault is a rule with a scope (which client, resource, verb); rules last until cleared, for `forMs` of wall
+// time, or for `times` requests. Actions on open watches (drop, cut, expire) happen once, when called.
+import { z } from 'zod';
+import { SimError } from './errors.js';
+
+/** Which requests and watch streams a fault applies to; an omitted field matches everything. */
+export interface Scope {
+  /** A client name (see Simulator.addClient; the kubeconfig's own client is "default"). */
+  client?: string;
+  /** A plural resource name, e.g. "pods". */
+  resource?: string;
+  /** A Kubernetes verb: get, list, watch, create, delete, deletecollection. */
+  verb?: string;
+}
+
+/** How the API is down: connection refused, 503 for everything, or requests accepted and never answered. */
+export type DownMode = 'refused' | 'unavailable' | 'blackhole';
+
+/** What the request handler must do with one request, decided by the active faults. */
+export type Decision =
+  | { kind: 'pass' }
+  | { kind: 'hang' }
+  | { kind: 'status'; status: number; message: string; retryAfter?: number; fault: string };
+
+/** What a watch stream does with the bytes it would send now. */
+export type StreamState = 'open' | 'held' | 'dead';
+
+/** One request as faults see it. */
+export interface RequestFacts extends Scope {
+  client: string;
+  verb: string;
+}
+
+/** Called by the simulator when rules change or an action targets open watches. */
+export interface FaultHooks {
+  changed(): void;
+  end(scope: Scope): void;
+  drop(scope: Scope): void;
+  cut(scope: Scope): void;
+  expire(scope: Scope): void;
+  refuse(on: boolean): void;
+}
+
+type Effect =
+  | { kind: 'forbid' }
+  | { kind: 'unauthorized' }
+  | { kind: 'latency'; ms: number }
+  | { kind: 'respond'; status: number; retryAfter?: number; remaining?: number }
+  | { kind: 'down'; mode: DownMode }
+  | { kind: 'stall' }
+  | { kind: 'halfOpen' };
+
+type Rule = Effect & { id: number; scope: Scope; timer?: NodeJS.Timeout };
+
+/** The names `clear(kind)` and the JSON commands use for each kind of lasting fault. */
+export type FaultKind = 'forbid' | 'unauthorized' | 'latency' | 'respond' | 'down' | 'stallWatches' | 'halfOpenWatches';
+
+const KIND_OF: Record<Effect['kind'], FaultKind> = {
+  forbid: 'forbid',
+  unauthorized: 'unauthorized',
+  latency: 'latency',
+  respond: 'respond',
+  down: 'down',
+  stall: 'stallWatches',
+  halfOpen: 'halfOpenWatches',
+};
+
+const REASONS: Record<number, [string, string]> = {
+  400: ['BadRequest', 'the server rejected our request for an unknown reason'],
+  401: ['Unauthorized', 'Unauthorized'],
+  403: ['Forbidden', 'forbidden'],
+  404: ['NotFound', 'the server could not find the requested resource'],
+  409: ['Conflict', 'the object has been modified'],
+  410: ['Expired', 'too old resource version'],
+  429: ['TooManyRequests', 'the server has received too many requests and has asked us to try again later'],
+  500: ['InternalError', 'Internal error occurred: simulated failure'],
+  503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
+  504: ['Timeout', 'the server was unable to return a response in the time allotted'],
+};
+
+/** The Status reason and message the API server uses for an HTTP status. */
+export function reasonOf(status: number): [reason: string, message: string] {
+  return REASONS[status] ?? ['InternalError', `simulated HTTP ${status}`];
+}
+
+function matches(s: Scope, r: Scope): boolean {
+  return (
+    (s.client === undefined || s.client === r.client) &&
+    (s.resource === undefined || s.resource === r.resource) &&
+    (s.verb === undefined || s.verb === r.verb)
+  );
+}
+
+const scope = { client: z.string().optional(), resource: z.string().optional(), verb: z.string().optional() };
+const forMs = z.number().int().positive().optional();
+
+/** The JSON form of every knob (scenario `faults:`, the admin endpoint); each maps to the method of that name. */
+export const faultCommand = z.discriminatedUnion('fault', [
+  z.strictObject({ fault: z.literal('forbid'), ...scope, resource: z.string(), forMs }),
+  z.strictObject({ fault: z.literal('unauthorized'), client: z.string().optional(), forMs }),
+  z.strictObject({ fault: z.literal('failNth'), n: z.number().int().positive() }),
+  z.strictObject({ fault: z.literal('latency'), ms: z.number().int().nonnegative(), ...scope, forMs }),
+  z.strictObject({
+    fault: z.literal('respond'),
+    status: z.number().int().min(400).max(599),
+    times: z.number().int().positive().optional(),
+    retryAfter: z.number().int().nonnegative().optional(),
+    ...scope,
+    forMs,
+  }),
+  z.strictObject({
+    fault: z.literal('down'),
+    mode: z.enum(['refused', 'unavailable', 'blackhole']),
+    client: z.string().optional(),
+    forMs,
+  }),
+  z.strictObject({ fault: z.literal('up') }),
+  z.strictObject({ fault: z.literal('stallWatches'), client: z.string().optional(), resource: z.string().optional() }),
+  z.strictObject({
+    fault: z.literal('halfOpenWatches'),
+    client: z.string().optional(),
+    resource: z.string().optional(),
+    forMs,
+  }),
+  z.strictObject({ fault: z.literal('dropWatches'), client: z.string().optional(), resource: z.string().optional() }),
+  z.strictObject({ fault: z.literal('cutWatches'), client: z.string().optional(), resource: z.string().optional() }),
+  z.strictObject({ fault: z.literal('expireWatches'), client: z.string().optional(), resource: z.string().optional() }),
+  z.strictObject({
+    fault: z.literal('clear'),
+    kind: z
+      .enum(['forbid', 'unauthorized', 'latency', 'respond', 'down', 'stallWatches', 'halfOpenWatches'])
+      .optional(),
+  }),
+]);
+
+/** One knob in JSON form, e.g. {"fault": "down", "mode": "blackhole", "forMs": 20000}. */
+export type FaultCommand = z.infer<typeof faultCommand>;
+
+const noHooks: FaultHooks = { changed() {}, end() {}, drop() {}, cut() {}, expire() {}, refuse() {} };
+
+/** Runtime fault switches for one simulator. Every method returns `this` so calls can chain. */
+export class Faults {
+  private rules: Rule[] = [];
+  private failAt: number[] = [];
+  private requests = 0;
+  private seq = 0;
+  private hooks: FaultHooks = noHooks;
+
+  /** Set by the simulator: how rule changes and watch actions reach the server. */
+  connect(hooks: FaultHooks): void {
+    this.hooks = hooks;
+  }
+
+  /** 403 Forbidden for `resource` (plural, e.g. "volumeattachments"): every verb, or just `verb`. */
+  forbid(resource: string, verb?: string, opts: { client?: string; forMs?: number } = {}): this {
+    return this.add({ kind: 'forbid' }, { resource, verb, client: opts.client }, opts.forMs);
+  }
+
+  /** 401 Unauthorized for every request (of one client) while on: an expired token. */
+  unauthorized(on = true, opts: { client?: string; forMs?: number } = {}): this {
+    if (!on) return this.clear('unauthorized');
+    return this.add({ kind: 'unauthorized' }, { client: opts.client }, opts.forMs);
+  }
+
+  /** A 500 for the nth request from now (1 = the very next one). Several calls add several failures. */
+  failNth(n: number): this {
+    this.failAt.push(this.requests + n);
+    return this;
+  }
+
+  /** Matching requests wait `ms` of wall time before they are handled (0 removes every latency rule). */
+  latency(ms: number, opts: Scope & { forMs?: number } = {}): this {
+    if (ms <= 0) return this.clear('latency');
+    return this.add({ kind: 'latency', ms }, opts, opts.forMs);
+  }
+
+  /**
+   * Matching requests are answered with HTTP `status` and a Status body (410 Expired, 429 TooManyRequests with
+   * Retry-After, 500, 503, ...): the next `times` of them, or all until cleared or `forMs` passes.
+   */
+  respond(status: number, opts: Scope & { times?: number; retryAfter?: number; forMs?: number } = {}): this {
+    const effect: Effect = { kind: 'respond', status, retryAfter: opts.retryAfter, remaining: opts.times };
+    return this.add(effect, { client: opts.client, resource: opts.resource, verb: opts.verb }, opts.forMs);
+  }
+
+  /**
+   * The API goes down: `refused` closes the port (connection refused) and cuts every connection; `unavailable`
+   * answers 503 and ends open watches; `blackhole` accepts connections and never answers, and open watches go
+   * silent. `client` limits unavailable and blackhole to one client (a partition). Until up() or `forMs`.
+   */
+  down(mode: DownMode, opts: { client?: string; forMs?: number } = {}): this {
+    if (mode === 'refused' && opts.client !== undefined)
+      throw new SimError('FAULT', 'down: "refused" closes the port for every client; it takes no client');
+    this.add({ kind: 'down', mode }, { client: opts.client }, opts.forMs);
+    // An API server that becomes unavailable ends its watches; clients re-watch and get 503 until it is back.
+    if (mode === 'unavailable') this.hooks.end(opts.client === undefined ? {} : { client: opts.client });
+    return this;
+  }
+
+  /** Ends every `down` fault: the port listens again. Requests left hanging by a blackhole stay unanswered. */
+  up(): this {
+    return this.clear('down');
+  }
+
+  /** Watches deliver nothing (no events, no bookmarks, no timeout) while on; held events follow when it ends. */
+  stallWatches(on = true, opts: { client?: string; resource?: string } = {}): this {
+    if (!on) return this.clear('stallWatches');
+    return this.add({ kind: 'stall' }, opts);
+  }
+
+  /**
+   * Half-open watches: matching streams (open now, or opened while this lasts) stay connected and never send
+   * another byte, not even a bookmark or the end at timeoutSeconds. Streams caught stay silent after the fault
+   * ends (a half-open connection does not recover); only new watches work again.
+   */
+  halfOpenWatches(opts: { client?: string; resource?: string; forMs?: number } = {}): this {
+    return this.add({ kind: 'halfOpen' }, { client: opts.client, resource: opts.resource }, opts.forMs);
+  }
+
+  /** Cuts matching open watch connections now, between two events, without ending the chunked body. */
+  dropWatches(opts: { client?: string; resource?: string } = {}): this {
+    this.hooks.drop(opts);
+    return this;
+  }
+
+  /** The next event each matching open watch sends is cut inside its HTTP chunk, then the connection closes. */
+  cutWatches(opts: { client?: string; resource?: string } = {}): this {
+    this.hooks.cut(opts);
+    return this;
+  }
+
+  /** Matching open watches get an ERROR event with a 410 Expired Status now, then their stream ends. */
+  expireWatches(opts: { client?: string; resource?: string } = {}): this {
+    this.hooks.expire(opts);
+    return this;
+  }
+
+  /** Turns lasting faults off: every one, or one kind. */
+  clear(kind?: FaultKind): this {
+    const [gone, kept] = partition(this.rules, (r) => kind === undefined || KIND_OF[r.kind] === kind);
+    if (gone.length === 0 && (kind !== undefined || this.failAt.length === 0)) return this;
+    for (const r of gone) clearTimeout(r.timer);
+    this.rules = kept;
+    if (kind === undefined) this.failAt = [];
+    this.changed(gone);
+    return this;
+  }
+
+  /** Stops every timer and detaches from the simulator (its stop()). */
+  dispose(): void {
+    for (const r of this.rules) clearTimeout(r.timer);
+    this.rules = [];
+    this.hooks = noHooks;
+  }
+
+  /** Applies knobs in their JSON form; throws SimError('FAULT') naming the problem. */
+  apply(commands: unknown): this {
+    const list = Array.isArray(commands) ? commands : [commands];
+    list.forEach((raw, i) => {
+      const r = faultCommand.safeParse(raw);
+      if (!r.success) {
+        const issue = r.error.issues[0];
+        const where = issue?.path.length ? issue.path.join('.') : 'fault';
+        throw new SimError('FAULT', `faults[${i}].${where}: ${issue?.message ?? 'invalid'}`);
+      }
+      this.run(r.data);
+    });
+    return this;
+  }
+
+  /** The lasting faults now active, in their JSON form. */
+  describe(): FaultCommand[] {
+    const out = this.rules.map((r) => describeRule(r));
+    for (const at of this.failAt) out.push({ fault: 'failNth', n: at - this.requests });
+    return out;
+  }
+
+  /** Wall-time delay for a request (the longest matching latency rule). */
+  latencyFor(req: RequestFacts): number {
+    let ms = 0;
+    for (const r of this.rules) if (r.kind === 'latency' && matches(r.scope, req)) ms = Math.max(ms, r.ms);
+    return ms;
+  }
+
+  /** Counts a request and decides whether a fault answers it instead of the API. */
+  decide(req: RequestFacts): Decision {
+    this.requests++;
+    const active = this.rules.filter((r) => matches(r.scope, req));
+    const down = active.find((r): r is Rule & { kind: 'down' } => r.kind === 'down' && r.mode !== 'refused');
+    if (down?.mode === 'blackhole') return { kind: 'hang' };
+    if (down) return this.status(503, 'down');
+    if (active.some((r) => r.kind === 'unauthorized')) return this.status(401, 'unauthorized');
+    const i = this.failAt.indexOf(this.requests);
+    if (i >= 0) {
+      this.failAt.splice(i, 1);
+      return this.status(500, 'failNth', 'Internal error occurred: simulated failure (failNth)');
+    }
+    const respond = active.find((r): r is Rule & { kind: 'respond' } => r.kind === 'respond');
+    if (!respond) return { kind: 'pass' };
+    if (respond.remaining !== undefined && --respond.remaining <= 0) this.remove(respond);
+    return this.status(respond.status, 'respond', undefined, respond.retryAfter);
+  }
+
+  /** Whether a fault forbids the request (403), for requests and access-review answers alike. */
+  isForbidden(resource: string, verb: string, client?: string): boolean {
+    return this.rules.some(
+      (r) => r.kind === 'forbid' && matches(r.scope, { resource, verb, ...(client ? { client } : {}) }),
+    );
+  }
+
+  /** What an open watch of `client` on `resource` does with its bytes now. */
+  streamState(client: string, resource: string): StreamState {
+    const active = this.rules.filter((r) => matches(r.scope, { client, resource }));
+    if (active.some((r) => r.kind === 'halfOpen' || (r.kind === 'down' && r.mode === 'blackhole'))) return 'dead';
+    return active.some((r) => r.kind === 'stall') ? 'held' : 'open';
+  }
+
+  /** Whether the port is closed (connection refused). */
+  isRefused(): boolean {
+    return this.rules.some((r) => r.kind === 'down' && r.mode === 'refused');
+  }
+
+  private run(c: FaultCommand): void {
+    const { client, resource, verb } = c as Scope;
+    const forMs = 'forMs' in c ? c.forMs : undefined;
+    switch (c.fault) {
+      case 'forbid':
+        return void this.forbid(c.resource, c.verb, { client, forMs });
+      case 'unauthorized':
+        return void this.unauthorized(true, { client, forMs });
+      case 'failNth':
+        return void this.failNth(c.n);
+      case 'latency':
+        return void this.latency(c.ms, { client, resource, verb, forMs });
+      case 'respond':
+        return void this.respond(c.status, { client, resource, verb, forMs, times: c.times, retryAfter: c.retryAfter });
+      case 'down':
+        return void this.down(c.mode, { client, forMs });
+      case 'up':
+        return void this.up();
+      case 'stallWatches':
+        return void this.stallWatches(true, { client, resource });
+      case 'halfOpenWatches':
+        return void this.halfOpenWatches({ client, resource, forMs });
+      case 'dropWatches':
+        return void this.dropWatches({ client, resource });
+      case 'cutWatches':
+        return void this.cutWatches({ client, resource });
+      case 'expireWatches':
+        return void this.expireWatches({ client, resource });
+      case 'clear':
+        return void this.clear(c.kind);
+    }
+  }
+
+  private status(status: number, fault: string, message?: string, retryAfter?: number): Decision {
+    const d: Decision = { kind: 'status', status, message: message ?? reasonOf(status)[1], fault };
+    return retryAfter === undefined ? d : { ...d, retryAfter };
+  }
+
+  private add(effect: Effect, s: Scope, forMs?: number): this {
+    const clean = Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined)) as Scope;
+    const rule: Rule = { ...effect, id: ++this.seq, scope: clean };
+    if (forMs !== undefined) {
+      rule.timer = setTimeout(() => this.remove(rule), forMs);
+      rule.timer.unref();
+    }
+    this.rules.push(rule);
+    this.changed([rule]);
+    return this;
+  }
+
+  private remove(rule: Rule): void {
+    clearTimeout(rule.timer);
+    const before = this.rules.length;
+    this.rules = this.rules.filter((r) => r.id !== rule.id);
+    if (this.rules.length !== before) this.changed([rule]);
+  }
+
+  private changed(touched: Rule[]): void {
+    if (touched.some((r) => r.kind === 'down' && r.mode === 'refused')) this.hooks.refuse(this.isRefused());
+    this.hooks.changed();
+  }
+}
+
+function partition<T>(list: T[], pred: (t: T) => boolean): [T[], T[]] {
+  const yes: T[] = [];
+  const no: T[] = [];
+  for (const t of list) (pred(t) ? yes : no).push(t);
+  return [yes, no];
+}
+
+function describeRule(r: Rule): FaultCommand {
+  const s = r.scope;
+  switch (r.kind) {
+    case 'forbid':
+      return { fault: 'forbid', resource: s.resource ?? '', ...s };
+    case 'unauthorized':
+      return { fault: 'unauthorized', ...(s.client ? { client: s.client } : {}) };
+    case 'latency':
+      return { fault: 'latency', ms: r.ms, ...s };
+    case 'respond':
+      return {
+        fault: 'respond',
+        status: r.status,
+        ...(r.remaining !== undefined ? { times: r.remaining } : {}),
+        ...(r.retryAfter !== undefined ? { retryAfter: r.retryAfter } : {}),
+        ...s,
+      };
+    case 'down':
+      return { fault: 'down', mode: r.mode, ...(s.client ? { client: s.client } : {}) };
+    case 'stall':
+      return { fault: 'stallWatches', ...s };
+    case 'halfOpen':
+      return { fault: 'halfOpenWatches', ...s };
+  }
+}
