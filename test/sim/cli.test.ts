@@ -39,11 +39,38 @@ describe('rwx sim', () => {
     expect(await done).toBe(0);
   });
 
+  test('prints where the fault knobs are, on --admin-port when given', async () => {
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const { io, out, err } = memoryIo();
+    let stop!: () => void;
+    const stopped = new Promise<void>((r) => {
+      stop = r;
+    });
+    const done = runSim(['scenarios/node-fault.yaml', '--admin-port', String(port)], io, stopped);
+    for (let i = 0; i < 500 && err.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(err[1]).toBe(`rwx sim: fault knobs at http://127.0.0.1:${port}/faults\n`);
+    const knob = await fetch(`http://127.0.0.1:${port}/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ fault: 'respond', status: 503 }),
+    });
+    expect(knob.status).toBe(200);
+    const server = /server: (\S+)/.exec(await readFile(out[0]?.trim() ?? '', 'utf8'))?.[1];
+    expect((await fetch(`${server}/api/v1/nodes`)).status).toBe(503);
+    stop();
+    expect(await done).toBe(0);
+  });
+
   const usage: [string[], RegExp][] = [
     // no scenario
     [[], /exactly one SCENARIO_FILE/],
     // a port that is not a number
     [['x.yaml', '--port', 'abc'], /--port must be a whole number/],
+    // an admin port that is not a number
+    [['x.yaml', '--admin-port', '1.5'], /--admin-port must be a whole number/],
     // speed zero
     [['x.yaml', '--speed', '0'], /--speed must be greater than 0/],
     // an unknown flag

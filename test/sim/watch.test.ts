@@ -1,48 +1,9 @@
 // Watch semantics over raw HTTP: initial state, changes, selectors, bookmarks, 410, timeouts, stall and drop.
 /* eslint-disable @typescript-eslint/no-explicit-any -- API responses here are untyped JSON, read field by field */
 import { describe, expect, test } from 'vitest';
-import http from 'node:http';
-import type { Simulator } from '@rwx/kube-sim';
 import { api, testSim, until } from '../support/sim.js';
 import { smallScenario } from './fixtures.js';
-
-interface Stream {
-  events: { type: string; object: any }[];
-  ended: boolean;
-  error?: Error;
-  close(): void;
-}
-
-/** Opens a watch and collects its events line by line. */
-async function watch(sim: Simulator, path: string): Promise<Stream> {
-  const s: Stream = { events: [], ended: false, close: () => {} };
-  const before = sim.audit.length;
-  const req = http.get(`${sim.url}${path}`, (res) => {
-    let buf = '';
-    res.on('data', (d) => {
-      buf += String(d);
-      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-        s.events.push(JSON.parse(buf.slice(0, i)));
-        buf = buf.slice(i + 1);
-      }
-    });
-    res.on('end', () => {
-      s.ended = true;
-    });
-    res.on('error', (e) => {
-      s.error = e;
-    });
-  });
-  req.on('error', (e) => {
-    s.error = e;
-  });
-  s.close = () => req.destroy();
-  await until(() => sim.audit.length > before, 'the watch request');
-  return s;
-}
-
-const summary = (s: Stream) =>
-  s.events.map((e) => `${e.type} ${e.object.metadata?.name ?? e.object.code ?? ''}`.trim());
+import { summary, watch } from './stream.js';
 
 describe('watch', () => {
   test('without resourceVersion: current objects as ADDED, then changes as they happen', async () => {

@@ -6,7 +6,7 @@ import { afterEach } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { KINDS, KIND_KEYS } from '../../src/domain/kinds.js';
 import { emptySnapshot, type Snapshot } from '../../src/domain/snapshot.js';
-import { parseScenario, startSimulator, type Scenario, type Simulator } from '@rwx/kube-sim';
+import { parseScenario, startSimulator, type Scenario, type Simulator, type SimulatorOptions } from '@rwx/kube-sim';
 
 /** Absolute path of a bundled scenario, e.g. scenarioPath('propagation-loss'). */
 export function scenarioPath(name: string): string {
@@ -36,10 +36,11 @@ export function inline(doc: Record<string, unknown>): Scenario {
 /** Starts a simulator on a ManualClock (at SIM_START unless told); it is stopped after the test. */
 export async function testSim(
   scenario: string | Scenario,
-  opts: { tls?: boolean; start?: number } = {},
+  opts: Omit<SimulatorOptions, 'scenario' | 'clock'> & { start?: number } = {},
 ): Promise<{ sim: Simulator; clock: ManualClock }> {
-  const clock = new ManualClock(opts.start ?? SIM_START);
-  const sim = await startSimulator({ scenario, clock, tls: opts.tls });
+  const { start, ...rest } = opts;
+  const clock = new ManualClock(start ?? SIM_START);
+  const sim = await startSimulator({ ...rest, scenario, clock });
   running.push(sim);
   return { sim, clock };
 }
@@ -63,8 +64,8 @@ export async function api(
 }
 
 /** Waits (polling every 10 ms, up to `ms`) for network I/O to make `cond` true; throws with `what` otherwise. */
-export async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
-  for (const end = Date.now() + ms; !cond();) {
+export async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
+  for (const end = Date.now() + ms; !(await cond());) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
