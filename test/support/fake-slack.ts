@@ -1,9 +1,14 @@
 // A fake Slack Web API over real HTTP (node:http, random port). Production code reaches it through the real
-// WebClient / Bolt with slackApiUrl = fake.apiUrl. It records every call (method, args, token), keeps posted
-// messages with their metadata (served back by conversations.history and conversations.replies), opens DMs
-// (conversations.open), and injects faults: 429 + Retry-After, 500s, platform errors like invalid_auth.
+// WebClient / Bolt with slackApiUrl = fake.apiUrl. It records every call (method, args, token, how it was
+// answered), keeps posted messages with their metadata (served back by conversations.history and
+// conversations.replies), opens DMs (conversations.open), and injects faults: per call (429 + Retry-After, HTTP
+// errors, platform errors like invalid_auth, "ghost posts" stored but answered 500 or with a dropped connection,
+// calls that never answer), outages of a given length (a 5xx or 429 storm), and Slack's per-channel rate limit.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/** How a call was answered: an HTTP status, the connection dropped, or never (still hanging). */
+export type FakeAnswer = number | 'dropped' | 'hung';
 
 /** One recorded Web API call. */
 export interface FakeCall {
@@ -11,6 +16,37 @@ export interface FakeCall {
   args: Record<string, unknown>;
   /** The bearer token sent (tests assert on it; never printed). */
   token?: string;
+  /** Whether Slack acted on it (stored, edited...), whatever the answer said. */
+  handled: boolean;
+  /** How it was answered (set when the answer is sent). */
+  answer?: FakeAnswer;
+  /** The fault that answered it, if one did. */
+  fault?: FaultKind;
+  /** Wall time it arrived (the fake's clock). */
+  at: number;
+}
+
+/** Which fault answered a call. */
+export type FaultKind = Fault['kind'] | 'outage' | 'channel-limit';
+
+/** Options for an outage: every call (or those of `methods`) gets `status` while it lasts. */
+export interface OutageOptions {
+  /** HTTP status (default 503); 429 makes it a rate-limit storm. */
+  status?: number;
+  /** Seconds sent in Retry-After (default 1 for 429, none otherwise). */
+  retryAfter?: number;
+  /** Only these methods (default every Web API method). */
+  methods?: string[];
+}
+
+/** Slack's per-channel posting limit: at most `limit` calls per channel in any `windowMs`, 429 beyond. */
+export interface ChannelLimit {
+  /** Calls allowed per window and channel (default 1). */
+  limit?: number;
+  /** The window, in ms (default 1000: Slack's "about one message per second per channel"). */
+  windowMs?: number;
+  /** The methods that count (default chat.postMessage). */
+  methods?: string[];
 }
 
 /** A message as the fake stores it. */
@@ -29,6 +65,8 @@ type Fault =
   | { kind: 'http'; status: number }
   | { kind: 'platform'; error: string }
   | { kind: 'after'; status: number }
+  | { kind: 'drop'; handled: boolean }
+  | { kind: 'hang'; handled: boolean }
   | { kind: 'pass' };
 
 /** The fake server. Create with startFakeSlack(). */
@@ -46,10 +84,19 @@ export class FakeSlack {
   usergroups: Record<string, string[]> = {};
   /** The ws:// URL apps.connections.open hands out (set by the fake Socket Mode server). */
   socketModeUrl = 'ws://127.0.0.1:1/';
+  /** Calls refused by the per-channel limit, per channel. */
+  readonly channelLimited = new Map<string, number>();
   private readonly faults = new Map<string, Fault[]>();
+  private outages: { status: number; retryAfter?: number; methods?: string[]; until: number }[] = [];
+  private limit: Required<ChannelLimit> | undefined;
+  private readonly posted = new Map<string, number[]>();
   private seq = 0;
 
-  constructor(private readonly server: Server) {}
+  constructor(
+    private readonly server: Server,
+    /** The fake's wall clock (outages, the channel limit). */
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Base URL of the Web API, with trailing slash, for WebClient's slackApiUrl. */
   get apiUrl(): string {
@@ -66,7 +113,7 @@ export class FakeSlack {
     return `${this.origin}/response/${encodeURIComponent(id)}`;
   }
 
-  /** The next `times` calls of `method` get HTTP 429 with Retry-After: retryAfter seconds. */
+  /** The next `times` calls of `method` ('*': of any method) get HTTP 429 with Retry-After: retryAfter seconds. */
   rateLimit(method: string, times = 1, retryAfter = 1): void {
     this.push(method, { kind: 'ratelimit', retryAfter }, times);
   }
@@ -86,12 +133,53 @@ export class FakeSlack {
     this.push(method, { kind: 'after', status }, times);
   }
 
+  /** The next `times` calls of `method` are handled, then the connection is dropped: a ghost post, answer lost. */
+  dropAfterHandling(method: string, times = 1): void {
+    this.push(method, { kind: 'drop', handled: true }, times);
+  }
+
+  /** The next `times` calls of `method` get their connection dropped before Slack acts on them. */
+  dropConnection(method: string, times = 1): void {
+    this.push(method, { kind: 'drop', handled: false }, times);
+  }
+
+  /**
+   * The next `times` calls of `method` are never answered (the connection stays open until close()); with
+   * `handled`, Slack acts on them first (the message is stored, the answer never comes).
+   */
+  hang(method: string, times = 1, opts: { handled?: boolean } = {}): void {
+    this.push(method, { kind: 'hang', handled: opts.handled ?? false }, times);
+  }
+
+  /**
+   * An outage of `forMs` from now: every call (or those of `methods`) gets HTTP `status` (default 503) without
+   * being handled; status 429 makes it a rate-limit storm with Retry-After. Returns when it ends (epoch ms).
+   */
+  outage(forMs: number, opts: OutageOptions = {}): number {
+    const status = opts.status ?? 503;
+    const until = this.now() + forMs;
+    const retryAfter = opts.retryAfter ?? (status === 429 ? 1 : undefined);
+    this.outages.push({ ...opts, status, until, ...(retryAfter !== undefined ? { retryAfter } : {}) });
+    return until;
+  }
+
+  /** Turns Slack's per-channel posting limit on (see ChannelLimit for the defaults), or off with `false`. */
+  channelRateLimit(opts: ChannelLimit | false = {}): void {
+    this.limit = opts === false ? undefined : { limit: 1, windowMs: 1000, methods: ['chat.postMessage'], ...opts };
+    this.posted.clear();
+  }
+
+  /** Calls answered (or not) in a given way, e.g. answered(429) or answered('dropped'). */
+  answered(answer: FakeAnswer): FakeCall[] {
+    return this.calls.filter((c) => c.answer === answer);
+  }
+
   /** The next `times` calls of `method` succeed: faults queued after this hit the calls that follow them. */
   pass(method: string, times = 1): void {
     this.push(method, { kind: 'pass' }, times);
   }
 
-  /** Forgets calls, messages, responses, uploads, DMs and pending faults (between tests sharing one server). */
+  /** Forgets calls, messages, responses, uploads, DMs and every fault (between tests sharing one server). */
   reset(): void {
     this.calls.length = 0;
     this.messages.length = 0;
@@ -100,6 +188,10 @@ export class FakeSlack {
     this.files.clear();
     this.dms.clear();
     this.faults.clear();
+    this.outages = [];
+    this.limit = undefined;
+    this.posted.clear();
+    this.channelLimited.clear();
   }
 
   /** Recorded calls of one method. */
@@ -144,16 +236,70 @@ export class FakeSlack {
     const args = parseArgs(req.headers['content-type'] ?? '', body, url);
     const auth = req.headers.authorization;
     const token = auth?.startsWith('Bearer ') ? auth.slice(7) : typeof args.token === 'string' ? args.token : undefined;
-    this.calls.push({ method, args, ...(token ? { token } : {}) });
-    const fault = this.faults.get(method)?.shift();
-    if (fault?.kind === 'ratelimit')
-      return send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(fault.retryAfter) });
-    if (fault?.kind === 'http') return send(res, fault.status, { ok: false, error: 'internal_error' });
-    if (fault?.kind === 'platform') return send(res, 200, { ok: false, error: fault.error });
-    if (!token) return send(res, 200, { ok: false, error: 'not_authed' });
+    const call: FakeCall = { method, args, ...(token ? { token } : {}), handled: false, at: this.now() };
+    this.calls.push(call);
+    const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      call.answer = status;
+      send(res, status, body, headers);
+    };
+    const fault = this.faults.get(method)?.shift() ?? this.faults.get('*')?.shift();
+    if (fault && fault.kind !== 'pass') call.fault = fault.kind;
+    if (fault?.kind === 'ratelimit') return answer(429, RATELIMITED, { 'retry-after': String(fault.retryAfter) });
+    if (fault?.kind === 'http') return answer(fault.status, { ok: false, error: 'internal_error' });
+    if (fault?.kind === 'platform') return answer(200, { ok: false, error: fault.error });
+    if ((fault?.kind === 'drop' || fault?.kind === 'hang') && !fault.handled) return this.abandon(call, fault, req);
+    if (!fault) {
+      const out = this.outageNow(method);
+      if (out) {
+        call.fault = 'outage';
+        const headers: Record<string, string> =
+          out.retryAfter !== undefined ? { 'retry-after': String(out.retryAfter) } : {};
+        return answer(
+          out.status,
+          out.status === 429 ? RATELIMITED : { ok: false, error: 'service_unavailable' },
+          headers,
+        );
+      }
+      const wait = this.channelWait(method, args);
+      if (wait !== undefined) {
+        call.fault = 'channel-limit';
+        return answer(429, RATELIMITED, { 'retry-after': String(wait) });
+      }
+    }
+    if (!token) return answer(200, { ok: false, error: 'not_authed' });
     const result = this.dispatch(method, args);
-    if (fault?.kind === 'after') return send(res, fault.status, { ok: false, error: 'internal_error' });
-    return send(res, 200, result);
+    call.handled = result.ok === true;
+    if (fault?.kind === 'after') return answer(fault.status, { ok: false, error: 'internal_error' });
+    if (fault?.kind === 'drop' || fault?.kind === 'hang') return this.abandon(call, fault, req);
+    return answer(200, result);
+  }
+
+  /** Drops the connection or leaves the call hanging (the socket stays open until close()). */
+  private abandon(call: FakeCall, fault: Fault & { kind: 'drop' | 'hang' }, req: IncomingMessage): void {
+    call.answer = fault.kind === 'drop' ? 'dropped' : 'hung';
+    if (fault.kind === 'drop') req.socket.destroy();
+  }
+
+  private outageNow(method: string): (OutageOptions & { status: number }) | undefined {
+    const now = this.now();
+    this.outages = this.outages.filter((o) => o.until > now);
+    return this.outages.find((o) => o.methods === undefined || o.methods.includes(method));
+  }
+
+  /** Seconds to wait when the per-channel limit refuses this call, else undefined (and the call counts). */
+  private channelWait(method: string, args: Record<string, unknown>): number | undefined {
+    const limit = this.limit;
+    const channel = typeof args.channel === 'string' ? args.channel : undefined;
+    if (!limit || !channel || !limit.methods.includes(method)) return undefined;
+    const now = this.now();
+    const recent = (this.posted.get(channel) ?? []).filter((t) => t > now - limit.windowMs);
+    if (recent.length < limit.limit) {
+      this.posted.set(channel, [...recent, now]);
+      return undefined;
+    }
+    this.posted.set(channel, recent);
+    this.channelLimited.set(channel, (this.channelLimited.get(channel) ?? 0) + 1);
+    return Math.max(1, Math.ceil(((recent[0] ?? now) + limit.windowMs - now) / 1000));
   }
 
   private dispatch(method: string, a: Record<string, unknown>): Record<string, unknown> {
@@ -286,13 +432,15 @@ export class FakeSlack {
   }
 }
 
-/** Starts a fake Slack on 127.0.0.1 with a random port. */
-export async function startFakeSlack(): Promise<FakeSlack> {
+const RATELIMITED = { ok: false, error: 'ratelimited' };
+
+/** Starts a fake Slack on 127.0.0.1 with a random port; `now` is its clock (default the wall clock). */
+export async function startFakeSlack(opts: { now?: () => number } = {}): Promise<FakeSlack> {
   const holder: { fake?: FakeSlack } = {};
   const server = createServer((req, res) => {
     holder.fake!.handle(req, res).catch(() => send(res, 500, { ok: false, error: 'fake_crashed' }));
   });
-  const fake = new FakeSlack(server);
+  const fake = new FakeSlack(server, opts.now);
   holder.fake = fake;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return fake;
