@@ -49,8 +49,11 @@ interface OpenWatch extends WatchRequest {
   endAfterHeld: boolean;
 }
 
+// A half-open stream is out of reach: nothing sent to it (not even the end, or a reset) arrives.
 const inScope = (w: OpenWatch, s: Scope): boolean =>
-  (s.client === undefined || s.client === w.client) && (s.resource === undefined || s.resource === w.resource);
+  !w.dead &&
+  (s.client === undefined || s.client === w.client) &&
+  (s.resource === undefined || s.resource === w.resource);
 
 /** All open watch streams; fed by the store, driven by the sim clock through tick(). */
 export class WatchHub {
@@ -132,7 +135,7 @@ export class WatchHub {
     }
   }
 
-  /** Ends every watch cleanly (server shutdown), or only those in `scope`. */
+  /** Ends every reachable watch cleanly (server shutdown), or only those in `scope`. */
   closeAll(scope: Scope = {}): void {
     for (const w of [...this.open]) if (inScope(w, scope)) this.close(w);
   }
