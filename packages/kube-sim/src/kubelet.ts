@@ -5,13 +5,30 @@
 // hash listed in `kubelet.brokenRevisionHashes`. Pods annotated `sim.rwx.dev/kubelet: ignore` are left alone.
 import type { KubeObject, Pod, Rec } from './objects.js';
 import { parseDuration } from './duration.js';
-import type { SimCluster } from './cluster.js';
+import type { Lookup } from './defaults.js';
+import type { Resources } from './resources.js';
+import type { Scheduler } from './scheduler.js';
+import type { KubeletModel } from './scenario.js';
+import type { ObjectStore } from './store.js';
 import { materialize, resolveRefs } from './defaults.js';
 import { stableUid } from './template.js';
 import { podStatus } from './pod-status.js';
 import { formatTime } from './times.js';
 
 type StorageClass = KubeObject & { provisioner?: string };
+
+/** What the kubelet works on: the cluster's store and scheduler, and a way to let controllers react. */
+export interface KubeletHost {
+  readonly store: ObjectStore;
+  readonly scheduler: Scheduler;
+  readonly resources: Resources;
+  readonly lookup: Lookup;
+  /** uids of pods created through the API. */
+  readonly createdPods: Set<string>;
+  kubelet: KubeletModel;
+  /** Runs controllers and the kubelet after a change. */
+  settle(now: number): void;
+}
 
 /** Annotation: how long a run-to-completion pod runs before Succeeded (default 500ms). */
 export const RUNS_FOR = 'sim.rwx.dev/runs-for';
@@ -30,7 +47,7 @@ function waitingToCreate(pod: Pod): boolean {
   );
 }
 
-function brokenNodes(c: SimCluster): Set<string> {
+function brokenNodes(c: KubeletHost): Set<string> {
   const out = new Set(c.kubelet.brokenNodes ?? []);
   const hashes = new Set(c.kubelet.brokenRevisionHashes ?? []);
   if (hashes.size === 0) return out;
@@ -46,7 +63,7 @@ function failedMountMessage(pod: Pod): string {
   return `Unable to attach or mount volumes: ${unmounted}, unattached volumes=[], timed out waiting for the condition`;
 }
 
-function bumpFailedMount(c: SimCluster, pod: Pod, now: number): void {
+function bumpFailedMount(c: KubeletHost, pod: Pod, now: number): void {
   const ns = pod.metadata?.namespace ?? 'default';
   const existing = c.store
     .list('/events')
@@ -90,7 +107,7 @@ function bumpFailedMount(c: SimCluster, pod: Pod, now: number): void {
   c.store.put('/events', ev);
 }
 
-function setPodState(c: SimCluster, uid: string, key: string, state: 'Running' | 'Succeeded', now: number): boolean {
+function setPodState(c: KubeletHost, uid: string, key: string, state: 'Running' | 'Succeeded', now: number): boolean {
   const pod = c.store.get('/pods', key) as Pod | undefined;
   if (!pod || pod.metadata?.uid !== uid || pod.metadata?.deletionTimestamp) return false;
   const start = Date.parse(pod.status?.startTime ?? '') || now;
@@ -103,7 +120,7 @@ function runsToCompletion(pod: Pod): boolean {
 }
 
 /** Moves mount-waiting pods along: schedules start on healthy nodes, FailedMount bumps on broken ones. */
-export function kubeletSync(c: SimCluster, now: number): void {
+export function kubeletSync(c: KubeletHost, now: number): void {
   const broken = brokenNodes(c);
   const interval = parseDuration(c.kubelet.failedMountInterval ?? '2m', 'kubelet.failedMountInterval');
   for (const pod of c.store.list('/pods') as Pod[]) {
@@ -153,14 +170,14 @@ export function kubeletSync(c: SimCluster, now: number): void {
 }
 
 /** Drops pending kubelet work for a deleted pod. */
-export function forgetPod(c: SimCluster, pod: KubeObject): void {
+export function forgetPod(c: KubeletHost, pod: KubeObject): void {
   const uid = pod.metadata?.uid ?? '';
   for (const k of ['start', 'mount', 'finish']) c.scheduler.cancel(`${k}:${uid}`);
   c.createdPods.delete(uid);
 }
 
 /** Binds a newly created claim to a fresh CSI volume when its StorageClass exists; else a ProvisioningFailed event. */
-export function provisionClaim(c: SimCluster, pvc: KubeObject, now: number): void {
+export function provisionClaim(c: KubeletHost, pvc: KubeObject, now: number): void {
   const spec = (pvc.spec ?? {}) as Rec;
   const classes = c.store.list('storage.k8s.io/storageclasses') as StorageClass[];
   const sc =
