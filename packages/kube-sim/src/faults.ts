@@ -2,21 +2,22 @@
 // `faults:` list, startSimulator's `faults` option) or while the simulator runs (this API, or the admin endpoint).
 // A fault is a rule with a scope (which client, resource, verb); rules last until cleared, for `forMs` of wall
 // time, or for `times` requests. Actions on open watches (drop, cut, expire) happen once, when called.
-import { z } from 'zod';
 import { SimError } from './errors.js';
+import {
+  KIND_OF,
+  describeRule,
+  faultCommand,
+  matches,
+  type DownMode,
+  type Effect,
+  type FaultCommand,
+  type FaultKind,
+  type Rule,
+  type Scope,
+} from './fault-commands.js';
+import { reasonOf } from './status.js';
 
-/** Which requests and watch streams a fault applies to; an omitted field matches everything. */
-export interface Scope {
-  /** A client name (see Simulator.addClient; the kubeconfig's own client is "default"). */
-  client?: string;
-  /** A plural resource name, e.g. "pods". */
-  resource?: string;
-  /** A Kubernetes verb: get, list, watch, create, delete, deletecollection. */
-  verb?: string;
-}
-
-/** How the API is down: connection refused, 503 for everything, or requests accepted and never answered. */
-export type DownMode = 'refused' | 'unavailable' | 'blackhole';
+export type { DownMode, FaultCommand, FaultKind, Scope } from './fault-commands.js';
 
 /** What the request handler must do with one request, decided by the active faults. */
 export type Decision =
@@ -42,101 +43,6 @@ export interface FaultHooks {
   expire(scope: Scope): void;
   refuse(on: boolean): void;
 }
-
-type Effect =
-  | { kind: 'forbid' }
-  | { kind: 'unauthorized' }
-  | { kind: 'latency'; ms: number }
-  | { kind: 'respond'; status: number; retryAfter?: number; remaining?: number }
-  | { kind: 'down'; mode: DownMode }
-  | { kind: 'stall' }
-  | { kind: 'halfOpen' };
-
-type Rule = Effect & { id: number; scope: Scope; timer?: NodeJS.Timeout };
-
-/** The names `clear(kind)` and the JSON commands use for each kind of lasting fault. */
-export type FaultKind = 'forbid' | 'unauthorized' | 'latency' | 'respond' | 'down' | 'stallWatches' | 'halfOpenWatches';
-
-const KIND_OF: Record<Effect['kind'], FaultKind> = {
-  forbid: 'forbid',
-  unauthorized: 'unauthorized',
-  latency: 'latency',
-  respond: 'respond',
-  down: 'down',
-  stall: 'stallWatches',
-  halfOpen: 'halfOpenWatches',
-};
-
-const REASONS: Record<number, [string, string]> = {
-  400: ['BadRequest', 'the server rejected our request for an unknown reason'],
-  401: ['Unauthorized', 'Unauthorized'],
-  403: ['Forbidden', 'forbidden'],
-  404: ['NotFound', 'the server could not find the requested resource'],
-  409: ['Conflict', 'the object has been modified'],
-  410: ['Expired', 'too old resource version'],
-  429: ['TooManyRequests', 'the server has received too many requests and has asked us to try again later'],
-  500: ['InternalError', 'Internal error occurred: simulated failure'],
-  503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
-  504: ['Timeout', 'the server was unable to return a response in the time allotted'],
-};
-
-/** The Status reason and message the API server uses for an HTTP status. */
-export function reasonOf(status: number): [reason: string, message: string] {
-  return REASONS[status] ?? ['InternalError', `simulated HTTP ${status}`];
-}
-
-function matches(s: Scope, r: Scope): boolean {
-  return (
-    (s.client === undefined || s.client === r.client) &&
-    (s.resource === undefined || s.resource === r.resource) &&
-    (s.verb === undefined || s.verb === r.verb)
-  );
-}
-
-const scope = { client: z.string().optional(), resource: z.string().optional(), verb: z.string().optional() };
-const forMs = z.number().int().positive().optional();
-
-/** The JSON form of every knob (scenario `faults:`, the admin endpoint); each maps to the method of that name. */
-export const faultCommand = z.discriminatedUnion('fault', [
-  z.strictObject({ fault: z.literal('forbid'), ...scope, resource: z.string(), forMs }),
-  z.strictObject({ fault: z.literal('unauthorized'), client: z.string().optional(), forMs }),
-  z.strictObject({ fault: z.literal('failNth'), n: z.number().int().positive() }),
-  z.strictObject({ fault: z.literal('latency'), ms: z.number().int().nonnegative(), ...scope, forMs }),
-  z.strictObject({
-    fault: z.literal('respond'),
-    status: z.number().int().min(400).max(599),
-    times: z.number().int().positive().optional(),
-    retryAfter: z.number().int().nonnegative().optional(),
-    ...scope,
-    forMs,
-  }),
-  z.strictObject({
-    fault: z.literal('down'),
-    mode: z.enum(['refused', 'unavailable', 'blackhole']),
-    client: z.string().optional(),
-    forMs,
-  }),
-  z.strictObject({ fault: z.literal('up') }),
-  z.strictObject({ fault: z.literal('stallWatches'), client: z.string().optional(), resource: z.string().optional() }),
-  z.strictObject({
-    fault: z.literal('halfOpenWatches'),
-    client: z.string().optional(),
-    resource: z.string().optional(),
-    forMs,
-  }),
-  z.strictObject({ fault: z.literal('dropWatches'), client: z.string().optional(), resource: z.string().optional() }),
-  z.strictObject({ fault: z.literal('cutWatches'), client: z.string().optional(), resource: z.string().optional() }),
-  z.strictObject({ fault: z.literal('expireWatches'), client: z.string().optional(), resource: z.string().optional() }),
-  z.strictObject({
-    fault: z.literal('clear'),
-    kind: z
-      .enum(['forbid', 'unauthorized', 'latency', 'respond', 'down', 'stallWatches', 'halfOpenWatches'])
-      .optional(),
-  }),
-]);
-
-/** One knob in JSON form, e.g. {"fault": "down", "mode": "blackhole", "forMs": 20000}. */
-export type FaultCommand = z.infer<typeof faultCommand>;
 
 const noHooks: FaultHooks = { changed() {}, end() {}, drop() {}, cut() {}, expire() {}, refuse() {} };
 
@@ -390,30 +296,4 @@ function partition<T>(list: T[], pred: (t: T) => boolean): [T[], T[]] {
   const no: T[] = [];
   for (const t of list) (pred(t) ? yes : no).push(t);
   return [yes, no];
-}
-
-function describeRule(r: Rule): FaultCommand {
-  const s = r.scope;
-  switch (r.kind) {
-    case 'forbid':
-      return { fault: 'forbid', resource: s.resource ?? '', ...s };
-    case 'unauthorized':
-      return { fault: 'unauthorized', ...(s.client ? { client: s.client } : {}) };
-    case 'latency':
-      return { fault: 'latency', ms: r.ms, ...s };
-    case 'respond':
-      return {
-        fault: 'respond',
-        status: r.status,
-        ...(r.remaining !== undefined ? { times: r.remaining } : {}),
-        ...(r.retryAfter !== undefined ? { retryAfter: r.retryAfter } : {}),
-        ...s,
-      };
-    case 'down':
-      return { fault: 'down', mode: r.mode, ...(s.client ? { client: s.client } : {}) };
-    case 'stall':
-      return { fault: 'stallWatches', ...s };
-    case 'halfOpen':
-      return { fault: 'halfOpenWatches', ...s };
-  }
 }

@@ -8,7 +8,7 @@ import type { KubeObject } from './objects.js';
 import { parseDuration } from './duration.js';
 import { expand } from './template.js';
 import { Resources, type CustomResource } from './resources.js';
-import { faultCommand, type FaultCommand } from './faults.js';
+import { faultCommand, type FaultCommand } from './fault-commands.js';
 
 const ref = z.object({ kind: z.string(), namespace: z.string().optional(), name: z.string() });
 const rule = z.object({

@@ -5,13 +5,13 @@ import type { Clock } from './clock.js';
 import { isSimError } from './errors.js';
 import { nsKey, storeKey, type KubeObject } from './objects.js';
 import type { SimCluster } from './cluster.js';
-import { reasonOf, type Faults } from './faults.js';
+import type { Faults } from './faults.js';
 import type { Authorizer } from './authz.js';
 import type { WatchHub } from './watch.js';
 import { discovery } from './discovery.js';
 import { resourceKey, apiVersionOf, type ResourceInfo } from './resources.js';
 import { parseFieldSelector, parseLabelSelector, type Matcher } from './selectors.js';
-import { ApiError, notFound, statusBody } from './status.js';
+import { ApiError, notFound, reasonOf, statusBody } from './status.js';
 import { answerAccessReview } from './access-review.js';
 import { toTable, wantsTable } from './table.js';
 

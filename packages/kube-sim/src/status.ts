@@ -43,3 +43,21 @@ export function notFound(resource: string, group: string, name: string): ApiErro
 export function expired(rv: number | string, oldest: number): ApiError {
   return new ApiError(410, 'Expired', `too old resource version: ${rv} (${oldest})`);
 }
+
+const REASONS: Record<number, [string, string]> = {
+  400: ['BadRequest', 'the server rejected our request for an unknown reason'],
+  401: ['Unauthorized', 'Unauthorized'],
+  403: ['Forbidden', 'forbidden'],
+  404: ['NotFound', 'the server could not find the requested resource'],
+  409: ['Conflict', 'the object has been modified'],
+  410: ['Expired', 'too old resource version'],
+  429: ['TooManyRequests', 'the server has received too many requests and has asked us to try again later'],
+  500: ['InternalError', 'Internal error occurred: simulated failure'],
+  503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
+  504: ['Timeout', 'the server was unable to return a response in the time allotted'],
+};
+
+/** The Status reason and message the API server uses for an HTTP status. */
+export function reasonOf(status: number): [reason: string, message: string] {
+  return REASONS[status] ?? ['InternalError', `simulated HTTP ${status}`];
+}
