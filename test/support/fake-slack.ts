@@ -6,6 +6,9 @@
 // calls that never answer), outages of a given length (a 5xx or 429 storm), and Slack's per-channel rate limit.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerMethod, type FakeMessage } from './fake-slack-methods.js';
+
+export type { FakeMessage } from './fake-slack-methods.js';
 
 /** How a call was answered: an HTTP status, the connection dropped, or never (still hanging). */
 export type FakeAnswer = number | 'dropped' | 'hung';
@@ -47,17 +50,6 @@ export interface ChannelLimit {
   windowMs?: number;
   /** The methods that count (default chat.postMessage). */
   methods?: string[];
-}
-
-/** A message as the fake stores it. */
-export interface FakeMessage {
-  channel: string;
-  ts: string;
-  thread_ts?: string;
-  text: string;
-  blocks?: unknown[];
-  metadata?: { event_type: string; event_payload: Record<string, unknown> };
-  edits: number;
 }
 
 type Fault =
@@ -267,7 +259,7 @@ export class FakeSlack {
       }
     }
     if (!token) return answer(200, { ok: false, error: 'not_authed' });
-    const result = this.dispatch(method, args);
+    const result = answerMethod(this, method, args);
     call.handled = result.ok === true;
     if (fault?.kind === 'after') return answer(fault.status, { ok: false, error: 'internal_error' });
     if (fault?.kind === 'drop' || fault?.kind === 'hang') return this.abandon(call, fault, req);
@@ -302,127 +294,14 @@ export class FakeSlack {
     return Math.max(1, Math.ceil(((recent[0] ?? now) + limit.windowMs - now) / 1000));
   }
 
-  private dispatch(method: string, a: Record<string, unknown>): Record<string, unknown> {
-    const str = (k: string): string | undefined => (typeof a[k] === 'string' ? (a[k] as string) : undefined);
-    switch (method) {
-      case 'auth.test':
-        return {
-          ok: true,
-          url: 'https://fake.slack.test/',
-          team: 'fake',
-          user: 'rwx',
-          team_id: 'T0FAKE',
-          user_id: 'U0BOT',
-          bot_id: 'B0BOT',
-        };
-      case 'chat.postMessage': {
-        const channel = str('channel');
-        if (!channel) return { ok: false, error: 'channel_not_found' };
-        const ts = this.nextTs();
-        const m: FakeMessage = { channel, ts, text: str('text') ?? '', edits: 0 };
-        if (str('thread_ts')) m.thread_ts = str('thread_ts');
-        if (Array.isArray(a.blocks)) m.blocks = a.blocks;
-        if (a.metadata && typeof a.metadata === 'object') m.metadata = a.metadata as FakeMessage['metadata'];
-        this.messages.push(m);
-        return { ok: true, channel, ts, message: { text: m.text, ts } };
-      }
-      case 'chat.update': {
-        const m = this.messages.find((x) => x.channel === str('channel') && x.ts === str('ts'));
-        if (!m) return { ok: false, error: 'message_not_found' };
-        m.text = str('text') ?? m.text;
-        if (Array.isArray(a.blocks)) m.blocks = a.blocks;
-        m.edits++;
-        return { ok: true, channel: m.channel, ts: m.ts };
-      }
-      case 'chat.postEphemeral':
-        return { ok: true, message_ts: this.nextTs() };
-      case 'conversations.history': {
-        const oldest = Number(str('oldest') ?? '0');
-        const withMeta = a.include_all_metadata === true || a.include_all_metadata === 'true';
-        const list = this.messages
-          .filter((m) => m.channel === str('channel') && m.thread_ts === undefined && Number(m.ts) >= oldest)
-          .reverse();
-        const limit = Number(a.limit ?? 100) || 100;
-        const start = Number(str('cursor') ?? '0') || 0;
-        const page = list.slice(start, start + limit).map((m) => ({
-          type: 'message',
-          ts: m.ts,
-          text: m.text,
-          ...(m.blocks ? { blocks: m.blocks } : {}),
-          ...(withMeta && m.metadata ? { metadata: m.metadata } : {}),
-        }));
-        const more = start + limit < list.length;
-        return {
-          ok: true,
-          messages: page,
-          has_more: more,
-          response_metadata: { next_cursor: more ? String(start + limit) : '' },
-        };
-      }
-      case 'conversations.replies': {
-        // The parent first, then its replies, oldest first (as Slack serves them); thread_not_found when the
-        // parent is not there.
-        const channel = str('channel');
-        const ts = str('ts');
-        const parent = this.messages.find((m) => m.channel === channel && m.ts === ts && m.thread_ts === undefined);
-        if (!parent) return { ok: false, error: 'thread_not_found' };
-        const withMeta = a.include_all_metadata === true || a.include_all_metadata === 'true';
-        const list = [parent, ...this.messages.filter((m) => m.channel === channel && m.thread_ts === ts)];
-        const limit = Number(a.limit ?? 1000) || 1000;
-        const start = Number(str('cursor') ?? '0') || 0;
-        const page = list.slice(start, start + limit).map((m) => ({
-          type: 'message',
-          ts: m.ts,
-          thread_ts: ts,
-          text: m.text,
-          ...(m.blocks ? { blocks: m.blocks } : {}),
-          ...(withMeta && m.metadata ? { metadata: m.metadata } : {}),
-        }));
-        const more = start + limit < list.length;
-        return {
-          ok: true,
-          messages: page,
-          has_more: more,
-          response_metadata: { next_cursor: more ? String(start + limit) : '' },
-        };
-      }
-      case 'files.getUploadURLExternal': {
-        const id = `F${++this.seq}`;
-        this.files.set(id, { filename: str('filename') ?? 'file' });
-        return { ok: true, upload_url: `${this.origin}/upload/${id}`, file_id: id };
-      }
-      case 'files.completeUploadExternal':
-        this.completedUploads.push(a);
-        return { ok: true, files: Array.isArray(a.files) ? a.files : [] };
-      case 'usergroups.users.list': {
-        const users = this.usergroups[str('usergroup') ?? ''];
-        return users ? { ok: true, users } : { ok: false, error: 'no_such_subteam' };
-      }
-      case 'conversations.open': {
-        // One user: their DM with the bot ("D" + the user id's tail, stable across calls); several: a group DM.
-        const users = (str('users') ?? '')
-          .split(',')
-          .map((u) => u.trim())
-          .filter(Boolean);
-        if (users.length === 0 && !str('channel')) return { ok: false, error: 'users_list_not_supplied' };
-        if (users.some((u) => !/^[UW][A-Z0-9]+$/.test(u))) return { ok: false, error: 'user_not_found' };
-        const id =
-          str('channel') ??
-          (users.length === 1 ? `D${users[0]!.slice(1)}` : `G${users.map((u) => u.slice(1)).join('')}`);
-        const already = this.dms.has(id);
-        this.dms.set(id, users);
-        return { ok: true, ...(already ? { already_open: true } : {}), channel: { id } };
-      }
-      case 'apps.connections.open':
-        return { ok: true, url: this.socketModeUrl };
-      default:
-        return { ok: false, error: 'unknown_method' };
-    }
+  /** A new, unique, increasing message ts: real seconds (so `oldest` filters behave), the sequence after the dot. */
+  nextTs(): string {
+    return `${Math.floor(Date.now() / 1000)}.${String(++this.seq).padStart(6, '0')}`;
   }
 
-  private nextTs(): string {
-    // Real seconds (so `oldest` filters behave), the sequence in the fraction keeps every ts unique and ordered.
-    return `${Math.floor(Date.now() / 1000)}.${String(++this.seq).padStart(6, '0')}`;
+  /** A new number for ids. */
+  nextId(): number {
+    return ++this.seq;
   }
 
   private push(method: string, fault: Fault, times: number): void {
