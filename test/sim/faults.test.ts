@@ -2,7 +2,7 @@
 // the API down (refused, 503, blackhole), counted and scoped answers, faults from the start, several simulators.
 /* eslint-disable @typescript-eslint/no-explicit-any -- API responses here are untyped JSON, read field by field */
 import { describe, expect, test } from 'vitest';
-import { Faults } from '@rwx/kube-sim';
+import { Faults, startSimulator, type FaultCommand } from '@rwx/kube-sim';
 import { api, inline, testSim, until } from '../support/sim.js';
 import { smallScenario } from './fixtures.js';
 import { watch } from './stream.js';
@@ -220,4 +220,23 @@ test('several simulators side by side: separate ports, objects, clients and faul
   expect((await api(two, '/api/v1/nodes', { token: one.token })).status).toBe(401);
   one.faults.up();
   expect((await api(one, '/api/v1/nodes')).body.items).toHaveLength(3);
+});
+
+describe('starting with faults', () => {
+  test('a malformed knob fails the start with a FAULT error; an admin port in use with PORT_IN_USE', async () => {
+    const scenario = smallScenario();
+    const bad = [{ fault: 'latency', ms: -1 }] as unknown as FaultCommand[];
+    await expect(startSimulator({ scenario, realtime: false, faults: bad })).rejects.toMatchObject({ code: 'FAULT' });
+    const { sim } = await testSim(scenario);
+    const busy = Number(new URL(sim.adminUrl ?? '').port);
+    const again = startSimulator({ scenario, realtime: false, adminPort: busy });
+    await expect(again).rejects.toMatchObject({ code: 'PORT_IN_USE' });
+  });
+
+  test('a scenario can start with the port closed (down: refused) until up()', async () => {
+    const { sim } = await testSim(inline({ name: 'r', objects: [], faults: [{ fault: 'down', mode: 'refused' }] }));
+    await until(async () => (await probe(`${sim.url}/api`, sim.token)) === 'ECONNREFUSED', 'refused from the start');
+    sim.faults.up();
+    await until(async () => (await probe(`${sim.url}/api`, sim.token)) === 200, 'the port to open');
+  });
 });

@@ -101,6 +101,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   const cluster = new SimCluster(scenario, startMs);
   cluster.load();
   const faults = new Faults();
+  // Knobs on from the start, checked before anything is opened (a malformed one throws SimError('FAULT')).
+  faults.apply([...(scenario.faults ?? []), ...(opts.faults ?? [])]);
   const bookmarks = opts.bookmarkIntervalMs ?? scenario.bookmarkIntervalMs;
   const hub = new WatchHub(cluster.store, clock, faults, bookmarks);
   const audit: AuditEntry[] = [];
@@ -136,7 +138,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     expire: (s) => hub.expireAll(s),
     refuse: (on) => listening.set(!on),
   });
-  faults.apply([...(scenario.faults ?? []), ...(opts.faults ?? [])]);
+  if (faults.isRefused()) listening.set(false);
 
   const catchUp = (): void => {
     cluster.runDue(clock.now());
@@ -199,7 +201,13 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
       await rm(dir, { recursive: true, force: true });
     },
   };
-  const admin = opts.adminPort === false ? undefined : await startAdmin(sim, opts.adminPort ?? 0, scenario.resources);
+  let admin: Awaited<ReturnType<typeof startAdmin>> | undefined;
+  try {
+    admin = opts.adminPort === false ? undefined : await startAdmin(sim, opts.adminPort ?? 0, scenario.resources);
+  } catch (e) {
+    await sim.stop();
+    throw e;
+  }
   if (admin) sim.adminUrl = admin.url;
   return sim;
 }
