@@ -240,3 +240,23 @@ describe('starting with faults', () => {
     await until(async () => (await probe(`${sim.url}/api`, sim.token)) === 200, 'the port to open');
   });
 });
+
+test('cutResponses: a list stops inside its body (fewer bytes than Content-Length), then the connection closes', async () => {
+  const { sim } = await testSim(smallScenario());
+  sim.faults.cutResponses({ verb: 'list', times: 1 });
+  const { connect } = await import('node:net');
+  const socket = connect(Number(new URL(sim.url).port), '127.0.0.1');
+  let raw = '';
+  let closed = false;
+  socket.on('data', (d) => (raw += String(d)));
+  socket.on('close', () => (closed = true));
+  socket.write(`GET /api/v1/pods HTTP/1.1\r\nHost: sim\r\nAuthorization: Bearer ${sim.token}\r\n\r\n`);
+  await until(() => closed, 'the connection to close');
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const promised = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+  expect(head).toMatch(/^HTTP\/1\.1 200/);
+  expect(Buffer.byteLength(body)).toBeGreaterThan(0);
+  expect(Buffer.byteLength(body)).toBeLessThan(promised);
+  expect(sim.audit.at(-1)).toMatchObject({ verb: 'list', fault: 'cutResponses' });
+  expect((await api(sim, '/api/v1/pods')).status).toBe(200); // times: 1 is spent
+});

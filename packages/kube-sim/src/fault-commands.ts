@@ -21,6 +21,7 @@ export type Effect =
   | { kind: 'unauthorized' }
   | { kind: 'latency'; ms: number }
   | { kind: 'respond'; status: number; retryAfter?: number; remaining?: number }
+  | { kind: 'cut'; remaining?: number }
   | { kind: 'down'; mode: DownMode }
   | { kind: 'stall' }
   | { kind: 'halfOpen' };
@@ -29,7 +30,8 @@ export type Effect =
 export type Rule = Effect & { id: number; scope: Scope; timer?: NodeJS.Timeout };
 
 /** The names `clear(kind)` and the JSON commands use for each kind of lasting fault. */
-export type FaultKind = 'forbid' | 'unauthorized' | 'latency' | 'respond' | 'down' | 'stallWatches' | 'halfOpenWatches';
+export type FaultKind =
+  'forbid' | 'unauthorized' | 'latency' | 'respond' | 'cutResponses' | 'down' | 'stallWatches' | 'halfOpenWatches';
 
 /** The kind name of each effect. */
 export const KIND_OF: Record<Effect['kind'], FaultKind> = {
@@ -37,6 +39,7 @@ export const KIND_OF: Record<Effect['kind'], FaultKind> = {
   unauthorized: 'unauthorized',
   latency: 'latency',
   respond: 'respond',
+  cut: 'cutResponses',
   down: 'down',
   stall: 'stallWatches',
   halfOpen: 'halfOpenWatches',
@@ -68,6 +71,7 @@ export const faultCommand = z.discriminatedUnion('fault', [
     ...scope,
     forMs,
   }),
+  z.strictObject({ fault: z.literal('cutResponses'), times: z.number().int().positive().optional(), ...scope, forMs }),
   z.strictObject({
     fault: z.literal('down'),
     mode: z.enum(['refused', 'unavailable', 'blackhole']),
@@ -88,7 +92,7 @@ export const faultCommand = z.discriminatedUnion('fault', [
   z.strictObject({
     fault: z.literal('clear'),
     kind: z
-      .enum(['forbid', 'unauthorized', 'latency', 'respond', 'down', 'stallWatches', 'halfOpenWatches'])
+      .enum(['forbid', 'unauthorized', 'latency', 'respond', 'cutResponses', 'down', 'stallWatches', 'halfOpenWatches'])
       .optional(),
   }),
 ]);
@@ -113,6 +117,8 @@ export function describeRule(r: Rule): FaultCommand {
         ...(r.retryAfter !== undefined ? { retryAfter: r.retryAfter } : {}),
         ...s,
       };
+    case 'cut':
+      return { fault: 'cutResponses', ...(r.remaining !== undefined ? { times: r.remaining } : {}), ...s };
     case 'down':
       return { fault: 'down', mode: r.mode, ...(s.client ? { client: s.client } : {}) };
     case 'stall':

@@ -22,6 +22,7 @@ export type { DownMode, FaultCommand, FaultKind, Scope } from './fault-commands.
 /** What the request handler must do with one request, decided by the active faults. */
 export type Decision =
   | { kind: 'pass' }
+  | { kind: 'cut' }
   | { kind: 'hang' }
   | { kind: 'status'; status: number; message: string; retryAfter?: number; fault: string };
 
@@ -89,6 +90,16 @@ export class Faults {
   respond(status: number, opts: Scope & { times?: number; retryAfter?: number; forMs?: number } = {}): this {
     const effect: Effect = { kind: 'respond', status, retryAfter: opts.retryAfter, remaining: opts.times };
     return this.add(effect, { client: opts.client, resource: opts.resource, verb: opts.verb }, opts.forMs);
+  }
+
+  /**
+   * Matching requests are handled, but the answer stops halfway: the headers and half the body (a list cut
+   * inside its JSON, a watch inside its first event), then the connection closes. The next `times` of them, or
+   * all until cleared or `forMs` passes.
+   */
+  cutResponses(opts: Scope & { times?: number; forMs?: number } = {}): this {
+    const scope = { client: opts.client, resource: opts.resource, verb: opts.verb };
+    return this.add({ kind: 'cut', remaining: opts.times }, scope, opts.forMs);
   }
 
   /**
@@ -204,9 +215,14 @@ export class Faults {
       return this.status(500, 'failNth', 'Internal error occurred: simulated failure (failNth)');
     }
     const respond = active.find((r): r is Rule & { kind: 'respond' } => r.kind === 'respond');
-    if (!respond) return { kind: 'pass' };
-    if (respond.remaining !== undefined && --respond.remaining <= 0) this.remove(respond);
-    return this.status(respond.status, 'respond', undefined, respond.retryAfter);
+    if (respond) {
+      this.spend(respond);
+      return this.status(respond.status, 'respond', undefined, respond.retryAfter);
+    }
+    const cut = active.find((r): r is Rule & { kind: 'cut' } => r.kind === 'cut');
+    if (!cut) return { kind: 'pass' };
+    this.spend(cut);
+    return { kind: 'cut' };
   }
 
   /** Whether a fault forbids the request (403), for requests and access-review answers alike. */
@@ -242,6 +258,8 @@ export class Faults {
         return void this.latency(c.ms, { client, resource, verb, forMs });
       case 'respond':
         return void this.respond(c.status, { client, resource, verb, forMs, times: c.times, retryAfter: c.retryAfter });
+      case 'cutResponses':
+        return void this.cutResponses({ client, resource, verb, forMs, times: c.times });
       case 'down':
         return void this.down(c.mode, { client, forMs });
       case 'up':
@@ -259,6 +277,11 @@ export class Faults {
       case 'clear':
         return void this.clear(c.kind);
     }
+  }
+
+  /** Uses up one of a counted rule's requests. */
+  private spend(rule: Rule & { remaining?: number }): void {
+    if (rule.remaining !== undefined && --rule.remaining <= 0) this.remove(rule);
   }
 
   private status(status: number, fault: string, message?: string, retryAfter?: number): Decision {

@@ -92,10 +92,16 @@ function verbOf(method: string, route: Route | undefined, query: URLSearchParams
   }
 }
 
+/** Responses a cutResponses fault chose: they stop halfway through the body. */
+const cutting = new WeakSet<ServerResponse>();
+
 function send(out: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  out.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
-  out.end(text);
+  const text = Buffer.from(JSON.stringify(body));
+  out.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': text.length, ...headers });
+  if (!cutting.has(out)) return void out.end(text);
+  // Content-Length promises the whole body; half of it arrives, then the connection closes.
+  out.write(text.subarray(0, text.length >> 1));
+  out.socket?.destroySoon();
 }
 
 function sendError(out: ServerResponse, e: ApiError): void {
@@ -214,6 +220,7 @@ async function dispatch(
       const timeout = q.get('timeoutSeconds');
       deps.hub.start(
         {
+          cutFirst: cutting.has(out),
           res: resourceKey(res),
           resource: res.resource,
           client,
@@ -295,6 +302,10 @@ export function createHandler(deps: ServerDeps): (req: IncomingMessage, out: Ser
       if (decision.kind === 'hang') {
         entry.fault = 'blackhole';
         return; // accepted, never answered: the client must time out
+      }
+      if (decision.kind === 'cut') {
+        entry.fault = 'cutResponses';
+        cutting.add(out);
       }
       if (decision.kind === 'status') {
         entry.fault = decision.fault;

@@ -34,6 +34,8 @@ export interface WatchRequest {
   sendInitialEvents: boolean;
   /** Renders event objects (kubectl's Table watches); BOOKMARK and ERROR objects are sent as they are. */
   render?: (o: KubeObject) => unknown;
+  /** Cut the first line inside its chunk (a cutResponses fault). */
+  cutFirst?: boolean;
 }
 
 interface OpenWatch extends WatchRequest {
@@ -85,7 +87,7 @@ export class WatchHub {
       lastBookmark: now,
       held: [],
       dead: false,
-      cutNext: false,
+      cutNext: req.cutFirst === true,
       endAfterHeld: false,
       ...(req.timeoutSeconds !== undefined ? { deadline: now + req.timeoutSeconds * 1000 } : {}),
     };
