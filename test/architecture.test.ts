@@ -32,10 +32,7 @@ const PENDING_FILE_CYCLES: readonly string[] = [];
 
 /** Test tools: the Kubernetes API simulator (its own package, packages/kube-sim), test/, and the in-memory fakes. */
 const isTestTool = (to: string): boolean =>
-  to.startsWith('test/') ||
-  to.startsWith('packages/') ||
-  to.startsWith('@rwx/') ||
-  ['src/slack/memory-slack.ts', 'src/store/memory-store.ts'].includes(to);
+  to.startsWith('test/') || to.startsWith('packages/') || to.startsWith('@rwx/') || to === 'src/slack/memory-slack.ts';
 
 /**
  * The only files that may use a test tool: the demo (with its terminal Slack), the sim CLI, and the simulator's

@@ -1,5 +1,5 @@
 // Where incident records (record.ts) live: Redis in production (redis-store.ts), memory in pure tests
-// (memory-store.ts). test/store/incident-store.contract.test.ts runs the same cases against both.
+// (test/support/memory-store.ts). test/store/incident-store.contract.test.ts runs the same cases against both.
 import type { IncidentRecord, RecordPatch } from './record.js';
 
 /** The incident records, the set of open ones, and a lock per incident. */

@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { emptySnapshot } from '../../src/domain/snapshot.js';
 import { RwxError } from '../../src/errors.js';
 import { mergeHistory } from '../../src/domain/history.js';
-import { MemoryIncidentStore } from '../../src/store/memory-store.js';
+import { MemoryIncidentStore } from '../support/memory-store.js';
 import type { IncidentRecord } from '../../src/store/record.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
 import { startFakeSlack } from '../support/fake-slack.js';

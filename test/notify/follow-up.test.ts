@@ -8,7 +8,7 @@ import type { IncidentHistory } from '../../src/domain/history.js';
 import type { ObserveResolution, ResolutionFacts } from '../../src/domain/resolution.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { recordEvaluation } from '../../src/notify/record.js';
-import { MemoryIncidentStore } from '../../src/store/memory-store.js';
+import { MemoryIncidentStore } from '../support/memory-store.js';
 import { observeResolution } from '../../src/serve/stages.js';
 import { H, record } from './harness.js';
 

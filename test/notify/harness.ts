@@ -6,7 +6,7 @@ import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { notifiableHash } from '../../src/notify/notifiable.js';
 import type { StageDeps } from '../../src/notify/stages.js';
 import type { IncidentStore } from '../../src/store/incident-store.js';
-import { MemoryIncidentStore } from '../../src/store/memory-store.js';
+import { MemoryIncidentStore } from '../support/memory-store.js';
 import { type IncidentRecord, threadTsOf } from '../../src/store/record.js';
 import type { SlackApi } from '../../src/slack/api.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';

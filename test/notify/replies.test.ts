@@ -10,7 +10,7 @@ import { recordEvaluation } from '../../src/notify/record.js';
 import { type StageDeps, processIncident } from '../../src/notify/stages.js';
 import type { IncidentStore } from '../../src/store/incident-store.js';
 import type { RecordPatch } from '../../src/store/record.js';
-import { MemoryIncidentStore } from '../../src/store/memory-store.js';
+import { MemoryIncidentStore } from '../support/memory-store.js';
 import type { SlackApi } from '../../src/slack/api.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';

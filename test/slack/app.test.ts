@@ -8,7 +8,7 @@ import { createIncidentActions } from '../../src/notify/actions.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
 import { type StageDeps, processIncident } from '../../src/notify/stages.js';
-import { MemoryIncidentStore } from '../../src/store/memory-store.js';
+import { MemoryIncidentStore } from '../support/memory-store.js';
 import { ACTION_IDS } from '../../src/render/slack-blocks.js';
 import { type SlackApp, createSlackApp } from '../../src/slack/app.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { IncidentStore } from '../../src/store/incident-store.js';
-import { MemoryIncidentStore } from '../../src/store/memory-store.js';
+import { MemoryIncidentStore } from '../support/memory-store.js';
 import { RedisIncidentStore } from '../../src/store/redis-store.js';
 import type { IncidentRecord } from '../../src/store/record.js';
 import { record } from '../notify/harness.js';

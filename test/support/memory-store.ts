@@ -1,10 +1,10 @@
 // IncidentStore in memory, for pure tests. Same contract as RedisIncidentStore (test/store/
 // incident-store.contract.test.ts runs against both); the clock decides lock and record expiry.
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../domain/clock.js';
-import { systemClock } from '../domain/clock.js';
-import type { IncidentStore } from './incident-store.js';
-import type { IncidentRecord, RecordPatch } from './record.js';
+import type { Clock } from '../../src/domain/clock.js';
+import { systemClock } from '../../src/domain/clock.js';
+import type { IncidentStore } from '../../src/store/incident-store.js';
+import type { IncidentRecord, RecordPatch } from '../../src/store/record.js';
 
 /** An in-memory IncidentStore. Records are deep-copied in and out, as Redis would. */
 export class MemoryIncidentStore implements IncidentStore {
