@@ -17,6 +17,10 @@ export type ErrorCode =
   | 'SLACK_RATE_LIMITED'
   | 'SLACK_API'
   | 'TIMEOUT'
+  | 'AGENT_MISSING' // no rwx agent pod runs on the node (the agent is opt-in)
+  | 'AGENT_UNREACHABLE' // the agent pod did not answer (connection refused, reset, not serving yet)
+  | 'AGENT_REPORT' // the agent answered, but not a valid report (bad status, too large, not JSON, fails the schema)
+  | 'AGENT_VERSION' // a report schema this bot cannot read (an agent much older or newer than the bot)
   | 'INTERNAL';
 
 const RETRYABLE: ReadonlySet<ErrorCode> = new Set([
@@ -26,6 +30,7 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set([
   'REDIS_UNREACHABLE',
   'SLACK_RATE_LIMITED',
   'TIMEOUT',
+  'AGENT_UNREACHABLE',
 ]);
 
 /** An error with a stable code, a one-line message and retryability. */

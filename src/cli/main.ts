@@ -16,6 +16,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   serve: { summary: 'run the bot: watch, correlate, post to Slack', load: () => import('./serve.js') },
   demo: { summary: 'the whole pipeline on a simulated cluster with a terminal Slack', load: () => import('./demo.js') },
   sim: { summary: 'serve a Kubernetes API simulator for a scenario file', load: () => import('./sim.js') },
+  agent: {
+    summary: 'the node agent: prove from /proc what the API cannot (docs/agent.md)',
+    load: () => import('./agent.js'),
+  },
+  node: { summary: "fetch and show the node agent's report for NODE", load: () => import('./node.js') },
   config: {
     summary: 'config check: print the effective configuration, secrets masked',
     load: () => import('./config.js'),

@@ -1,0 +1,84 @@
+// Finding the agent on a node through the API: the pod carrying the agent label on that node, its IP and the
+// port of its container port named "agent". Read-only (one pod list with label and field selectors).
+import { RwxError } from '../errors.js';
+import type { KubeConnection } from '../kube/connect.js';
+import { apiError } from '../kube/read.js';
+import { AGENT_PORT } from './server.js';
+
+/** The label every agent pod carries (deploy/components/agent): how the bot finds agents. */
+export const AGENT_LABEL = { key: 'app.kubernetes.io/name', value: 'rwx-agent' } as const;
+/** The name of the agent container's port. */
+export const AGENT_PORT_NAME = 'agent';
+/** Where to read how to enable the agent. */
+export const ENABLE_HINT = [
+  'the node agent is opt-in: kubectl apply -k deploy/overlays/socket-mode-agent,',
+  'or add deploy/components/agent to your overlay (docs/agent.md)',
+].join(' ');
+
+/** An agent pod as the bot needs it. */
+export interface AgentPod {
+  namespace: string;
+  name: string;
+  uid?: string;
+  phase: string;
+  ready: boolean;
+  podIP?: string;
+  port: number;
+}
+
+interface PodLike {
+  metadata?: {
+    namespace?: string;
+    name?: string;
+    uid?: string;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+  };
+  spec?: { containers?: { ports?: { name?: string; containerPort?: number }[] }[] };
+  status?: { phase?: string; podIP?: string; conditions?: { type?: string; status?: string }[] };
+}
+
+/** The agent fields of a pod object. Pure. */
+export function agentPodOf(o: unknown): AgentPod {
+  const p = o as PodLike;
+  const port = (p.spec?.containers ?? []).flatMap((c) => c.ports ?? []).find((x) => x.name === AGENT_PORT_NAME);
+  const pod: AgentPod = {
+    namespace: p.metadata?.namespace ?? '',
+    name: p.metadata?.name ?? '',
+    phase: p.metadata?.deletionTimestamp ? 'Terminating' : (p.status?.phase ?? 'Unknown'),
+    ready: (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+    port: port?.containerPort ?? AGENT_PORT,
+  };
+  if (p.metadata?.uid) pod.uid = p.metadata.uid;
+  if (p.status?.podIP) pod.podIP = p.status.podIP;
+  return pod;
+}
+
+/** The best agent pod among several on one node: serving ones first, then Running, then any. Pure. */
+export function pickAgentPod(pods: AgentPod[]): AgentPod | undefined {
+  const rank = (p: AgentPod) => (p.phase === 'Running' && p.podIP ? (p.ready ? 0 : 1) : 2);
+  return [...pods].sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : 1))[0];
+}
+
+/** The agent pod on `node`, or undefined when none runs there. Throws KUBE_* on API failures. */
+export async function findAgentPod(conn: KubeConnection, node: string): Promise<AgentPod | undefined> {
+  const q = new URLSearchParams({
+    labelSelector: `${AGENT_LABEL.key}=${AGENT_LABEL.value}`,
+    fieldSelector: `spec.nodeName=${node}`,
+  });
+  const res = await conn.request('GET', `/api/v1/pods?${q}`);
+  if (res.status !== 200) throw apiError(conn, res.status, res.body, 'list agent pods');
+  const items = (res.body as { items?: unknown[] } | undefined)?.items;
+  if (!Array.isArray(items))
+    throw new RwxError('KUBE_API', `list agent pods: answer from ${conn.server} is not a list`);
+  return pickAgentPod(items.map(agentPodOf));
+}
+
+/** Whether the node exists: true, false (404), or undefined when the API would not say (403). */
+export async function nodeExists(conn: KubeConnection, node: string): Promise<boolean | undefined> {
+  const res = await conn.request('GET', `/api/v1/nodes/${encodeURIComponent(node)}`);
+  if (res.status === 200) return true;
+  if (res.status === 404) return false;
+  if (res.status === 403) return undefined;
+  throw apiError(conn, res.status, res.body, `get node ${node}`);
+}

@@ -1,0 +1,81 @@
+// A node report for the terminal (`rwx node`, `rwx agent --once`): the findings first, in the bot's own words,
+// then the evidence behind them. Pure.
+import { findingText, nodeFindings, type FindingScope } from './findings.js';
+import type { AgentReport, ProcessRef } from './report.js';
+
+function table(rows: string[][], indent = '    '): string[] {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => indent + r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  '));
+}
+
+function proc(p: ProcessRef): string {
+  const where = [p.podUid ? `pod ${p.podUid}` : '', p.containerId ? `container ${p.containerId.slice(0, 12)}` : '']
+    .filter(Boolean)
+    .join(', ');
+  return `${p.pid} ${p.comm}${where ? ` (${where})` : ''}`;
+}
+
+/** The report as text, ending with a newline. `source` says where it came from (a pod, a URL). */
+export function renderReport(r: AgentReport, scope: FindingScope = {}, source?: string): string {
+  const out: string[] = [];
+  if (r.simulated) out.push('SIMULATED: this report was made up by the demo, not read from a node.');
+  const from = source ? ` from ${source}` : '';
+  out.push(`node ${r.node}: agent ${r.agentVersion} report at ${r.generatedAt}${from}`, '');
+  out.push('FINDINGS');
+  for (const f of nodeFindings(r, scope)) out.push(`    ${findingText(f)}`);
+
+  const p = r.propagation;
+  out.push('', `PROPAGATION  ${p.status}`);
+  const host = `host namespace ${p.hostNamespace ?? '(unknown)'} (pid ${r.hostPid})`;
+  const scanned = `${p.namespacesScanned} namespace(s), ${p.processesScanned} process(es) scanned`;
+  out.push(`    ${host}: ${p.hostCsiMounts} CSI mount(s) under ${r.kubeletDir}; ${scanned}`);
+  for (const ns of p.namespaces) {
+    const listed = ns.processes.map(proc).join('; ');
+    const more = ns.processCount > ns.processes.length ? `; ${ns.processCount - ns.processes.length} more` : '';
+    const counts = `${ns.mountsUnderKubeletDir} mount(s) under the kubelet dir, ${ns.hidden.length} hidden from the host`;
+    out.push(`    namespace ${ns.id}: ${counts}`);
+    out.push(`      processes ${listed || '(none listed)'}${more}`);
+    for (const m of ns.hidden) out.push(`      hidden ${m.mountPoint}  ${m.source}  ${m.fstype}`);
+  }
+  if (p.unreadableProcesses.length)
+    out.push(`    unreadable: ${p.unreadableProcesses.map((u) => `${u.pid} (${u.reason})`).join(', ')}`);
+
+  const s = r.stagedVolumes;
+  out.push('', `STAGED VOLUMES  ${s.status}`);
+  if (s.volumes.length === 0) out.push('    (none)');
+  else
+    out.push(
+      ...table([
+        ['STATE', 'DRIVER', 'VOLUME', 'POD MOUNTS', 'POD DIRS', 'PATH'],
+        ...s.volumes.map((v) => [
+          v.state,
+          v.driver ?? '-',
+          v.pv ?? v.sha?.slice(0, 12) ?? '-',
+          String(v.podMounts),
+          String(v.podUids.length),
+          v.path,
+        ]),
+      ]),
+    );
+
+  const o = r.mountOptions;
+  out.push('', `MOUNT OPTIONS  ${o.status === 'ok' ? `${o.volumes.length} network volume(s)` : 'unknown'}`);
+  if (o.volumes.length)
+    out.push(
+      ...table([
+        ['VOLUME', 'FSTYPE', 'VERS', 'HARD/SOFT', 'TIMEO', 'ACTIMEO', 'LOCK', 'SOURCE'],
+        ...o.volumes.map((v) => [
+          v.volume,
+          v.fstype,
+          v.options.vers ?? '-',
+          v.options.recovery ?? '-',
+          v.options.timeo ?? '-',
+          v.options.actimeo ?? '-',
+          v.options.lock ?? '-',
+          v.source,
+        ]),
+      ]),
+    );
+  if (r.problems.length) out.push('', 'COULD NOT READ', ...r.problems.map((x) => `    ${x}`));
+  return `${out.join('\n')}\n`;
+}

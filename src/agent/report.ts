@@ -1,0 +1,153 @@
+// The node report: what `rwx agent` serves on /report and prints with --once -o json, and what the bot reads.
+// One zod schema is the definition; the TypeScript types are inferred from it, so the agent that writes a report
+// and the client that validates one cannot disagree. Unknown fields are dropped when parsing (a newer agent may
+// add some); a change that removes or re-means a field bumps REPORT_SCHEMA_VERSION.
+import { z } from 'zod';
+
+/** The report schema this code writes and reads. */
+export const REPORT_SCHEMA_VERSION = 1;
+/** The `kind` every report carries. */
+export const REPORT_KIND = 'RwxAgentReport';
+
+const csiPath = z.union([
+  z.object({ kind: z.literal('stage'), layout: z.literal('sha'), driver: z.string(), sha: z.string() }),
+  z.object({ kind: z.literal('stage'), layout: z.literal('pv'), pv: z.string() }),
+  z.object({ kind: z.literal('publish'), podUid: z.string(), pv: z.string() }),
+  z.object({ kind: z.literal('block') }),
+]);
+
+const mountRef = z.object({
+  mountPoint: z.string(),
+  source: z.string(),
+  fstype: z.string(),
+  /** Where the mount sits in the kubelet's CSI layout; absent for other paths under the kubelet dir. */
+  csi: csiPath.optional(),
+  /** The CSI driver, from the path or the kubelet's vol_data.json. */
+  driver: z.string().optional(),
+  /** The PersistentVolume, from the path or the kubelet's vol_data.json. */
+  pv: z.string().optional(),
+});
+
+const processRef = z.object({
+  pid: z.number().int(),
+  comm: z.string(),
+  podUid: z.string().optional(),
+  containerId: z.string().optional(),
+});
+
+const namespaceReport = z.object({
+  /** The namespace as /proc/PID/ns/mnt names it, e.g. "mnt:[4026532179]". */
+  id: z.string(),
+  processCount: z.number().int(),
+  /** Up to PROCESSES_LISTED of its processes, lowest pid first. */
+  processes: z.array(processRef),
+  /** Mounts strictly under the kubelet dir in this namespace. */
+  mountsUnderKubeletDir: z.number().int(),
+  /** Of those, mounts at CSI volume paths. */
+  csiMounts: z.number().int(),
+  /** Mounts under the kubelet dir that the host namespace does not have: the propagation-loss proof. */
+  hidden: z.array(mountRef),
+});
+
+const propagation = z.object({
+  /** lost: some namespace holds CSI mounts the host cannot see; unknown: a namespace or the host was unreadable. */
+  status: z.enum(['ok', 'lost', 'unknown']),
+  hostNamespace: z.string().optional(),
+  /** CSI mounts the host namespace has under the kubelet dir. */
+  hostCsiMounts: z.number().int(),
+  processesScanned: z.number().int(),
+  namespacesScanned: z.number().int(),
+  /** Processes whose namespace could not be read (not counting processes that exited meanwhile). */
+  unreadableProcesses: z.array(z.object({ pid: z.number().int(), reason: z.string() })),
+  /** Namespaces other than the host's with anything mounted under the kubelet dir. */
+  namespaces: z.array(namespaceReport),
+});
+
+const stagedVolume = z.object({
+  path: z.string(),
+  layout: z.enum(['sha', 'pv']),
+  driver: z.string().optional(),
+  sha: z.string().optional(),
+  pv: z.string().optional(),
+  /**
+   * IN_USE: mounted on the host with pod bind mounts; ORPHANED: mounted with none; LEFTOVER_DIR: a directory,
+   * nothing mounted anywhere; HIDDEN: mounted only inside another mount namespace (propagation lost).
+   */
+  state: z.enum(['IN_USE', 'ORPHANED', 'LEFTOVER_DIR', 'HIDDEN']),
+  source: z.string().optional(),
+  fstype: z.string().optional(),
+  /** Pod bind mounts (pods/UID/volumes/kubernetes.io~csi/PV/mount) of the same filesystem and root. */
+  podMounts: z.number().int(),
+  /** Pods whose volume directories on disk name this volume. */
+  podUids: z.array(z.string()),
+});
+
+const staged = z.object({
+  /** orphaned: some staged volume is mounted with no pod bind mount; unknown: the host or a directory was unreadable. */
+  status: z.enum(['ok', 'orphaned', 'unknown']),
+  volumes: z.array(stagedVolume),
+});
+
+const keyOptions = z.object({
+  vers: z.string().optional(),
+  recovery: z.string().optional(),
+  timeo: z.string().optional(),
+  retrans: z.string().optional(),
+  actimeo: z.string().optional(),
+  lock: z.string().optional(),
+  proto: z.string().optional(),
+  access: z.enum(['ro', 'rw']),
+});
+
+const volumeOptions = z.object({
+  /** The PV name when known, else DRIVER/SHA: the same on every node for the same volume. */
+  volume: z.string(),
+  pv: z.string().optional(),
+  driver: z.string().optional(),
+  fstype: z.string(),
+  source: z.string(),
+  mountPoint: z.string(),
+  /** How many host mounts share this filesystem and root (the globalmount and the pod bind mounts). */
+  mounts: z.number().int(),
+  options: keyOptions,
+  /** Per-mount then per-superblock options, exactly as mountinfo shows them. */
+  raw: z.string(),
+});
+
+/** The schema of a report. */
+export const reportSchema = z.object({
+  kind: z.literal(REPORT_KIND),
+  schemaVersion: z.number().int(),
+  agentVersion: z.string(),
+  node: z.string(),
+  generatedAt: z.string(),
+  /** True only for reports made up by the demo's simulated agent: never evidence about a real node. */
+  simulated: z.boolean().optional(),
+  kubeletDir: z.string(),
+  hostPid: z.number().int(),
+  propagation,
+  stagedVolumes: staged,
+  mountOptions: z.object({ status: z.enum(['ok', 'unknown']), volumes: z.array(volumeOptions) }),
+  /** What the agent could not read, in words. */
+  problems: z.array(z.string()),
+});
+
+/** A node report. */
+export type AgentReport = z.infer<typeof reportSchema>;
+/** A mount under the kubelet dir, as reported. */
+export type MountRef = z.infer<typeof mountRef>;
+/** A process, as reported. */
+export type ProcessRef = z.infer<typeof processRef>;
+/** One mount namespace, as reported. */
+export type NamespaceReport = z.infer<typeof namespaceReport>;
+/** The propagation section. */
+export type PropagationReport = z.infer<typeof propagation>;
+/** One staged volume. */
+export type StagedVolume = z.infer<typeof stagedVolume>;
+/** The staged volumes section. */
+export type StagedReport = z.infer<typeof staged>;
+/** The options of one network volume on this node. */
+export type VolumeOptions = z.infer<typeof volumeOptions>;
+
+/** How many processes a namespace lists (the count is always complete). */
+export const PROCESSES_LISTED = 10;

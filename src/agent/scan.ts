@@ -1,0 +1,209 @@
+// The reader: everything `rwx agent` reads on the node, and nothing else. Read-only by construction (no call here
+// opens a file for writing, creates, removes or mounts anything). Linear: one readlink per process, one mountinfo
+// per distinct mount namespace (not per process), comm and cgroup only for the processes a report names.
+//
+// It never looks inside a mounted volume: a stat or readdir of a mount point on a dead NFS server blocks forever,
+// so directories that contain mount points (the staging directory, a pod's volume directory) are listed by name
+// only, and whether something is mounted comes from mountinfo alone.
+import { readdir, readFile, readlink } from 'node:fs/promises';
+import type { Clock } from '../domain/clock.js';
+import { buildReport } from './build.js';
+import { parseMountinfo, type MountEntry } from './mountinfo.js';
+import { cgroupRef, normalizeDir } from './paths.js';
+import { mountsUnder, type NamespaceInput } from './propagation.js';
+import { PROCESSES_LISTED, type AgentReport, type ProcessRef } from './report.js';
+import type { DiskScan, VolData } from './staged.js';
+
+/** Where and what to scan. */
+export interface ScanOptions {
+  /** The proc filesystem to read (default /proc; with hostPID it shows every process of the node). */
+  procDir: string;
+  kubeletDir: string;
+  /** The process whose mount namespace is the host's (the kubelet's and the runtime's): default 1. */
+  hostPid: number;
+  node: string;
+  agentVersion: string;
+  clock: Clock;
+}
+
+const GONE = new Set(['ENOENT', 'ESRCH', 'EINVAL']);
+const errCode = (e: unknown) => (e as { code?: string }).code ?? (e instanceof Error ? e.message : String(e));
+
+/** Scans the node once and builds its report. Throws only on a programming error; unreadable parts are reported. */
+export async function scanNode(opts: ScanOptions): Promise<AgentReport> {
+  const proc = opts.procDir.replace(/\/+$/, '') || '/';
+  const kubeletDir = normalizeDir(opts.kubeletDir);
+  const problems: string[] = [];
+  const unreadable: { pid: number; reason: string }[] = [];
+
+  let pids: number[] = [];
+  try {
+    pids = (await readdir(proc)).filter((n) => /^\d+$/.test(n)).map(Number);
+  } catch (e) {
+    problems.push(`cannot list processes in ${proc}: ${errCode(e)}`);
+  }
+  pids.sort((a, b) => a - b);
+  const nsOf = await Promise.all(
+    pids.map(async (pid) => {
+      try {
+        return await readlink(`${proc}/${pid}/ns/mnt`);
+      } catch (e) {
+        const code = errCode(e);
+        if (!GONE.has(code)) unreadable.push({ pid, reason: `ns/mnt: ${code}` });
+        return undefined;
+      }
+    }),
+  );
+
+  const hostNamespace = nsOf[pids.indexOf(opts.hostPid)];
+  let hostMounts: MountEntry[] | undefined;
+  try {
+    hostMounts = mountinfo(await readFile(`${proc}/${opts.hostPid}/mountinfo`, 'utf8'), opts.hostPid, problems);
+  } catch (e) {
+    problems.push(`cannot read the host mount namespace (${proc}/${opts.hostPid}/mountinfo): ${errCode(e)}`);
+  }
+
+  const byNs = new Map<string, number[]>();
+  let scanned = 0;
+  pids.forEach((pid, i) => {
+    const ns = nsOf[i];
+    if (ns === undefined) return;
+    scanned++;
+    if (ns === hostNamespace || pid === opts.hostPid) return;
+    const list = byNs.get(ns);
+    if (list) list.push(pid);
+    else byNs.set(ns, [pid]);
+  });
+
+  const namespaces: NamespaceInput[] = [];
+  for (const [id, nsPids] of byNs) {
+    const read = await firstMountinfo(proc, nsPids, problems);
+    if (read === 'gone') continue;
+    if ('error' in read) {
+      unreadable.push({ pid: nsPids[0] as number, reason: `mountinfo: ${read.error}` });
+      namespaces.push({ id, pids: nsPids, processes: [], error: read.error });
+      continue;
+    }
+    const listed = mountsUnder(kubeletDir, read.mounts).length > 0 ? nsPids.slice(0, PROCESSES_LISTED) : [];
+    namespaces.push({ id, pids: nsPids, mounts: read.mounts, processes: await describe(proc, listed) });
+  }
+
+  const input = {
+    node: opts.node,
+    agentVersion: opts.agentVersion,
+    now: opts.clock.now(),
+    kubeletDir,
+    hostPid: opts.hostPid,
+    host: { ...(hostNamespace ? { namespace: hostNamespace } : {}), ...(hostMounts ? { mounts: hostMounts } : {}) },
+    namespaces,
+    processesScanned: scanned,
+    unreadableProcesses: unreadable.sort((a, b) => a.pid - b.pid),
+    disk: await scanKubeletDir(kubeletDir),
+    problems,
+  };
+  return buildReport(input);
+}
+
+function mountinfo(text: string, pid: number, problems: string[]): MountEntry[] {
+  const { mounts, problems: bad } = parseMountinfo(text);
+  if (bad.length) problems.push(`mountinfo of pid ${pid}: ${bad.length} malformed line(s) skipped (${bad[0]?.reason})`);
+  return mounts;
+}
+
+/** The mountinfo of the first process of a namespace that is still there. */
+async function firstMountinfo(
+  proc: string,
+  pids: number[],
+  problems: string[],
+): Promise<{ mounts: MountEntry[] } | { error: string } | 'gone'> {
+  for (const pid of pids) {
+    try {
+      return { mounts: mountinfo(await readFile(`${proc}/${pid}/mountinfo`, 'utf8'), pid, problems) };
+    } catch (e) {
+      const code = errCode(e);
+      if (!GONE.has(code)) return { error: code };
+    }
+  }
+  return 'gone';
+}
+
+async function describe(proc: string, pids: number[]): Promise<ProcessRef[]> {
+  return Promise.all(
+    pids.map(async (pid) => {
+      const ref: ProcessRef = { pid, comm: (await readText(`${proc}/${pid}/comm`))?.trim() || '?' };
+      const cg = cgroupRef((await readText(`${proc}/${pid}/cgroup`)) ?? '');
+      if (cg.podUid) ref.podUid = cg.podUid;
+      if (cg.containerId) ref.containerId = cg.containerId;
+      return ref;
+    }),
+  );
+}
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Names in a directory; [] when it does not exist; undefined (and a problem) when it cannot be read. */
+async function names(dir: string, problems: string[]): Promise<string[] | undefined> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (e) {
+    const code = errCode(e);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    problems.push(`cannot list ${dir}: ${code}`);
+    return undefined;
+  }
+}
+
+const VOL_DATA_MAX = 64 * 1024;
+
+async function volData(path: string): Promise<VolData | undefined> {
+  const text = await readText(path);
+  if (text === undefined || text.length > VOL_DATA_MAX) return undefined;
+  try {
+    const o = JSON.parse(text) as Record<string, unknown>;
+    const d: VolData = {};
+    if (typeof o.volumeHandle === 'string') d.volumeHandle = o.volumeHandle;
+    if (typeof o.driverName === 'string') d.driverName = o.driverName;
+    if (typeof o.specVolID === 'string') d.specVolID = o.specVolID;
+    return d;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The kubelet directory's staging and pod volume directories, by name and vol_data.json only. */
+export async function scanKubeletDir(kubeletDir: string): Promise<DiskScan> {
+  const problems: string[] = [];
+  const disk: DiskScan = { stages: [], podVolumes: [], complete: true, problems };
+  const base = `${kubeletDir}/plugins/kubernetes.io/csi`;
+  for (const driver of (await names(base, problems)) ?? []) {
+    if (driver === 'volumeDevices') continue;
+    for (const sub of (await names(`${base}/${driver}`, problems)) ?? []) {
+      const inside = await names(`${base}/${driver}/${sub}`, problems);
+      if (!inside?.includes('globalmount')) continue;
+      const csi =
+        driver === 'pv'
+          ? ({ kind: 'stage', layout: 'pv', pv: sub } as const)
+          : ({ kind: 'stage', layout: 'sha', driver, sha: sub } as const);
+      const data = inside.includes('vol_data.json')
+        ? await volData(`${base}/${driver}/${sub}/vol_data.json`)
+        : undefined;
+      disk.stages.push(data ? { csi, volData: data } : { csi });
+    }
+  }
+  const pods = `${kubeletDir}/pods`;
+  for (const uid of (await names(pods, problems)) ?? []) {
+    const dir = `${pods}/${uid}/volumes/kubernetes.io~csi`;
+    for (const pv of (await names(dir, problems)) ?? []) {
+      const data = await volData(`${dir}/${pv}/vol_data.json`);
+      disk.podVolumes.push(data ? { podUid: uid, pv, volData: data } : { podUid: uid, pv });
+    }
+  }
+  if (problems.length) disk.complete = false;
+  return disk;
+}
