@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# A node in miniature, for test/agent/namespaces.test.ts. Runs as pid 1 of a fresh PID and mount namespace
+# (unshare --mount --pid --kill-child --mount-proc), so every mount below and every process it starts disappears
+# with it, whatever happens to the test: the kernel tears the namespaces down when this script exits.
+#
+#   ns-fixture.sh MODE ROOT RWX_BIN
+#   MODE private: the "plugin" mounts in a mount namespace of its own with private propagation (the fault)
+#   MODE shared:  the plugin's namespace keeps the shared kubelet dir, so its mounts propagate out (healthy)
+#
+# Writes ROOT/report.json (rwx agent --once -o json), ROOT/exit, ROOT/tree-before and ROOT/tree-after.
+set -euo pipefail
+MODE=$1 ROOT=$2 RWX=$3
+K=$ROOT/kubelet
+DRV=test.csi.rwx.dev
+CSI=$K/plugins/kubernetes.io/csi
+sha() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
+uid() { printf '%s-0000-4000-8000-000000000000' "$1"; }
+
+# The kubelet dir: a shared bind mount, as on a node where the kubelet's root propagates.
+mkdir -p "$K"
+mount --bind "$K" "$K"
+mount --make-shared "$K"
+
+stage() { # DRIVER_DIR NAME -> the globalmount path, created
+  mkdir -p "$CSI/$1/$2/globalmount"
+  printf '%s/%s/%s/globalmount' "$CSI" "$1" "$2"
+}
+pod_dir() { # UID PV HANDLE -> the pod's mount path, created, with the kubelet's vol_data.json
+  local d="$K/pods/$1/volumes/kubernetes.io~csi/$2"
+  mkdir -p "$d/mount"
+  printf '{"driverName":"%s","volumeHandle":"%s","specVolID":"%s"}\n' "$DRV" "$3" "$2" >"$d/vol_data.json"
+  printf '%s/mount' "$d"
+}
+
+# 1. Staged by the plugin in its own namespace, published to pod a.
+PLUGIN_STAGE=$(stage "$DRV" "$(sha vol-plugin)")
+PLUGIN_POD=$(pod_dir "$(uid aaaaaaaa)" pv-plugin vol-plugin)
+mkdir -p "$CSI/$DRV-socket"
+
+# 2. Staged on the host and in use by pods b and c.
+USED=$(stage "$DRV" "$(sha vol-used)")
+mount -t tmpfs -o size=1m used "$USED"
+mount --bind "$USED" "$(pod_dir "$(uid bbbbbbbb)" pv-used vol-used)"
+mount --bind "$USED" "$(pod_dir "$(uid cccccccc)" pv-used vol-used)"
+
+# 3. Staged on the host, no pod left: the orphaned stage reference.
+mount -t tmpfs -o size=1m orphan "$(stage "$DRV" "$(sha vol-orphan)")"
+
+# 4. A leftover staging directory, nothing mounted.
+stage "$DRV" "$(sha vol-leftover)" >/dev/null
+
+# 5. The older layout, plugins/kubernetes.io/csi/pv/NAME/globalmount, in use by pod d.
+OLD=$(stage pv pv-old)
+mount -t tmpfs -o size=1m old "$OLD"
+mount --bind "$OLD" "$(pod_dir "$(uid dddddddd)" pv-old vol-old)"
+
+# The plugin: a process named csi-plugin in a mount namespace of its own. Like a container runtime binding a
+# hostPath, it first binds a plain host directory (its socket dir) at the same path: that must not count.
+mkdir -p "$ROOT/bin"
+ln -sf "$(command -v sleep)" "$ROOT/bin/csi-plugin"
+PROP=private
+[ "$MODE" = shared ] && PROP=unchanged
+unshare --mount --propagation "$PROP" sh -c "
+  mount --bind '$CSI/$DRV-socket' '$CSI/$DRV-socket'
+  mount -t tmpfs -o size=1m plugin-volume '$PLUGIN_STAGE'
+  mount --bind '$PLUGIN_STAGE' '$PLUGIN_POD'
+  touch '$ROOT/ready'
+  exec '$ROOT/bin/csi-plugin' 120
+" &
+for _ in $(seq 1 200); do [ -e "$ROOT/ready" ] && break; sleep 0.05; done
+[ -e "$ROOT/ready" ] || { echo "the plugin did not come up" >&2; exit 1; }
+
+tree() { find "$ROOT/kubelet" -printf '%p %y %m %s %T@\n' | sort; }
+tree >"$ROOT/tree-before"
+set +e
+node "$RWX" agent --once -o json --kubelet-dir "$K" --host-pid $$ --node "ns-$MODE" >"$ROOT/report.json"
+echo $? >"$ROOT/exit"
+set -e
+tree >"$ROOT/tree-after"
