@@ -1,0 +1,174 @@
+// `rwx agent --once` on a recorded node: a proc tree (ns/mnt links, mountinfo, comm, cgroup as a node shows them)
+// and a kubelet dir built from test/agent/fixtures, read through --proc. Covers what real namespaces here cannot:
+// NFS mounts and their options, containers named by their cgroup path, a process that exits mid-scan.
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findingText, nodeFindings } from '../../src/agent/findings.js';
+import { reportSchema, type AgentReport } from '../../src/agent/report.js';
+import { rwx } from '../correlate/cli-run.js';
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const root = mkdtempSync(join(tmpdir(), 'rwx-recorded-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const K = join(root, 'kubelet');
+const PROC = join(root, 'proc');
+const VARS: Record<string, string> = {
+  '@K@': K,
+  '@SHA_X@': sha('vol-x'),
+  '@SHA_ORPHAN@': sha('vol-orphan'),
+  '@SHA_PG@': sha('vol-pg'),
+};
+const fixture = (f: string) =>
+  readFileSync(join(import.meta.dirname, 'fixtures', f), 'utf8').replace(/@[A-Z_]+@/g, (v) => VARS[v] ?? v);
+
+function file(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+function proc(pid: number, p: { ns?: string; mountinfo?: string; comm?: string; cgroup?: string }): void {
+  mkdirSync(join(PROC, String(pid), 'ns'), { recursive: true });
+  if (p.ns) symlinkSync(p.ns, join(PROC, String(pid), 'ns', 'mnt'));
+  if (p.mountinfo !== undefined) file(join(PROC, String(pid), 'mountinfo'), p.mountinfo);
+  if (p.comm) file(join(PROC, String(pid), 'comm'), `${p.comm}\n`);
+  if (p.cgroup) file(join(PROC, String(pid), 'cgroup'), p.cgroup);
+}
+const HOST_NS = 'mnt:[4026531840]';
+const PLUGIN_NS = 'mnt:[4026532500]';
+proc(1, { ns: HOST_NS, mountinfo: fixture('host.mountinfo'), comm: 'systemd', cgroup: '0::/init.scope\n' });
+proc(77, { ns: HOST_NS, comm: 'kubelet', cgroup: '0::/system.slice/kubelet.service\n' });
+proc(4242, {
+  ns: PLUGIN_NS,
+  mountinfo: fixture('plugin.mountinfo'),
+  comm: 'aws-ebs-csi-dri',
+  cgroup: fixture('plugin.cgroup'),
+});
+proc(4250, { ns: PLUGIN_NS, comm: 'livenessprobe', cgroup: fixture('plugin.cgroup') }); // no mountinfo: never read
+proc(5000, { ns: 'mnt:[4026532600]', mountinfo: '900 1 0:90 / / rw - overlay overlay rw\n', comm: 'postgres' });
+proc(6000, {}); // exited between listing /proc and reading it: no ns/mnt
+mkdirSync(join(PROC, 'self'));
+
+const CSI = join(K, 'plugins/kubernetes.io/csi');
+const volData = (o: Record<string, string>) => `${JSON.stringify(o)}\n`;
+const stage = (driver: string, handle: string) => {
+  mkdirSync(join(CSI, driver, sha(handle), 'globalmount'), { recursive: true });
+  file(join(CSI, driver, sha(handle), 'vol_data.json'), volData({ driverName: driver, volumeHandle: handle }));
+};
+const podVolume = (uid: string, pv: string, driver: string, handle: string) => {
+  const d = join(K, 'pods', uid, 'volumes/kubernetes.io~csi', pv);
+  mkdirSync(join(d, 'mount'), { recursive: true });
+  file(join(d, 'vol_data.json'), volData({ driverName: driver, volumeHandle: handle, specVolID: pv }));
+};
+stage('nfs.csi.k8s.io', 'vol-x');
+stage('ebs.csi.aws.com', 'vol-orphan');
+stage('ebs.csi.aws.com', 'vol-pg');
+mkdirSync(join(CSI, 'ebs.csi.aws.com/not-a-stage'), { recursive: true }); // no globalmount: not a staged volume
+podVolume('66666666-7777-4888-8999-000000000001', 'vol-x', 'nfs.csi.k8s.io', 'vol-x');
+podVolume('66666666-7777-4888-8999-000000000002', 'pv-soft', 'nfs.csi.k8s.io', 'soft-handle');
+podVolume('99999999-0000-4000-8000-000000000019', 'pvc-a17c5b2e', 'ebs.csi.aws.com', 'vol-pg');
+mkdirSync(join(K, 'pods/11111111-2222-4333-8444-555555555555/volumes/kubernetes.io~projected'), { recursive: true });
+
+async function scan(...extra: string[]): Promise<{ code: number; report: AgentReport }> {
+  const r = await rwx(
+    'agent',
+    '--once',
+    '-o',
+    'json',
+    '--proc',
+    PROC,
+    '--kubelet-dir',
+    `${K}/`,
+    '--node',
+    'node-19',
+    ...extra,
+  );
+  expect(r.stderr).toBe('');
+  return { code: r.code, report: reportSchema.parse(JSON.parse(r.stdout)) };
+}
+
+describe('rwx agent --once on a recorded node', () => {
+  it('proves propagation lost: the plugin namespace holds 3 CSI mounts the host lacks, named by its cgroup', async () => {
+    const { code, report } = await scan();
+    expect(code).toBe(2);
+    const p = report.propagation;
+    expect(p).toMatchObject({ status: 'lost', hostNamespace: HOST_NS, hostCsiMounts: 4, processesScanned: 5 });
+    expect(p.namespacesScanned).toBe(3);
+    expect(p.unreadableProcesses).toEqual([]);
+    expect(p.namespaces.map((n) => n.id)).toEqual([PLUGIN_NS]); // postgres has nothing under the kubelet dir
+    const ns = p.namespaces[0];
+    expect(ns?.processes).toEqual([
+      {
+        pid: 4242,
+        comm: 'aws-ebs-csi-dri',
+        podUid: 'ab12cd34-5678-4abc-9def-0123456789ab',
+        containerId: 'c'.repeat(64),
+      },
+      { pid: 4250, comm: 'livenessprobe', podUid: 'ab12cd34-5678-4abc-9def-0123456789ab', containerId: 'c'.repeat(64) },
+    ]);
+    // The projected token and the socket-dir bind are the host's own directories: not hidden.
+    expect(ns).toMatchObject({ processCount: 2, mountsUnderKubeletDir: 5, csiMounts: 3 });
+    expect(ns?.hidden.map((m) => [m.mountPoint.slice(K.length), m.driver, m.pv])).toEqual([
+      [`/plugins/kubernetes.io/csi/ebs.csi.aws.com/${sha('vol-pg')}/globalmount`, 'ebs.csi.aws.com', 'pvc-a17c5b2e'],
+      [
+        '/pods/99999999-0000-4000-8000-000000000019/volumes/kubernetes.io~csi/pvc-a17c5b2e/mount',
+        'ebs.csi.aws.com',
+        'pvc-a17c5b2e',
+      ],
+      ['/pods/99999999-0000-4000-8000-000000000020/volumes/kubernetes.io~csi/pvc-b2/mount', undefined, 'pvc-b2'],
+    ]);
+    const text = nodeFindings(report, { pluginPodUid: 'ab12cd34-5678-4abc-9def-0123456789ab' }).map(findingText);
+    expect(text[0]).toBe(
+      `node-19: the node plugin's mount namespace holds 3 CSI mounts under ${K} that the host cannot see: propagation lost`,
+    );
+  });
+
+  it('reports staged volumes: in use, orphaned, hidden in the plugin namespace; a directory without globalmount is none', async () => {
+    const { report } = await scan();
+    const v = report.stagedVolumes.volumes.map((x) => [x.driver, x.pv ?? x.sha, x.state, x.podMounts, x.podUids]);
+    expect(v).toEqual([
+      ['ebs.csi.aws.com', 'pvc-a17c5b2e', 'HIDDEN', 0, ['99999999-0000-4000-8000-000000000019']],
+      ['ebs.csi.aws.com', sha('vol-orphan'), 'ORPHANED', 0, []],
+      ['nfs.csi.k8s.io', 'vol-x', 'IN_USE', 1, ['66666666-7777-4888-8999-000000000001']],
+    ]);
+    expect(report.stagedVolumes.status).toBe('orphaned');
+  });
+
+  it('reports the NFS mount options per volume, the globalmount and its bind mount as one', async () => {
+    const { report } = await scan();
+    expect(report.mountOptions.volumes.map((v) => [v.volume, v.driver, v.fstype, v.mounts, v.options])).toEqual([
+      [
+        'pv-soft',
+        'nfs.csi.k8s.io',
+        'nfs',
+        1,
+        expect.objectContaining({ vers: '3', recovery: 'soft', lock: 'nolock,local_lock=all' }),
+      ],
+      ['vol-x', 'nfs.csi.k8s.io', 'nfs4', 2, expect.objectContaining({ vers: '4.1', recovery: 'hard', timeo: '600' })],
+    ]);
+    expect(report.mountOptions.volumes[1]?.raw).toContain('rw,relatime,rw,vers=4.1,rsize=1048576');
+  });
+
+  it('says it cannot know when the host mount namespace is unreadable, and never reports ok', async () => {
+    const { code, report } = await scan('--host-pid', '77'); // the kubelet's entry has no mountinfo
+    expect(code).toBe(2);
+    expect(report.propagation.status).toBe('unknown');
+    expect(report.stagedVolumes.status).toBe('unknown');
+    expect(report.mountOptions.status).toBe('unknown');
+    expect(report.problems[0]).toMatch(/^cannot read the host mount namespace \(.*\/77\/mountinfo\): ENOENT$/);
+    expect(nodeFindings(report).map(findingText)[0]).toMatch(
+      /^node-19: the agent could not check propagation, so nothing is proven/,
+    );
+  });
+
+  it('prints the same report as text with the findings first', async () => {
+    const r = await rwx('agent', '--once', '--proc', PROC, '--kubelet-dir', K, '--node', 'node-19');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(
+      /^node node-19: agent \S+ report at \S+\n\nFINDINGS\n {4}node-19: the mount namespace of pid 4242 aws-ebs-csi-dri, pid 4250 livenessprobe holds 3 CSI mounts/,
+    );
+    expect(r.stdout).toContain('\nSTAGED VOLUMES  orphaned\n');
+    expect(r.stdout).toMatch(/\n {4}pv-soft +nfs +3 +soft +30 /);
+  });
+});
