@@ -53,10 +53,10 @@ afterAll(() => {
 });
 
 /** Runs the fixture in a fresh PID + mount namespace and reads what the agent reported. */
-function runFixture(mode: 'private' | 'shared'): Run {
+function runFixture(mode: 'private' | 'shared', caps: 'all' | 'sys_ptrace' | 'none' = 'all'): Run {
   const root = mkdtempSync(join(tmpdir(), `rwx-ns-${mode}-`));
   dirs.push(root);
-  execFileSync('unshare', [...UNSHARE, 'bash', FIXTURE, mode, root, RWX], { timeout: 60_000, stdio: 'pipe' });
+  execFileSync('unshare', [...UNSHARE, 'bash', FIXTURE, mode, root, RWX, caps], { timeout: 60_000, stdio: 'pipe' });
   const read = (f: string) => readFileSync(join(root, f), 'utf8');
   return {
     report: reportSchema.parse(JSON.parse(read('report.json'))),
@@ -162,6 +162,24 @@ describe.skipIf(why !== undefined && !required)('rwx agent on real mount namespa
       ]);
       expect(run.treeAfter).toBe(run.treeBefore);
       expect(run.exit).toBe(2); // the orphan needs attention
+    });
+  });
+
+  describe('the privileges the DaemonSet grants', () => {
+    it('proves the same with CAP_SYS_PTRACE as its only capability', () => {
+      const run = runFixture('private', 'sys_ptrace');
+      expect(run.report.propagation.status).toBe('lost');
+      expect(run.report.propagation.unreadableProcesses).toEqual([]);
+      expect(run.report.propagation.namespaces.flatMap((n) => n.hidden)).toHaveLength(2);
+      expect(run.report.stagedVolumes.status).toBe('orphaned');
+    });
+
+    it('without CAP_SYS_PTRACE cannot tell mount namespaces apart, and says unknown instead of ok', () => {
+      const run = runFixture('shared', 'none');
+      const p = run.report.propagation;
+      expect(p.status).toBe('unknown');
+      expect(p.unreadableProcesses.length).toBeGreaterThan(0);
+      expect(p.unreadableProcesses[0]?.reason).toMatch(/^ns\/mnt: (EACCES|EPERM)$/);
     });
   });
 });

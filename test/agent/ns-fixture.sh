@@ -3,13 +3,15 @@
 # (unshare --mount --pid --kill-child --mount-proc), so every mount below and every process it starts disappears
 # with it, whatever happens to the test: the kernel tears the namespaces down when this script exits.
 #
-#   ns-fixture.sh MODE ROOT RWX_BIN
+#   ns-fixture.sh MODE ROOT RWX_BIN [CAPS]
 #   MODE private: the "plugin" mounts in a mount namespace of its own with private propagation (the fault)
 #   MODE shared:  the plugin's namespace keeps the shared kubelet dir, so its mounts propagate out (healthy)
+#   CAPS all (default): the agent runs with root's capabilities; sys_ptrace: as uid 0 with CAP_SYS_PTRACE only,
+#        like the DaemonSet; none: as uid 0 with no capability at all
 #
 # Writes ROOT/report.json (rwx agent --once -o json), ROOT/exit, ROOT/tree-before and ROOT/tree-after.
 set -euo pipefail
-MODE=$1 ROOT=$2 RWX=$3
+MODE=$1 ROOT=$2 RWX=$3 CAPS=${4:-all}
 K=$ROOT/kubelet
 DRV=test.csi.rwx.dev
 CSI=$K/plugins/kubernetes.io/csi
@@ -72,8 +74,13 @@ for _ in $(seq 1 200); do [ -e "$ROOT/ready" ] && break; sleep 0.05; done
 
 tree() { find "$ROOT/kubelet" -printf '%p %y %m %s %T@\n' | sort; }
 tree >"$ROOT/tree-before"
+AS=()
+case $CAPS in
+sys_ptrace) AS=(setpriv --inh-caps=-all,+sys_ptrace --ambient-caps=-all,+sys_ptrace --bounding-set=-all,+sys_ptrace --) ;;
+none) AS=(setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all --) ;;
+esac
 set +e
-node "$RWX" agent --once -o json --kubelet-dir "$K" --host-pid $$ --node "ns-$MODE" >"$ROOT/report.json"
+"${AS[@]}" node "$RWX" agent --once -o json --kubelet-dir "$K" --host-pid $$ --node "ns-$MODE" >"$ROOT/report.json"
 echo $? >"$ROOT/exit"
 set -e
 tree >"$ROOT/tree-after"
