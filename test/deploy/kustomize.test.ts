@@ -128,8 +128,9 @@ describe.runIf(renderable)('deploy/ rendered with kubectl kustomize', () => {
     const redisUrl = podSpec(deployment(d)).containers[0]?.env?.find((e) => e.name === 'REDIS_URL');
     expect(redisUrl).toEqual({ name: 'REDIS_URL', value: 'redis://rwx-redis:6379' });
     expect(ofKind(objs, 'Service').map((s) => s.metadata.name)).toContain('rwx-redis');
-    // everything lands in the bot's namespace
+    // everything lands in the bot's namespace, but the node agent's objects (their own, see test/deploy/agent.test.ts)
+    const agent = (x: K8sObject) => x.metadata.labels?.['app.kubernetes.io/name'] === 'rwx-agent';
     for (const o of objs.filter((x) => !['Namespace', 'ClusterRole', 'ClusterRoleBinding'].includes(x.kind)))
-      expect(o.metadata.namespace).toBe('rwx');
+      expect(o.metadata.namespace).toBe(agent(o) ? 'rwx-agent' : 'rwx');
   });
 });
