@@ -19,6 +19,11 @@ export interface ScanOptions {
   /** The proc filesystem to read (default /proc; with hostPID it shows every process of the node). */
   procDir: string;
   kubeletDir: string;
+  /**
+   * Where the host's filesystem is mounted in this process ('/' in the DaemonSet, '/host' in `kubectl debug node`):
+   * the kubelet dir is read at HOST_ROOT/KUBELET_DIR, while mountinfo names it KUBELET_DIR. Default '/'.
+   */
+  hostRoot?: string;
   /** The process whose mount namespace is the host's (the kubelet's and the runtime's): default 1. */
   hostPid: number;
   node: string;
@@ -98,10 +103,16 @@ export async function scanNode(opts: ScanOptions): Promise<AgentReport> {
     namespaces,
     processesScanned: scanned,
     unreadableProcesses: unreadable.sort((a, b) => a.pid - b.pid),
-    disk: await scanKubeletDir(kubeletDir),
+    disk: await scanKubeletDir(onHost(opts.hostRoot ?? '/', kubeletDir)),
     problems,
   };
   return buildReport(input);
+}
+
+/** A host path as this process reaches it. */
+function onHost(hostRoot: string, path: string): string {
+  const root = hostRoot.replace(/\/+$/, '');
+  return root === '' ? path : `${root}${path}`;
 }
 
 function mountinfo(text: string, pid: number, problems: string[]): MountEntry[] {

@@ -12,7 +12,7 @@ import { closeServer, listen } from '../serve/http.js';
 import { outputFormat, parseFlags } from './args.js';
 import type { Command } from './io.js';
 
-const HELP = `Usage: rwx agent [--once [-o text|json]] [--port N] [--kubelet-dir DIR] [--host-pid N] [--proc DIR]
+const HELP = `Usage: rwx agent [--once [-o text|json]] [--port N] [--kubelet-dir DIR] [--host-pid N] [--proc DIR] [--host-root DIR]
 
 The node agent (docs/agent.md). Reads, never writes: every process's mount namespace (/proc/PID/ns/mnt, one
 /proc/PID/mountinfo per namespace), the host's mountinfo, and the kubelet directory's CSI staging and pod volume
@@ -22,9 +22,11 @@ mounts (orphaned stage references), and network volume mount options. Holds no c
   --once              scan once, print the report and exit (0 nothing needs attention, 2 something does)
   -o, --output FMT    with --once: text (default) or json (the /report document)
   --port N            without --once: serve GET /report, /healthz, /metrics on port N (default ${AGENT_PORT})
-  --kubelet-dir DIR   the kubelet's root directory as this process sees it (default /var/lib/kubelet)
+  --kubelet-dir DIR   the kubelet's root directory as the host names it (default /var/lib/kubelet)
   --host-pid N        a process in the host's mount namespace (default 1; needs hostPID)
   --proc DIR          the proc filesystem to read (default /proc)
+  --host-root DIR     where the host's / is mounted, for reading the kubelet dir (default /; /host under
+                      kubectl debug node/NODE)
   --node NAME         the node name in the report (default: NODE_NAME, else the hostname)
 `;
 
@@ -52,6 +54,7 @@ export async function runAgent(
     'kubelet-dir': { type: 'string' },
     'host-pid': { type: 'string' },
     proc: { type: 'string' },
+    'host-root': { type: 'string' },
     node: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -68,6 +71,7 @@ export async function runAgent(
   const opts: ScanOptions = {
     procDir: values.proc ?? '/proc',
     kubeletDir: values['kubelet-dir'] ?? '/var/lib/kubelet',
+    hostRoot: values['host-root'] ?? '/',
     hostPid: integer(values['host-pid'], '--host-pid', 1, 1),
     node: values.node || io.env.NODE_NAME || hostname(),
     agentVersion: agentVersion(),

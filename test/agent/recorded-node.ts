@@ -12,9 +12,17 @@ export const HOST_NS = 'mnt:[4026531840]';
 export const PLUGIN_NS = 'mnt:[4026532500]';
 
 /** Builds the recorded node in a fresh temp dir; `remove()` deletes it. */
-export function recordedNode(): { root: string; K: string; PROC: string; remove: () => void } {
+export function recordedNode(opts: { hostRoot?: boolean } = {}): {
+  root: string;
+  K: string;
+  PROC: string;
+  /** Where the kubelet dir's files are: K, or HOST_ROOT/K with `hostRoot`. */
+  files: string;
+  remove: () => void;
+} {
   const root = mkdtempSync(join(tmpdir(), 'rwx-recorded-'));
   const K = join(root, 'kubelet');
+  const files = opts.hostRoot ? join(root, 'host', K) : K;
   const PROC = join(root, 'proc');
   const VARS: Record<string, string> = {
     '@K@': K,
@@ -49,14 +57,14 @@ export function recordedNode(): { root: string; K: string; PROC: string; remove:
   proc(6000, {}); // exited between listing /proc and reading it: no ns/mnt
   mkdirSync(join(PROC, 'self'));
 
-  const CSI = join(K, 'plugins/kubernetes.io/csi');
+  const CSI = join(files, 'plugins/kubernetes.io/csi');
   const volData = (o: Record<string, string>) => `${JSON.stringify(o)}\n`;
   const stage = (driver: string, handle: string) => {
     mkdirSync(join(CSI, driver, sha(handle), 'globalmount'), { recursive: true });
     file(join(CSI, driver, sha(handle), 'vol_data.json'), volData({ driverName: driver, volumeHandle: handle }));
   };
   const podVolume = (uid: string, pv: string, driver: string, handle: string) => {
-    const d = join(K, 'pods', uid, 'volumes/kubernetes.io~csi', pv);
+    const d = join(files, 'pods', uid, 'volumes/kubernetes.io~csi', pv);
     mkdirSync(join(d, 'mount'), { recursive: true });
     file(join(d, 'vol_data.json'), volData({ driverName: driver, volumeHandle: handle, specVolID: pv }));
   };
@@ -67,6 +75,8 @@ export function recordedNode(): { root: string; K: string; PROC: string; remove:
   podVolume('66666666-7777-4888-8999-000000000001', 'vol-x', 'nfs.csi.k8s.io', 'vol-x');
   podVolume('66666666-7777-4888-8999-000000000002', 'pv-soft', 'nfs.csi.k8s.io', 'soft-handle');
   podVolume('99999999-0000-4000-8000-000000000019', 'pvc-a17c5b2e', 'ebs.csi.aws.com', 'vol-pg');
-  mkdirSync(join(K, 'pods/11111111-2222-4333-8444-555555555555/volumes/kubernetes.io~projected'), { recursive: true });
-  return { root, K, PROC, remove: () => rmSync(root, { recursive: true, force: true }) };
+  mkdirSync(join(files, 'pods/11111111-2222-4333-8444-555555555555/volumes/kubernetes.io~projected'), {
+    recursive: true,
+  });
+  return { root, K, PROC, files, remove: () => rmSync(root, { recursive: true, force: true }) };
 }

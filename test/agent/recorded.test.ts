@@ -110,4 +110,34 @@ describe('rwx agent --once on a recorded node', () => {
     expect(r.stdout).toContain('\nSTAGED VOLUMES  orphaned\n');
     expect(r.stdout).toMatch(/\n {4}pv-soft +nfs +3 +soft +30 /);
   });
+
+  it('reads the kubelet dir under --host-root while matching mountinfo paths as the host names them', async () => {
+    const debug = recordedNode({ hostRoot: true });
+    try {
+      const args = [
+        '--proc',
+        debug.PROC,
+        '--kubelet-dir',
+        debug.K,
+        '--node',
+        'node-19',
+        '--host-root',
+        `${debug.root}/host/`,
+      ];
+      const r = await rwx('agent', '--once', '-o', 'json', ...args);
+      const report = reportSchema.parse(JSON.parse(r.stdout));
+      expect(report.stagedVolumes.volumes.map((v) => [v.state, v.podUids.length])).toEqual([
+        ['HIDDEN', 1],
+        ['ORPHANED', 0],
+        ['IN_USE', 1],
+      ]);
+      // Without it the files are not found: pod references are missing, not invented.
+      const without = await rwx('agent', '--once', '-o', 'json', ...args.slice(0, 6));
+      expect(reportSchema.parse(JSON.parse(without.stdout)).stagedVolumes.volumes.map((v) => v.podUids.length)).toEqual(
+        [0, 0, 0],
+      );
+    } finally {
+      debug.remove();
+    }
+  });
 });
