@@ -13,6 +13,7 @@ const DOCS = [
   'docs/troubleshooting.md',
   'docs/metrics.md',
   'docs/alerts.md',
+  'docs/agent.md',
 ];
 
 describe('docs links', () => {
