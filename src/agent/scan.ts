@@ -32,6 +32,19 @@ export interface ScanOptions {
 }
 
 const GONE = new Set(['ENOENT', 'ESRCH', 'EINVAL']);
+/** Files read at once: enough to keep the thread pool busy, far below a file descriptor limit of 1024. */
+const PARALLEL = 32;
+
+/** Maps with at most `limit` calls in flight, results in input order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
 const errCode = (e: unknown) => (e as { code?: string }).code ?? (e instanceof Error ? e.message : String(e));
 
 /** Scans the node once and builds its report. Throws only on a programming error; unreadable parts are reported. */
@@ -48,17 +61,15 @@ export async function scanNode(opts: ScanOptions): Promise<AgentReport> {
     problems.push(`cannot list processes in ${proc}: ${errCode(e)}`);
   }
   pids.sort((a, b) => a - b);
-  const nsOf = await Promise.all(
-    pids.map(async (pid) => {
-      try {
-        return await readlink(`${proc}/${pid}/ns/mnt`);
-      } catch (e) {
-        const code = errCode(e);
-        if (!GONE.has(code)) unreadable.push({ pid, reason: `ns/mnt: ${code}` });
-        return undefined;
-      }
-    }),
-  );
+  const nsOf = await mapLimit(pids, PARALLEL, async (pid) => {
+    try {
+      return await readlink(`${proc}/${pid}/ns/mnt`);
+    } catch (e) {
+      const code = errCode(e);
+      if (!GONE.has(code)) unreadable.push({ pid, reason: `ns/mnt: ${code}` });
+      return undefined;
+    }
+  });
 
   const hostNamespace = nsOf[pids.indexOf(opts.hostPid)];
   let hostMounts: MountEntry[] | undefined;
@@ -80,18 +91,17 @@ export async function scanNode(opts: ScanOptions): Promise<AgentReport> {
     else byNs.set(ns, [pid]);
   });
 
-  const namespaces: NamespaceInput[] = [];
-  for (const [id, nsPids] of byNs) {
+  const found = await mapLimit([...byNs], PARALLEL, async ([id, nsPids]): Promise<NamespaceInput | undefined> => {
     const read = await firstMountinfo(proc, nsPids, problems);
-    if (read === 'gone') continue;
+    if (read === 'gone') return undefined;
     if ('error' in read) {
       unreadable.push({ pid: nsPids[0] as number, reason: `mountinfo: ${read.error}` });
-      namespaces.push({ id, pids: nsPids, processes: [], error: read.error });
-      continue;
+      return { id, pids: nsPids, processes: [], error: read.error };
     }
     const listed = mountsUnder(kubeletDir, read.mounts).length > 0 ? nsPids.slice(0, PROCESSES_LISTED) : [];
-    namespaces.push({ id, pids: nsPids, mounts: read.mounts, processes: await describe(proc, listed) });
-  }
+    return { id, pids: nsPids, mounts: read.mounts, processes: await describe(proc, listed) };
+  });
+  const namespaces = found.filter((n): n is NamespaceInput => n !== undefined);
 
   const input = {
     node: opts.node,
@@ -192,11 +202,18 @@ export async function scanKubeletDir(kubeletDir: string): Promise<DiskScan> {
   const problems: string[] = [];
   const disk: DiskScan = { stages: [], podVolumes: [], complete: true, problems };
   const base = `${kubeletDir}/plugins/kubernetes.io/csi`;
-  for (const driver of (await names(base, problems)) ?? []) {
-    if (driver === 'volumeDevices') continue;
-    for (const sub of (await names(`${base}/${driver}`, problems)) ?? []) {
+  const drivers = ((await names(base, problems)) ?? []).filter((d) => d !== 'volumeDevices');
+  const subs = (
+    await mapLimit(drivers, PARALLEL, async (d) =>
+      ((await names(`${base}/${d}`, problems)) ?? []).map((s) => [d, s] as const),
+    )
+  ).flat();
+  const stages = await mapLimit(
+    subs,
+    PARALLEL,
+    async ([driver, sub]): Promise<DiskScan['stages'][number] | undefined> => {
       const inside = await names(`${base}/${driver}/${sub}`, problems);
-      if (!inside?.includes('globalmount')) continue;
+      if (!inside?.includes('globalmount')) return undefined;
       const csi =
         driver === 'pv'
           ? ({ kind: 'stage', layout: 'pv', pv: sub } as const)
@@ -204,17 +221,22 @@ export async function scanKubeletDir(kubeletDir: string): Promise<DiskScan> {
       const data = inside.includes('vol_data.json')
         ? await volData(`${base}/${driver}/${sub}/vol_data.json`)
         : undefined;
-      disk.stages.push(data ? { csi, volData: data } : { csi });
-    }
-  }
+      return data ? { csi, volData: data } : { csi };
+    },
+  );
+  disk.stages = stages.filter((s) => s !== undefined);
   const pods = `${kubeletDir}/pods`;
-  for (const uid of (await names(pods, problems)) ?? []) {
-    const dir = `${pods}/${uid}/volumes/kubernetes.io~csi`;
-    for (const pv of (await names(dir, problems)) ?? []) {
-      const data = await volData(`${dir}/${pv}/vol_data.json`);
-      disk.podVolumes.push(data ? { podUid: uid, pv, volData: data } : { podUid: uid, pv });
-    }
-  }
+  const uids = (await names(pods, problems)) ?? [];
+  const vols = (
+    await mapLimit(uids, PARALLEL, async (uid) => {
+      const dir = `${pods}/${uid}/volumes/kubernetes.io~csi`;
+      return ((await names(dir, problems)) ?? []).map((pv) => [uid, pv] as const);
+    })
+  ).flat();
+  disk.podVolumes = await mapLimit(vols, PARALLEL, async ([uid, pv]) => {
+    const data = await volData(`${pods}/${uid}/volumes/kubernetes.io~csi/${pv}/vol_data.json`);
+    return data ? { podUid: uid, pv, volData: data } : { podUid: uid, pv };
+  });
   if (problems.length) disk.complete = false;
   return disk;
 }

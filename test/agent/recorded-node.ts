@@ -52,7 +52,9 @@ export function recordedNode(opts: { hostRoot?: boolean } = {}): {
     comm: 'aws-ebs-csi-dri',
     cgroup: fixture('plugin.cgroup'),
   });
-  proc(4250, { ns: PLUGIN_NS, comm: 'livenessprobe', cgroup: fixture('plugin.cgroup') }); // no mountinfo: never read
+  proc(4250, { ns: PLUGIN_NS, comm: 'livenessprobe', cgroup: fixture('plugin.cgroup') });
+  // Its mountinfo is a directory: reading it would fail the scan. One mountinfo per namespace means it is never read.
+  mkdirSync(join(PROC, '4250', 'mountinfo'));
   proc(5000, { ns: 'mnt:[4026532600]', mountinfo: '900 1 0:90 / / rw - overlay overlay rw\n', comm: 'postgres' });
   proc(6000, {}); // exited between listing /proc and reading it: no ns/mnt
   mkdirSync(join(PROC, 'self'));
