@@ -185,7 +185,10 @@ function optionWords(option: ComparedOption, value: string): string {
     : `with ${option === 'actimeo' || option === 'lock' ? value : `${option}=${value}`}`;
 }
 
-/** The sentence the bot states for a finding: the one wording of it, everywhere. */
+/**
+ * The sentence the bot states for a finding: the one wording of it, everywhere. Plain text holding strings from the
+ * node (process names, paths, PV names): escape it for where it goes (escapeSlack, or clean for a terminal).
+ */
 export function findingText(f: NodeFinding): string {
   const sim = f.simulated ? '(simulated agent) ' : '';
   switch (f.kind) {

@@ -1,12 +1,9 @@
 // A node report for the terminal (`rwx node`, `rwx agent --once`): the findings first, in the bot's own words,
-// then the evidence behind them. Pure.
+// then the evidence behind them. Pure. Process names and paths come from the node (a process can name itself
+// anything), so the whole text is cleaned of control characters before it reaches a terminal.
+import { clean, table } from '../render/terminal-text.js';
 import { findingText, nodeFindings, type FindingScope } from './findings.js';
 import type { AgentReport, ProcessRef } from './report.js';
-
-function table(rows: string[][], indent = '    '): string[] {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => indent + r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  '));
-}
 
 function proc(p: ProcessRef): string {
   const where = [p.podUid ? `pod ${p.podUid}` : '', p.containerId ? `container ${p.containerId.slice(0, 12)}` : '']
@@ -45,9 +42,9 @@ export function renderReport(r: AgentReport, scope: FindingScope = {}, source?: 
   if (s.volumes.length === 0) out.push('    (none)');
   else
     out.push(
-      ...table([
+      ...table(
         ['STATE', 'DRIVER', 'VOLUME', 'POD MOUNTS', 'POD DIRS', 'PATH'],
-        ...s.volumes.map((v) => [
+        s.volumes.map((v) => [
           v.state,
           v.driver ?? '-',
           v.pv ?? v.sha?.slice(0, 12) ?? '-',
@@ -55,16 +52,17 @@ export function renderReport(r: AgentReport, scope: FindingScope = {}, source?: 
           String(v.podUids.length),
           v.path,
         ]),
-      ]),
+        '    ',
+      ),
     );
 
   const o = r.mountOptions;
   out.push('', `MOUNT OPTIONS  ${o.status === 'ok' ? `${o.volumes.length} network volume(s)` : 'unknown'}`);
   if (o.volumes.length)
     out.push(
-      ...table([
+      ...table(
         ['VOLUME', 'FSTYPE', 'VERS', 'HARD/SOFT', 'TIMEO', 'ACTIMEO', 'LOCK', 'SOURCE'],
-        ...o.volumes.map((v) => [
+        o.volumes.map((v) => [
           v.volume,
           v.fstype,
           v.options.vers ?? '-',
@@ -74,8 +72,9 @@ export function renderReport(r: AgentReport, scope: FindingScope = {}, source?: 
           v.options.lock ?? '-',
           v.source,
         ]),
-      ]),
+        '    ',
+      ),
     );
   if (r.problems.length) out.push('', 'COULD NOT READ', ...r.problems.map((x) => `    ${x}`));
-  return `${out.join('\n')}\n`;
+  return `${clean(out.join('\n'))}\n`;
 }

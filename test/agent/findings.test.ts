@@ -9,6 +9,7 @@ import {
 } from '../../src/agent/findings.js';
 import { buildReport } from '../../src/agent/build.js';
 import { parseMountinfo } from '../../src/agent/mountinfo.js';
+import { renderReport } from '../../src/agent/render.js';
 import { healthyReport, lostReport, nfsVolume } from './report-fixtures.js';
 
 describe('nodeFindings', () => {
@@ -67,6 +68,14 @@ describe('nodeFindings', () => {
       'node-04: globalmount of 3f81 (ebs.csi.aws.com) still mounted, 0 pod bind mounts, though the volume directories of pod(s) u1 still name it (a pod starting or stopping?)',
     ]);
     expect(nodeFindings(r, { driver: 'other.example.com' }).filter((f) => f.kind === 'ORPHANED_STAGE')).toEqual([]);
+  });
+  it('renders for a terminal without the control characters a process can put in its own name', () => {
+    const r = lostReport('node-19');
+    const p = r.propagation.namespaces[0]?.processes[0];
+    if (p) p.comm = '\u001b[2Jevil\u0007';
+    const text = renderReport(r);
+    expect(text).toContain('pid 4242 [2Jevil holds 3 CSI mounts');
+    expect([...text].filter((c) => c !== '\n' && (c < ' ' || (c >= '\u007f' && c <= '\u009f')))).toEqual([]);
   });
   it('labels findings from a simulated agent', () => {
     const r = lostReport('node-19');
