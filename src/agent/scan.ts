@@ -29,6 +29,8 @@ export interface ScanOptions {
   node: string;
   agentVersion: string;
   clock: Clock;
+  /** This process's pid as `procDir` shows it (default process.pid): the host pid must be another process. */
+  selfPid?: number;
 }
 
 const GONE = new Set(['ENOENT', 'ESRCH', 'EINVAL']);
@@ -72,11 +74,20 @@ export async function scanNode(opts: ScanOptions): Promise<AgentReport> {
   });
 
   const hostNamespace = nsOf[pids.indexOf(opts.hostPid)];
-  let hostMounts: MountEntry[] | undefined;
+  // Without the host's mounts nothing can be proven either way, and each of these means they are not the host's.
+  let hostMounts = await readHostMounts(proc, opts.hostPid, problems);
+  if (opts.hostPid === (opts.selfPid ?? process.pid)) {
+    problems.push(
+      `the host pid ${opts.hostPid} is this agent itself: it does not run in the host's PID namespace (hostPID)`,
+    );
+    hostMounts = undefined;
+  }
+  const diskDir = onHost(opts.hostRoot ?? '/', kubeletDir);
   try {
-    hostMounts = mountinfo(await readFile(`${proc}/${opts.hostPid}/mountinfo`, 'utf8'), opts.hostPid, problems);
+    await readdir(diskDir);
   } catch (e) {
-    problems.push(`cannot read the host mount namespace (${proc}/${opts.hostPid}/mountinfo): ${errCode(e)}`);
+    problems.push(`cannot read the kubelet dir ${diskDir}: ${errCode(e)} (is --kubelet-dir the path the host uses?)`);
+    hostMounts = undefined;
   }
 
   const byNs = new Map<string, number[]>();
@@ -113,10 +124,19 @@ export async function scanNode(opts: ScanOptions): Promise<AgentReport> {
     namespaces,
     processesScanned: scanned,
     unreadableProcesses: unreadable.sort((a, b) => a.pid - b.pid),
-    disk: await scanKubeletDir(onHost(opts.hostRoot ?? '/', kubeletDir)),
+    disk: await scanKubeletDir(diskDir),
     problems,
   };
   return buildReport(input);
+}
+
+async function readHostMounts(proc: string, pid: number, problems: string[]): Promise<MountEntry[] | undefined> {
+  try {
+    return mountinfo(await readFile(`${proc}/${pid}/mountinfo`, 'utf8'), pid, problems);
+  } catch (e) {
+    problems.push(`cannot read the host mount namespace (${proc}/${pid}/mountinfo): ${errCode(e)}`);
+    return undefined;
+  }
 }
 
 /** A host path as this process reaches it. */

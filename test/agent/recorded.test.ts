@@ -131,13 +131,36 @@ describe('rwx agent --once on a recorded node', () => {
         ['ORPHANED', 0],
         ['IN_USE', 1],
       ]);
-      // Without it the files are not found: pod references are missing, not invented.
+      // Without it the kubelet dir is not found, and the report says so instead of proving anything.
       const without = await rwx('agent', '--once', '-o', 'json', ...args.slice(0, 6));
-      expect(reportSchema.parse(JSON.parse(without.stdout)).stagedVolumes.volumes.map((v) => v.podUids.length)).toEqual(
-        [0, 0, 0],
-      );
+      const w = reportSchema.parse(JSON.parse(without.stdout));
+      expect(w.stagedVolumes.status).toBe('unknown');
+      expect(w.problems[0]).toMatch(/^cannot read the kubelet dir .*: ENOENT/);
     } finally {
       debug.remove();
     }
+  });
+
+  // Each case: extra flags, the problem that makes every check unknown instead of ok.
+  it.each([
+    [
+      ['--kubelet-dir', '/nonexistent/kubelet'],
+      /^cannot read the kubelet dir \/nonexistent\/kubelet: ENOENT \(is --kubelet-dir the path the host uses\?\)$/,
+    ],
+    [
+      ['--host-pid', String(process.pid)],
+      /^the host pid \d+ is this agent itself: it does not run in the host's PID namespace \(hostPID\)$/,
+    ],
+  ])('%j: unknown, never ok', async (flags, problem) => {
+    const args = ['agent', '--once', '-o', 'json', '--proc', PROC, '--kubelet-dir', K, '--node', 'node-19', ...flags];
+    const r = await rwx(...args);
+    const report = reportSchema.parse(JSON.parse(r.stdout));
+    expect(r.code).toBe(2);
+    expect(report.problems).toContainEqual(expect.stringMatching(problem));
+    expect([report.propagation.status, report.stagedVolumes.status, report.mountOptions.status]).toEqual([
+      'unknown',
+      'unknown',
+      'unknown',
+    ]);
   });
 });
