@@ -5,14 +5,24 @@ import type { KubeConnection } from '../kube/connect.js';
 import { apiError } from '../kube/read.js';
 import { AGENT_PORT } from './server.js';
 
-/** The label every agent pod carries (deploy/components/agent): how the bot finds agents. */
-export const AGENT_LABEL = { key: 'app.kubernetes.io/name', value: 'rwx-agent' } as const;
-/** The name of the agent container's port. */
+/**
+ * The labels every agent pod carries, from deploy/components/agent and the Helm chart alike: how the bot finds
+ * agents among the pods it reads.
+ */
+export const AGENT_LABELS: Readonly<Record<string, string>> = {
+  'app.kubernetes.io/name': 'rwx',
+  'app.kubernetes.io/component': 'agent',
+};
+/** AGENT_LABELS as a label selector. */
+export const AGENT_SELECTOR = Object.entries(AGENT_LABELS)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(',');
+/** The name of the agent's port in deploy/components/agent; otherwise the first port of the "agent" container. */
 export const AGENT_PORT_NAME = 'agent';
 /** Where to read how to enable the agent. */
 export const ENABLE_HINT = [
   'the node agent is opt-in: kubectl apply -k deploy/overlays/socket-mode-agent,',
-  'or add deploy/components/agent to your overlay (docs/agent.md)',
+  'add deploy/components/agent to your overlay, or set agent.enabled=true in the Helm chart (docs/agent.md)',
 ].join(' ');
 
 /** An agent pod as the bot needs it. */
@@ -34,14 +44,17 @@ interface PodLike {
     creationTimestamp?: string;
     deletionTimestamp?: string;
   };
-  spec?: { containers?: { ports?: { name?: string; containerPort?: number }[] }[] };
+  spec?: { containers?: { name?: string; ports?: { name?: string; containerPort?: number }[] }[] };
   status?: { phase?: string; podIP?: string; conditions?: { type?: string; status?: string }[] };
 }
 
 /** The agent fields of a pod object. Pure. */
 export function agentPodOf(o: unknown): AgentPod {
   const p = o as PodLike;
-  const port = (p.spec?.containers ?? []).flatMap((c) => c.ports ?? []).find((x) => x.name === AGENT_PORT_NAME);
+  const containers = p.spec?.containers ?? [];
+  const port =
+    containers.flatMap((c) => c.ports ?? []).find((x) => x.name === AGENT_PORT_NAME) ??
+    containers.find((c) => c.name === 'agent')?.ports?.[0];
   const pod: AgentPod = {
     namespace: p.metadata?.namespace ?? '',
     name: p.metadata?.name ?? '',
@@ -63,7 +76,7 @@ export function pickAgentPod(pods: AgentPod[]): AgentPod | undefined {
 /** The agent pod on `node`, or undefined when none runs there. Throws KUBE_* on API failures. */
 export async function findAgentPod(conn: KubeConnection, node: string): Promise<AgentPod | undefined> {
   const q = new URLSearchParams({
-    labelSelector: `${AGENT_LABEL.key}=${AGENT_LABEL.value}`,
+    labelSelector: AGENT_SELECTOR,
     fieldSelector: `spec.nodeName=${node}`,
   });
   const res = await conn.request('GET', `/api/v1/pods?${q}`);

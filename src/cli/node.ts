@@ -3,7 +3,7 @@
 import { RwxError } from '../errors.js';
 import { fetchReport, reportUrl, REPORT_TIMEOUT_MS } from '../agent/client.js';
 import { reportNeedsAttention } from '../agent/findings.js';
-import { AGENT_LABEL, ENABLE_HINT, findAgentPod, nodeExists } from '../agent/locate.js';
+import { AGENT_SELECTOR, ENABLE_HINT, findAgentPod, nodeExists } from '../agent/locate.js';
 import { renderReport } from '../agent/render.js';
 import { isValidName } from '../commands/names.js';
 import { parseDuration } from '../domain/duration.js';
@@ -79,8 +79,7 @@ export const run: Command = async (argv, io) => {
     if (!pod) {
       const exists = await nodeExists(conn, node);
       if (exists === false) throw new RwxError('NOT_FOUND', `node "${node}" not found`);
-      const label = `${AGENT_LABEL.key}=${AGENT_LABEL.value}`;
-      const msg = `no rwx agent runs on node ${node} (no pod labelled ${label} there), so there is no report from it`;
+      const msg = `no rwx agent runs on node ${node} (no pod labelled ${AGENT_SELECTOR} there), so there is no report from it`;
       throw new RwxError('AGENT_MISSING', `${msg}: ${ENABLE_HINT}`);
     }
     if (pod.phase !== 'Running' || !pod.podIP) {

@@ -5,14 +5,15 @@
 //
 // Needs root (unshare, mount). Everything runs inside a fresh PID + mount namespace (ns-fixture.sh), so the
 // mounts and processes vanish with it even when a test fails; the temp dir is removed afterwards. Where unshare
-// or mount are unavailable the suite is skipped with the reason, except when RWX_AGENT_NS_TESTS=required
-// (.ci/run sets it: CI runs as root), where it fails instead.
+// or mount are unavailable the suite is skipped with the reason, except where the tool is required (CI, or
+// RWX_REQUIRE_TOOLS naming unshare, as .ci/run does: CI runs as root), where it fails instead.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportSchema, type AgentReport } from '../../src/agent/report.js';
+import { toolRequired } from '../tools.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURE = join(import.meta.dirname, 'ns-fixture.sh');
@@ -36,7 +37,7 @@ function unavailable(): string | undefined {
 }
 
 const why = unavailable();
-const required = process.env.RWX_AGENT_NS_TESTS === 'required';
+const required = toolRequired('unshare');
 if (why && !required) console.warn(`test/agent/namespaces.test.ts skipped: ${why}`);
 
 interface Run {

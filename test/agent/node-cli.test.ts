@@ -2,7 +2,7 @@
 // fetched from the pod IP and port (the simulated agent server on 127.0.0.1), rendered; and every way it can fail
 // to get one, each said plainly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT_LABEL } from '../../src/agent/locate.js';
+import { AGENT_LABELS, agentPodOf } from '../../src/agent/locate.js';
 import { reportSchema } from '../../src/agent/report.js';
 import { simulatedReport, startSimulatedAgents, type SimulatedAgents } from '../../src/agent/simulated.js';
 import { rwx } from '../correlate/cli-run.js';
@@ -35,7 +35,7 @@ const agentPod = (name: string, node: string, status: Record<string, unknown>, p
   metadata: {
     name,
     namespace: 'rwx-agent',
-    labels: { [AGENT_LABEL.key]: AGENT_LABEL.value },
+    labels: { ...AGENT_LABELS },
     annotations: { 'sim.rwx.dev/kubelet': 'ignore' },
   },
   spec: {
@@ -86,7 +86,7 @@ describe('rwx node', () => {
   it.each([
     [
       'node-02',
-      /^rwx node: no rwx agent runs on node node-02 \(no pod labelled app\.kubernetes\.io\/name=rwx-agent there\), so there is no report from it: the node agent is opt-in: kubectl apply -k deploy\/overlays\/socket-mode-agent, or add deploy\/components\/agent to your overlay \(docs\/agent\.md\)\n$/,
+      /^rwx node: no rwx agent runs on node node-02 \(no pod labelled app\.kubernetes\.io\/name=rwx,app\.kubernetes\.io\/component=agent there\), so there is no report from it: the node agent is opt-in: kubectl apply -k deploy\/overlays\/socket-mode-agent, add deploy\/components\/agent to your overlay, or set agent\.enabled=true in the Helm chart \(docs\/agent\.md\)\n$/,
     ],
     ['node-04', /no rwx agent runs on node node-04/], // a pod without the label is not an agent
     [
@@ -127,5 +127,24 @@ describe('rwx node', () => {
     const r = await rwx('node', ...args.map((a) => (a === 'URL' ? agents.urlFor('node-19') : a)));
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(stderr);
+  });
+});
+
+describe('agentPodOf', () => {
+  const pod = (containers: unknown[]) => agentPodOf({ metadata: { name: 'a', namespace: 'n' }, spec: { containers } });
+  // Each case: the pod's containers, the port the bot reads the report on.
+  it.each([
+    [[{ name: 'agent', ports: [{ name: 'agent', containerPort: 9743 }] }], 9743], // deploy/components/agent
+    [[{ name: 'agent', ports: [{ name: 'http', containerPort: 9102 }] }], 9102], // the Helm chart
+    [
+      [
+        { name: 'sidecar', ports: [{ name: 'x', containerPort: 1 }] },
+        { name: 'agent', ports: [{ name: 'agent', containerPort: 9800 }] },
+      ],
+      9800,
+    ],
+    [[{ name: 'agent' }], 9743], // no port declared: the default
+  ])('case %#', (containers, port) => {
+    expect(pod(containers).port).toBe(port);
   });
 });

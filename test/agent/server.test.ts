@@ -11,6 +11,7 @@ import { agentHandler, ReportCache } from '../../src/agent/server.js';
 import { runAgent } from '../../src/cli/agent.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { closeServer, listen } from '../../src/serve/http.js';
+import { toolGate } from '../tools.js';
 import { lostReport } from './report-fixtures.js';
 import { recordedNode } from './recorded-node.js';
 
@@ -27,7 +28,7 @@ async function start(scan: () => Promise<AgentReport>, clock = new ManualClock(1
   return { base: `http://127.0.0.1:${port}`, clock };
 }
 
-const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
+const promtool = toolGate('promtool', ['--version']);
 
 describe('the agent HTTP server', () => {
   it('serves the report; a burst of requests shares one scan; a report older than the max age is rescanned', async () => {
@@ -86,7 +87,8 @@ describe('the agent HTTP server', () => {
     expect(text).toMatch(/^rwx_agent_scans_total 1$/m);
   });
 
-  it.runIf(hasPromtool)('passes promtool check metrics', async () => {
+  it.runIf(promtool.run)(`passes promtool check metrics${promtool.note}`, async () => {
+    promtool.check();
     const { base } = await start(async () => lostReport('n'));
     const text = await (await fetch(`${base}/metrics`)).text();
     const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });

@@ -18,6 +18,7 @@ import {
 } from '../deploy/checks.js';
 import { DEPLOY, ROOT, ofKind, plainObjects, type K8sObject } from '../deploy/manifests.js';
 import { HELM, RELEASE, ciValuesFiles, find, lint, template } from './helm.js';
+import { AGENT_LABELS } from '../../src/agent/locate.js';
 
 const rendered = new Map<string, K8sObject[]>();
 /** Rendered on first use: a skipped suite is still collected, and must not run helm then. */
@@ -264,6 +265,12 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
     expect(labels(ds)).toMatchObject(np.podSelector.matchLabels);
     expect(labels(deployment('agent-values.yaml'))).toMatchObject(np.ingress[0]!.from[0]!.podSelector.matchLabels);
     expect(labels(ds)).not.toMatchObject(np.ingress[0]!.from[0]!.podSelector.matchLabels);
+    // What the bot finds agents by (src/agent/locate.ts), and the node name the report must carry.
+    expect(labels(ds)).toMatchObject(AGENT_LABELS);
+    expect(container(ds).env).toContainEqual({
+      name: 'NODE_NAME',
+      valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } },
+    });
     expect(ofKind(get('socket-mode-values.yaml'), 'DaemonSet')).toEqual([]);
   });
 

@@ -3,21 +3,27 @@
 // from the bot's pods; the label and port the bot's code looks for. Plain files everywhere, rendered where a
 // recent kubectl is installed (always in CI).
 import { describe, expect, it } from 'vitest';
-import { AGENT_LABEL, AGENT_PORT_NAME } from '../../src/agent/locate.js';
+import { AGENT_LABELS, AGENT_PORT_NAME } from '../../src/agent/locate.js';
 import { AGENT_PORT } from '../../src/agent/server.js';
-import { AGENT_NAMESPACE, agentNetworkPolicyProblems, agentProblems, podSpec, rbacProblems } from './checks.js';
+import {
+  AGENT_NAMESPACE,
+  agentComponentProblems,
+  agentNetworkPolicyProblems,
+  podSpec,
+  rbacProblems,
+} from './checks.js';
 import { kubectlKustomizeVersion, ofKind, plainObjects, render, type K8sObject } from './manifests.js';
 
 const renderable = kubectlKustomizeVersion() !== undefined || process.env.CI === 'true';
-const WANT = { label: AGENT_LABEL, portName: AGENT_PORT_NAME, port: AGENT_PORT };
+const WANT = { labels: AGENT_LABELS, portName: AGENT_PORT_NAME, port: AGENT_PORT };
 
 describe('deploy/components/agent plain files', () => {
   const objs = plainObjects('components/agent');
   it('the DaemonSet is locked down as the agent must be, with the label and port the code uses', () => {
-    expect(agentProblems(objs, WANT)).toEqual([]);
+    expect(agentComponentProblems(objs, WANT)).toEqual([]);
   });
   it('the NetworkPolicy admits only the bot on the agent port and denies all egress', () => {
-    expect(agentNetworkPolicyProblems(objs, AGENT_LABEL, AGENT_PORT_NAME)).toEqual([]);
+    expect(agentNetworkPolicyProblems(objs, AGENT_LABELS, AGENT_PORT_NAME)).toEqual([]);
   });
   it('brings no RBAC and no Secret', () => {
     expect(objs.filter((o) => /Role|Secret/.test(o.kind))).toEqual([]);
@@ -30,8 +36,8 @@ describe.runIf(renderable)('deploy/overlays/socket-mode-agent rendered with kube
   const daemonSet = () => ofKind(objs(), 'DaemonSet')[0] as K8sObject;
 
   it('has the agent, locked down, and its NetworkPolicy', () => {
-    expect(agentProblems(objs(), WANT)).toEqual([]);
-    expect(agentNetworkPolicyProblems(objs(), AGENT_LABEL, AGENT_PORT_NAME)).toEqual([]);
+    expect(agentComponentProblems(objs(), WANT)).toEqual([]);
+    expect(agentNetworkPolicyProblems(objs(), AGENT_LABELS, AGENT_PORT_NAME)).toEqual([]);
   });
   it("keeps the bot's RBAC exactly as it is: the agent adds none", () => {
     expect(rbacProblems(objs())).toEqual([]);
@@ -42,7 +48,7 @@ describe.runIf(renderable)('deploy/overlays/socket-mode-agent rendered with kube
     const ns = new Map(ofKind(objs(), 'Namespace').map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
     expect(ns.get(AGENT_NAMESPACE)?.['pod-security.kubernetes.io/enforce']).toBe('privileged');
     expect(ns.get('rwx')?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
-    const agentObjs = objs().filter((o) => o.metadata.labels?.[AGENT_LABEL.key] === AGENT_LABEL.value);
+    const agentObjs = objs().filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'agent');
     expect(agentObjs.map((o) => `${o.kind}/${o.metadata.namespace ?? '-'}`).sort()).toEqual([
       'DaemonSet/rwx-agent',
       'Namespace/-',
@@ -84,7 +90,10 @@ describe('agentProblems and agentNetworkPolicyProblems flag the faults they exis
       (o: K8sObject[]) => delete container(o).securityContext.readOnlyRootFilesystem,
       'readOnlyRootFilesystem is not true',
     ],
-    [(o: K8sObject[]) => Object.assign(container(o).volumeMounts[0] ?? {}, { readOnly: false }), 'is not read-only'],
+    [
+      (o: K8sObject[]) => Object.assign(container(o).volumeMounts[0] ?? {}, { readOnly: false }),
+      'hostPath kubelet-dir is not mounted read-only',
+    ],
     [
       (o: K8sObject[]) => Object.assign(container(o).volumeMounts[0] ?? {}, { mountPropagation: 'Bidirectional' }),
       'propagation Bidirectional, not HostToContainer',
@@ -104,7 +113,7 @@ describe('agentProblems and agentNetworkPolicyProblems flag the faults they exis
     ],
     [
       (o: K8sObject[]) => container(o).env.push({ name: 'T', valueFrom: { secretKeyRef: { name: 's', key: 'T' } } }),
-      'env T from a Secret',
+      'container agent: reads a Secret',
     ],
     [
       (o: K8sObject[]) => ((podSpec(ds(o)) as { tolerations?: unknown[] }).tolerations = []),
@@ -123,14 +132,14 @@ describe('agentProblems and agentNetworkPolicyProblems flag the faults they exis
   ])('case %#', (mutate, problem) => {
     const o = objs();
     mutate(o);
-    expect(agentProblems(o, WANT).join('\n')).toContain(problem);
+    expect(agentComponentProblems(o, WANT).join('\n')).toContain(problem);
   });
   it('flags a policy that lets anyone in or the agent out', () => {
     const o = objs();
     const np = ofKind(o, 'NetworkPolicy')[0]?.spec as { ingress: { from: unknown[] }[]; egress: unknown[] };
     np.ingress[0]?.from.push({ namespaceSelector: {} });
     np.egress.push({});
-    expect(agentNetworkPolicyProblems(o, AGENT_LABEL, AGENT_PORT_NAME)).toEqual([
+    expect(agentNetworkPolicyProblems(o, AGENT_LABELS, AGENT_PORT_NAME)).toEqual([
       'the agent needs no egress, yet some is allowed',
       'ingress from {"namespaceSelector":{}} is not only the bot\'s pods',
     ]);

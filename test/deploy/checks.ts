@@ -220,75 +220,61 @@ export function envNames(deployment: K8sObject): string[] {
 
 /** The node agent's namespace (deploy/components/agent). */
 export const AGENT_NAMESPACE = 'rwx-agent';
-/** The one capability the agent keeps, and the one hostPath it mounts. */
+/** The one capability the kustomize component keeps, and the one hostPath it mounts. */
 const AGENT_CAPS = ['SYS_PTRACE'];
 const KUBELET_DIR = '/var/lib/kubelet';
 
-interface AgentPodSpec extends PodSpec {
-  automountServiceAccountToken?: boolean;
+interface AgentPodSpec {
+  hostPID?: boolean;
   serviceAccountName?: string;
   tolerations?: { key?: string; operator?: string; effect?: string }[];
-  volumes?: { name: string; hostPath?: { path?: string }; secret?: unknown; projected?: unknown }[];
-  containers: (Container & {
-    args?: string[];
+  volumes?: { name: string; hostPath?: { path?: string } }[];
+  containers: {
+    name: string;
+    securityContext?: { capabilities?: { add?: string[] } };
     ports?: { name?: string; containerPort?: number }[];
-    volumeMounts?: { name: string; mountPath?: string; readOnly?: boolean; mountPropagation?: string }[];
-  })[];
+    volumeMounts?: { name: string; mountPath?: string; mountPropagation?: string }[];
+  }[];
 }
 
+const hasLabels = (labels: Record<string, string> | undefined, want: Record<string, string>) =>
+  Object.entries(want).every(([k, v]) => labels?.[k] === v);
+
 /**
- * The node agent, as rendered: one DaemonSet carrying the label the bot looks for; hostPID and nothing else of
- * the host's namespaces; uid 0 with every capability dropped but SYS_PTRACE; no privilege, no escalation, a
- * read-only root; the kubelet dir as its only hostPath, read-only with HostToContainer; no service account token,
- * no RBAC bound to its account, no Secret in any form; tolerating every taint; its port the one the code uses.
+ * deploy/components/agent as rendered, beyond agentProblems: one DaemonSet whose pods carry the labels the bot
+ * finds agents by, in the agent's own namespace; hostPID; SYS_PTRACE as the one capability; the kubelet dir as
+ * the only hostPath, with HostToContainer; every taint tolerated; the port the code uses; a ServiceAccount with
+ * no token and nothing bound to it.
  */
-export function agentProblems(
+export function agentComponentProblems(
   objs: K8sObject[],
-  want: { label: { key: string; value: string }; portName: string; port: number },
+  want: { labels: Record<string, string>; portName: string; port: number },
 ): string[] {
-  const p: string[] = [];
-  const sets = objs.filter((o) => o.kind === 'DaemonSet' && o.metadata.labels?.[want.label.key] === want.label.value);
+  const sets = objs.filter((o) => o.kind === 'DaemonSet' && hasLabels(o.metadata.labels, want.labels));
   if (sets.length !== 1) return [`expected one agent DaemonSet, found ${sets.length}`];
   const ds = sets[0] as K8sObject;
+  const p = agentProblems(ds);
   const tmpl = (ds.spec as { template: { metadata?: { labels?: Record<string, string> }; spec: AgentPodSpec } })
     .template;
   const spec = tmpl.spec;
   const who = `DaemonSet ${ds.metadata.name}`;
   if (ds.metadata.namespace !== AGENT_NAMESPACE)
     p.push(`${who}: namespace ${ds.metadata.namespace}, not ${AGENT_NAMESPACE}`);
-  if (tmpl.metadata?.labels?.[want.label.key] !== want.label.value) p.push(`${who}: pods lack the agent label`);
+  if (!hasLabels(tmpl.metadata?.labels, want.labels)) p.push(`${who}: pods lack the agent labels`);
   if (spec.hostPID !== true) p.push(`${who}: hostPID is not true (the agent reads every process's namespace)`);
-  if (spec.hostNetwork || spec.hostIPC) p.push(`${who}: uses the host network or IPC namespace`);
-  if (spec.automountServiceAccountToken !== false) p.push(`${who}: automountServiceAccountToken is not false`);
-  if (spec.securityContext?.seccompProfile?.type !== 'RuntimeDefault')
-    p.push(`${who}: seccompProfile is not RuntimeDefault`);
   if (!spec.tolerations?.some((t) => t.operator === 'Exists' && !t.key && !t.effect))
     p.push(`${who}: does not tolerate every taint`);
-  for (const v of spec.volumes ?? []) {
-    if (v.secret || v.projected) p.push(`${who}: volume ${v.name} is a Secret or projected volume`);
+  for (const v of spec.volumes ?? [])
     if (v.hostPath && v.hostPath.path !== KUBELET_DIR)
       p.push(`${who}: hostPath ${v.hostPath.path} is not the kubelet dir`);
-  }
   const hostVolumes = new Set((spec.volumes ?? []).filter((v) => v.hostPath).map((v) => v.name));
-  for (const c of [...(spec.initContainers ?? []), ...spec.containers] as AgentPodSpec['containers']) {
+  for (const c of spec.containers) {
     const at = `${who} container ${c.name}`;
-    const sc = c.securityContext ?? {};
-    if (sc.privileged !== false) p.push(`${at}: privileged is not false`);
-    if (sc.allowPrivilegeEscalation !== false) p.push(`${at}: allowPrivilegeEscalation is not false`);
-    if (sc.readOnlyRootFilesystem !== true) p.push(`${at}: readOnlyRootFilesystem is not true`);
-    if (!sc.capabilities?.drop?.includes('ALL')) p.push(`${at}: capabilities.drop lacks ALL`);
-    const added = [...(sc.capabilities?.add ?? [])].sort().join(',');
+    const added = [...(c.securityContext?.capabilities?.add ?? [])].sort().join(',');
     if (added !== AGENT_CAPS.join(',')) p.push(`${at}: adds capabilities [${added}], not [${AGENT_CAPS.join(',')}]`);
-    if (c.envFrom?.length) p.push(`${at}: envFrom`);
-    for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) p.push(`${at}: env ${e.name} from a Secret`);
-    for (const m of c.volumeMounts ?? []) {
-      if (!hostVolumes.has(m.name)) continue;
-      if (m.readOnly !== true) p.push(`${at}: hostPath mount ${m.mountPath} is not read-only`);
-      if (m.mountPropagation !== 'HostToContainer')
+    for (const m of c.volumeMounts ?? [])
+      if (hostVolumes.has(m.name) && m.mountPropagation !== 'HostToContainer')
         p.push(`${at}: hostPath mount ${m.mountPath} propagation ${m.mountPropagation ?? 'None'}, not HostToContainer`);
-    }
-    for (const kind of ['requests', 'limits'] as const)
-      for (const r of ['cpu', 'memory']) if (!c.resources?.[kind]?.[r]) p.push(`${at}: no ${r} ${kind.slice(0, -1)}`);
   }
   const port = spec.containers.flatMap((c) => c.ports ?? []).find((x) => x.name === want.portName);
   if (port?.containerPort !== want.port) p.push(`${who}: no container port "${want.portName}" on ${want.port}`);
@@ -300,7 +286,7 @@ export function agentProblems(
     p.push(`ServiceAccount ${sa}: automountServiceAccountToken is not false`);
   for (const b of objs.filter((o) => o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding')) {
     const subjects = (b.subjects ?? []) as { kind?: string; name?: string; namespace?: string }[];
-    if (subjects.some((s) => s.kind === 'ServiceAccount' && s.name === sa && s.namespace === ds.metadata.namespace))
+    if (subjects.some((x) => x.kind === 'ServiceAccount' && x.name === sa && x.namespace === ds.metadata.namespace))
       p.push(`${b.kind} ${b.metadata.name} grants the agent's service account RBAC`);
   }
   return p;
@@ -311,17 +297,19 @@ interface PolicyPeer {
   podSelector?: { matchLabels?: Record<string, string> };
 }
 
-/** The agent's NetworkPolicy: selects the agent pods, admits only the bot's pods on the agent port, no egress. */
+/** The component's NetworkPolicy: selects the agent pods, admits only the bot's pods on the agent port, no egress. */
 export function agentNetworkPolicyProblems(
   objs: K8sObject[],
-  label: { key: string; value: string },
+  labels: Record<string, string>,
   portName: string,
 ): string[] {
   const policies = objs.filter(
     (o) =>
       o.kind === 'NetworkPolicy' &&
-      (o.spec as { podSelector?: { matchLabels?: Record<string, string> } }).podSelector?.matchLabels?.[label.key] ===
-        label.value,
+      hasLabels(
+        (o.spec as { podSelector?: { matchLabels?: Record<string, string> } }).podSelector?.matchLabels,
+        labels,
+      ),
   );
   if (policies.length !== 1) return [`expected one NetworkPolicy selecting the agent pods, found ${policies.length}`];
   const spec = policies[0]?.spec as {

@@ -129,7 +129,7 @@ describe.runIf(renderable)('deploy/ rendered with kubectl kustomize', () => {
     expect(redisUrl).toEqual({ name: 'REDIS_URL', value: 'redis://rwx-redis:6379' });
     expect(ofKind(objs, 'Service').map((s) => s.metadata.name)).toContain('rwx-redis');
     // everything lands in the bot's namespace, but the node agent's objects (their own, see test/deploy/agent.test.ts)
-    const agent = (x: K8sObject) => x.metadata.labels?.['app.kubernetes.io/name'] === 'rwx-agent';
+    const agent = (x: K8sObject) => x.metadata.labels?.['app.kubernetes.io/component'] === 'agent';
     for (const o of objs.filter((x) => !['Namespace', 'ClusterRole', 'ClusterRoleBinding'].includes(x.kind)))
       expect(o.metadata.namespace).toBe(agent(o) ? 'rwx-agent' : 'rwx');
   });
