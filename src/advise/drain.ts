@@ -15,8 +15,7 @@ import { nsKey, timeMs } from '../domain/refs.js';
 import { RwxError } from '../errors.js';
 import { DEFAULT_DETECT_CONFIG } from '../detect/config.js';
 import { claimOfVolume } from '../detect/storage-path.js';
-import { pluginPodOnNode, revisionOfPod } from '../correlate/plugin-revision.js';
-import { nameList } from './next-steps.js';
+import { nameList } from '../domain/names.js';
 
 /** Options for adviseDrain. */
 export interface DrainOptions {
@@ -61,21 +60,20 @@ export function staleAttachments(
   });
 }
 
-/** Per-node lookups over a list of incidents, built once per list (the correlator asks for every affected node). */
+/** Per-node lookups over a list of incidents, built once per evaluation (see drainAdvisor). */
 interface ByNode {
   rows: Map<Incident, Map<string, IncidentNode>>;
   onNew: Map<Incident, Set<string>>;
+  replacing: Map<Incident, Set<string>>;
   terminating: Map<string, StuckPodFinding[]>;
 }
-const BY_NODE = new WeakMap<readonly Incident[], ByNode>();
 
 function byNode(incidents: readonly Incident[]): ByNode {
-  let b = BY_NODE.get(incidents);
-  if (b) return b;
-  b = { rows: new Map(), onNew: new Map(), terminating: new Map() };
+  const b: ByNode = { rows: new Map(), onNew: new Map(), replacing: new Map(), terminating: new Map() };
   for (const inc of incidents) {
     b.rows.set(inc, new Map(inc.nodes.map((n) => [n.node, n])));
     b.onNew.set(inc, new Set(inc.rollout?.nodesOnNewRevision ?? []));
+    b.replacing.set(inc, new Set(inc.rollout?.nodesReplacing ?? []));
     for (const f of inc.pods) {
       if (f.kind !== 'stuck-terminating' || !f.node || !f.storage.some((s) => s.claim)) continue;
       const l = b.terminating.get(f.node) ?? [];
@@ -83,22 +81,19 @@ function byNode(incidents: readonly Incident[]): ByNode {
       b.terminating.set(f.node, l);
     }
   }
-  BY_NODE.set(incidents, b);
   return b;
 }
 
-function blockFor(index: ClusterIndex, incidents: readonly Incident[], node: string): DrainAdvice | undefined {
-  const lookup = byNode(incidents);
+/** BLOCK when a FOLLOWS_ROLLOUT incident has stuck mounts on `node`, or its plugin runs or is about to run the bad revision. */
+function blockFor(lookup: ByNode, incidents: readonly Incident[], node: string): DrainAdvice | undefined {
   for (const inc of incidents) {
     if (inc.verdict !== 'FOLLOWS_ROLLOUT' || !inc.rollout) continue;
     const ev = inc.rollout;
     const row = lookup.rows.get(inc)?.get(node);
     const stuckHere = (row?.stuckPods.length ?? 0) > 0;
-    const ds = index.get('daemonSets', nsKey(ev.daemonSet.namespace, ev.daemonSet.name));
-    const plugin = ds ? pluginPodOnNode(index, ds, node) : undefined;
-    const rev = ds && plugin ? revisionOfPod(index, ds, plugin) : row?.plugin?.revision;
-    const onBad = rev === ev.newRevision || (lookup.onNew.get(inc)?.has(node) ?? false);
-    const replacing = plugin?.metadata?.deletionTimestamp !== undefined && plugin?.metadata?.deletionTimestamp !== null;
+    // The correlator read each plugin's revision once: the node's row, and the rollout's list of new-revision nodes.
+    const onBad = row?.plugin?.revision === ev.newRevision || (lookup.onNew.get(inc)?.has(node) ?? false);
+    const replacing = lookup.replacing.get(inc)?.has(node) ?? false;
     if (!stuckHere && !onBad && !replacing) continue;
     const dsName = `${ev.daemonSet.namespace}/${ev.daemonSet.name}`;
     const recovering = new Set(ev.recoveringPods ?? []);
@@ -128,11 +123,35 @@ function blockFor(index: ClusterIndex, incidents: readonly Incident[], node: str
   return undefined;
 }
 
+/** Drain advice for one node of an evaluation; throws RwxError('NOT_FOUND') when the cluster has no such node. */
+export type DrainAdvisor = (node: string) => DrainAdvice;
+
 /**
- * Drain advice for `node`; throws RwxError('NOT_FOUND') when the cluster has no such node. Per-node lookups are
- * cached per `incidents` array (the correlator asks for every affected node): do not mutate the array's incidents'
- * nodes or pods between calls with the same array.
+ * Drain advice for any node, over one evaluation's incidents. The per-node lookups are built once here, so the
+ * advisor answers every affected node in O(incidents) each; the incidents must not change while it is in use.
  */
+export function drainAdvisor(
+  index: ClusterIndex,
+  incidents: readonly Incident[],
+  now: number,
+  opts: DrainOptions = {},
+): DrainAdvisor {
+  const lookup = byNode(incidents);
+  const staleAfterMs = opts.staleAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs;
+  return (node) => {
+    const nodeKnown = index.get('nodes', node) !== undefined || index.podsOnNode(node).length > 0;
+    if (!nodeKnown) throw new RwxError('NOT_FOUND', `node "${node}" not found in the cluster`);
+    const blocked = blockFor(lookup, incidents, node);
+    const terminating = lookup.terminating.get(node) ?? [];
+    const stale = staleAttachments(index, node, now, staleAfterMs);
+    const steps = cautionSteps(node, terminating, stale);
+    if (blocked) return { ...blocked, steps: [...blocked.steps, ...steps] };
+    if (steps.length > 0) return cautionAdvice(node, terminating, stale, steps);
+    return okAdvice(incidents, node);
+  };
+}
+
+/** Drain advice for `node` alone (one advisor, used once); throws RwxError('NOT_FOUND') for an unknown node. */
 export function adviseDrain(
   index: ClusterIndex,
   incidents: readonly Incident[],
@@ -140,12 +159,15 @@ export function adviseDrain(
   now: number,
   opts: DrainOptions = {},
 ): DrainAdvice {
-  const nodeKnown = index.get('nodes', node) !== undefined || index.podsOnNode(node).length > 0;
-  if (!nodeKnown) throw new RwxError('NOT_FOUND', `node "${node}" not found in the cluster`);
-  const blocked = blockFor(index, incidents, node);
-  const terminating = byNode(incidents).terminating.get(node) ?? [];
-  const stale = staleAttachments(index, node, now, opts.staleAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs);
-  const cautionSteps = [
+  return drainAdvisor(index, incidents, now, opts)(node);
+}
+
+function cautionSteps(
+  node: string,
+  terminating: readonly StuckPodFinding[],
+  stale: readonly VolumeAttachment[],
+): string[] {
+  return [
     ...(terminating.length > 0
       ? [
           `Do not force-delete the pods stuck Terminating (${terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`).join(', ')}): force-deleting leaves orphaned stage references on the node (strand 3) and the volume needs a filesystem check.`,
@@ -163,25 +185,29 @@ export function adviseDrain(
         ]
       : []),
   ];
-  if (blocked) return { ...blocked, steps: [...blocked.steps, ...cautionSteps] };
-  if (cautionSteps.length > 0) {
-    const rwx = terminating.filter((f) => f.storage.some((s) => s.accessModes?.includes('ReadWriteMany'))).length;
-    const parts = [
-      ...(terminating.length > 0
-        ? [
-            `${terminating.length} pod${terminating.length === 1 ? '' : 's'} stuck Terminating${rwx > 0 ? ` (${rwx} on RWX volumes)` : ''}`,
-          ]
-        : []),
-      ...(stale.length > 0 ? [`${stale.length} stale VolumeAttachment${stale.length === 1 ? '' : 's'}`] : []),
-    ];
-    return {
-      node,
-      decision: 'CAUTION',
-      reason: `${parts.join(' and ')} on ${node}: the drain will hang on them.`,
-      steps: cautionSteps,
-    };
-  }
-  return okAdvice(incidents, node);
+}
+
+function cautionAdvice(
+  node: string,
+  terminating: readonly StuckPodFinding[],
+  stale: readonly VolumeAttachment[],
+  steps: string[],
+): DrainAdvice {
+  const rwx = terminating.filter((f) => f.storage.some((s) => s.accessModes?.includes('ReadWriteMany'))).length;
+  const parts = [
+    ...(terminating.length > 0
+      ? [
+          `${terminating.length} pod${terminating.length === 1 ? '' : 's'} stuck Terminating${rwx > 0 ? ` (${rwx} on RWX volumes)` : ''}`,
+        ]
+      : []),
+    ...(stale.length > 0 ? [`${stale.length} stale VolumeAttachment${stale.length === 1 ? '' : 's'}`] : []),
+  ];
+  return {
+    node,
+    decision: 'CAUTION',
+    reason: `${parts.join(' and ')} on ${node}: the drain will hang on them.`,
+    steps,
+  };
 }
 
 function okAdvice(incidents: readonly Incident[], node: string): DrainAdvice {

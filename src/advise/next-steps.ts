@@ -2,15 +2,8 @@
 // incident computed (DaemonSet, revisions, nodes to cordon, storage class for the mount gate, CronJobs).
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { Incident } from '../domain/incident.js';
+import { MAX_NAMES, nameList } from '../domain/names.js';
 import { nsKey } from '../domain/refs.js';
-
-const MAX_NAMES = 30;
-
-/** Names joined with ", ", "...and N more" past `max`. */
-export function nameList(names: readonly string[], max = MAX_NAMES, sep = ' '): string {
-  if (names.length <= max) return names.join(sep);
-  return `${names.slice(0, max).join(sep)} ...and ${names.length - max} more`;
-}
 
 /** The StorageClass of the first stuck claim, for the post-fix mount gate; a placeholder when unknown. */
 function storageClassOf(index: ClusterIndex, inc: Incident): string {

@@ -1,12 +1,11 @@
 // `rwx drain-check NODE`: is it safe to drain NODE right now? Exit 0 OK, 3 BLOCK, 4 CAUTION, 1 error.
 import { ClusterIndex } from '../domain/cluster-index.js';
 import { RwxError } from '../errors.js';
-import { adviseDrain } from '../advise/drain.js';
-import { scanIndex } from '../correlate/pipeline.js';
+import { evaluate } from '../evaluate/evaluate.js';
 import { renderDrainAdvice } from '../render/terminal-drain.js';
 import { parseFlags } from './args.js';
 import type { Command } from './io.js';
-import { EVAL_FLAGS, EVAL_HELP, evalSettings } from './scan.js';
+import { EVAL_FLAGS, EVAL_HELP, evalSettings, evaluateOptions } from './scan.js';
 import { loadSource, SOURCE_FLAGS, SOURCE_HELP } from './source.js';
 
 const HELP = `Usage: rwx drain-check NODE [--snapshot FILE | --kubeconfig FILE] [-o json]
@@ -35,18 +34,7 @@ export const run: Command = async (argv, io) => {
   const s = evalSettings(values);
   const { snapshot } = await loadSource(values, io);
   const index = ClusterIndex.fromSnapshot(snapshot);
-  const { incidents } = scanIndex(index, {
-    now: s.now,
-    driverDaemonSets: s.driverDaemonSets,
-    ...(s.stuckAfterMs !== undefined ? { config: { stuckAfterMs: s.stuckAfterMs } } : {}),
-  });
-  const advice = adviseDrain(
-    index,
-    incidents,
-    node,
-    s.now,
-    s.stuckAfterMs !== undefined ? { staleAfterMs: s.stuckAfterMs } : {},
-  );
+  const advice = evaluate(index, evaluateOptions(s)).drain(node);
   if (s.format === 'json') io.stdout.write(`${JSON.stringify(advice, null, 2)}\n`);
   else io.stdout.write(renderDrainAdvice(advice));
   return EXIT[advice.decision];

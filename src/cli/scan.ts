@@ -3,8 +3,8 @@
 import { ClusterIndex } from '../domain/cluster-index.js';
 import { parseDuration } from '../domain/duration.js';
 import { RwxError } from '../errors.js';
-import { scanIndex } from '../correlate/pipeline.js';
 import type { DriverDaemonSets } from '../correlate/plugin-finder.js';
+import { evaluate, type EvaluateOptions } from '../evaluate/evaluate.js';
 import { renderIncidents } from '../render/terminal-incidents.js';
 import { outputFormat, parseFlags } from './args.js';
 import type { Command } from './io.js';
@@ -33,6 +33,15 @@ export interface EvalSettings {
   stuckAfterMs?: number;
   driverDaemonSets: DriverDaemonSets;
   format: string;
+}
+
+/** The evaluation options EVAL_FLAGS ask for. */
+export function evaluateOptions(s: EvalSettings): EvaluateOptions {
+  return {
+    now: s.now,
+    driverDaemonSets: s.driverDaemonSets,
+    ...(s.stuckAfterMs !== undefined ? { config: { stuckAfterMs: s.stuckAfterMs } } : {}),
+  };
 }
 
 /** Validates EVAL_FLAGS values; throws RwxError('USAGE') naming the bad flag. */
@@ -80,11 +89,7 @@ export const run: Command = async (argv, io) => {
   const s = evalSettings(values);
   const { snapshot } = await loadSource(values, io);
   const index = ClusterIndex.fromSnapshot(snapshot);
-  const { incidents } = scanIndex(index, {
-    now: s.now,
-    driverDaemonSets: s.driverDaemonSets,
-    ...(s.stuckAfterMs !== undefined ? { config: { stuckAfterMs: s.stuckAfterMs } } : {}),
-  });
+  const { incidents } = evaluate(index, evaluateOptions(s));
   if (s.format === 'json')
     io.stdout.write(`${JSON.stringify({ evaluatedAt: new Date(s.now).toISOString(), incidents }, null, 2)}\n`);
   else io.stdout.write(renderIncidents(incidents));

@@ -4,7 +4,7 @@
 // only listed. Never throws: failures become a short, honest reply.
 import type { Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import type { DrainAdvice, Incident } from '../domain/incident.js';
+import type { Evaluation } from '../evaluate/evaluate.js';
 import { isRwxError, toRwxError } from '../errors.js';
 import type { TriageOptions, TriageReport } from '../triage/types.js';
 import { untrusted } from './escape.js';
@@ -23,10 +23,11 @@ export interface CommandServices {
   cluster: { index(): ClusterIndex };
   /** The triage engine (src/triage). */
   triage(index: ClusterIndex, opts: TriageOptions): TriageReport;
-  /** The current correlated incidents for this cluster view (detectors + correlator, src/correlate). */
-  incidents(index: ClusterIndex, now: number): Incident[];
-  /** Drain advice for one node (src/advise/drain.ts); throws RwxError NOT_FOUND for an unknown node. */
-  adviseDrain(index: ClusterIndex, incidents: Incident[], node: string, now: number): DrainAdvice;
+  /**
+   * One evaluation of this cluster view (src/evaluate: detect -> correlate -> advise): the incidents, and drain
+   * advice for a node (throws RwxError NOT_FOUND for an unknown node).
+   */
+  evaluate(index: ClusterIndex, now: number): Pick<Evaluation, 'incidents' | 'drain'>;
   /** Open incidents from the incident store, for /rwx status. */
   openIncidents(): Promise<OpenIncident[]>;
 }
@@ -60,9 +61,9 @@ function drain(node: string, pub: boolean, svc: CommandServices): CommandReply {
   // When nodes are readable, an absent Node is known to be unknown; otherwise the advice decides.
   if (index.readable('nodes') && index.get('nodes', node) === undefined) return renderUnknownNode(node, pub);
   const now = svc.clock.now();
-  const incidents = svc.incidents(index, now);
+  const { incidents, drain } = svc.evaluate(index, now);
   try {
-    return renderDrain(svc.adviseDrain(index, incidents, node, now), incidents, pub);
+    return renderDrain(drain(node), incidents, pub);
   } catch (e) {
     if (isRwxError(e, 'NOT_FOUND')) return renderUnknownNode(node, pub);
     throw e;

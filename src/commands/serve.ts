@@ -2,9 +2,8 @@
 // composition adds one hook to createSlackApp. The handlers read the watcher's ClusterIndex (never the API), run
 // the same detectors and correlator the pipeline runs (with the configured thresholds), and list incident records.
 import type { Redis } from 'ioredis';
-import { adviseDrain } from '../advise/drain.js';
 import type { Config } from '../config/schema.js';
-import { scanIndex } from '../correlate/pipeline.js';
+import { evaluate } from '../evaluate/evaluate.js';
 import type { Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import { RedisIncidentStore } from '../store/redis-store.js';
@@ -43,14 +42,12 @@ export function serveServices(o: Pick<ServeCommandsOptions, 'config' | 'index' |
     clock: o.clock,
     cluster: { index: o.index },
     triage,
-    incidents: (index, now) =>
-      scanIndex(index, {
+    evaluate: (index, now) =>
+      evaluate(index, {
         now,
         config: { stuckAfterMs: t.stuckAfterMs, cronJobGraceMs: t.cronJobGraceMs },
         driverDaemonSets,
-      }).incidents,
-    adviseDrain: (index, incidents, node, now) =>
-      adviseDrain(index, incidents, node, now, { staleAfterMs: t.stuckAfterMs }),
+      }),
     openIncidents: openIncidentsFromStore(new RedisIncidentStore(o.redis, o.config.redis.prefix)),
   };
 }

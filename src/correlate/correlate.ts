@@ -1,12 +1,10 @@
 // The correlator: findings in, incidents out. Pure (reads the cluster cache, never the API) and linear in the
 // findings plus the plugin pods and nodes it examines. Grouping rules are in group.ts, the rollout test in
-// rollout.ts, the words in explain.ts, next steps and drain advice in src/advise.
+// rollout.ts, the words in explain.ts. Next steps and drain advice are src/advise's, filled in by src/evaluate.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { Finding } from '../domain/findings.js';
 import type { Incident, PluginOnNode, Verdict } from '../domain/incident.js';
 import type { DaemonSet } from '../domain/objects.js';
-import { adviseDrain } from '../advise/drain.js';
-import { nextSteps } from '../advise/next-steps.js';
 import { incidentText } from './explain.js';
 import { driverOf, groupFindings, type Draft } from './group.js';
 import { nodeRows, workloadRows } from './members.js';
@@ -88,27 +86,18 @@ function toIncident(
     inc.revision = d.rollout.evidence.newRevision;
   }
   if (d.node) inc.node = d.node;
-  inc.nextSteps = nextSteps(index, inc);
   return inc;
 }
 
-/** Correlates findings into incidents (FOLLOWS_ROLLOUT first), each with drain advice for its nodes with stuck pods. */
+/**
+ * Correlates findings into incidents (FOLLOWS_ROLLOUT first). Their `drain` and `nextSteps` are left empty: advice
+ * is the next stage's (src/evaluate runs detect -> correlate -> advise).
+ */
 export function correlate(index: ClusterIndex, findings: readonly Finding[], opts: CorrelateOptions): Incident[] {
   const overrides = opts.driverDaemonSets ?? {};
   const matches = matchPluginDaemonSets(index, overrides);
   const plugins = new Map([...matches].map(([driver, m]) => [driver, m.daemonSet]));
-  const incidents = groupFindings(index, findings, plugins)
+  return groupFindings(index, findings, plugins)
     .map((d) => toIncident(index, d, plugins, matches, opts.now))
     .sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || a.key.localeCompare(b.key));
-  for (const inc of incidents) {
-    for (const n of inc.nodes) {
-      if (n.stuckPods.length === 0 || n.node === '(unscheduled)') continue;
-      try {
-        inc.drain.push(adviseDrain(index, incidents, n.node, opts.now));
-      } catch {
-        // A node the cache no longer knows gets no advice rather than failing the whole pass.
-      }
-    }
-  }
-  return incidents;
 }

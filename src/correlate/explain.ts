@@ -8,7 +8,7 @@ import type { Draft } from './group.js';
 import { driverOf } from './group.js';
 import { memberKey } from './members.js';
 import { controllerOf } from '../domain/refs.js';
-import { nameList } from '../advise/next-steps.js';
+import { nameList } from '../domain/names.js';
 
 /** Title, summary and explanations of a draft. */
 export interface IncidentText {

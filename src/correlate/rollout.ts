@@ -167,6 +167,8 @@ export function analyzeRollout(
   if (previousRevision !== undefined) evidence.previousRevision = previousRevision;
   if (rolloutStart !== undefined) evidence.rolloutStart = new Date(rolloutStart).toISOString();
   if (rolledBack) evidence.rolledBack = true;
+  const replacing = [...plugins].filter(([, p]) => p.metadata?.deletionTimestamp).map(([node]) => node);
+  if (replacing.length > 0) evidence.nodesReplacing = replacing.sort();
   if (recovering.size > 0)
     evidence.recoveringPods = [...recovering].map((f) => `${f.pod.namespace}/${f.pod.name}`).sort();
   return { evidence, fits, plugins, revisionByNode, recovering, rolledBack, complete, runningBeforeOnNew };

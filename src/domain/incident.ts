@@ -54,6 +54,8 @@ export interface RolloutEvidence {
   counts: RolloutCounts;
   /** Nodes already on the new revision: cordon these while rolling back. */
   nodesOnNewRevision: string[];
+  /** Nodes whose plugin pod is being deleted with no replacement yet: the rollout reaches them next. */
+  nodesReplacing?: string[];
   diff: TemplateChange[];
   /** The DaemonSet was rolled back off the new revision (`rollout undo` renumbered an older one): do not undo again. */
   rolledBack?: boolean;

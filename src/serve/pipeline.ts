@@ -1,5 +1,5 @@
-// The watch pipeline: dirty keys -> per-pod / per-CronJob detection -> correlation over current findings ->
-// incidents handed to the notifier. Workers read the cache and never mutate it (sample-controller).
+// The watch pipeline: dirty keys -> per-pod / per-CronJob detection -> evaluation (correlation and advice) over
+// the current findings -> incidents handed to the notifier. Workers read the cache and never mutate it (sample-controller).
 //
 // Cost: a pod event costs one detectPod. Only candidates (pods not Running/Succeeded/Failed, or terminating) can
 // become stuck by time alone; they and the CronJobs are re-evaluated on tick(), so a pod crossing stuckAfter with
@@ -17,7 +17,8 @@ import type { WorkQueue } from '../watch/work-queue.js';
 export interface Stages {
   detectPod(index: ClusterIndex, pod: Pod, now: number): StuckPodFinding[];
   detectCronJob(index: ClusterIndex, cj: CronJob, now: number): CronJobFinding | undefined;
-  correlate(index: ClusterIndex, findings: Finding[], now: number): Incident[];
+  /** Correlates and advises (src/evaluate): incidents with their next steps and drain advice. */
+  evaluate(index: ClusterIndex, findings: Finding[], now: number): Incident[];
 }
 
 /** Where incidents go (the notifier). Called with the full current set; an incident absent from it has resolved. */
@@ -139,7 +140,7 @@ export class Pipeline {
         do {
           this.again = false;
           this.dirty = false;
-          this.incidents = this.keepFiring(this.stages.correlate(this.index, [...this.findings.values()], now), now);
+          this.incidents = this.keepFiring(this.stages.evaluate(this.index, [...this.findings.values()], now), now);
           this.report();
           await this.sink.submit(this.incidents, now);
         } while (this.again && this.dirty);

@@ -1,4 +1,4 @@
-// The pure stages bound to the configuration: the detector registry and the correlator, as the pipeline calls
+// The pure stages bound to the configuration: the detector registry and the evaluation, as the pipeline calls
 // them, plus what the notifier asks when an incident clears: which pods recovered on their own, which were deleted
 // (re-test those), whether each missed CronJob has completed a run since.
 import type { ClusterIndex } from '../domain/cluster-index.js';
@@ -7,9 +7,9 @@ import type { IncidentHistory } from '../domain/history.js';
 import type { CronJob } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
 import { parseSchedule } from '../detect/cron-schedule.js';
-import { correlate } from '../correlate/correlate.js';
 import { detectContext } from '../detect/config.js';
 import { detectCronJob, detectPod } from '../detect/registry.js';
+import { evaluateFindings } from '../evaluate/evaluate.js';
 import type { ResolutionFacts } from '../domain/resolution.js';
 import type { Stages } from './pipeline.js';
 
@@ -20,7 +20,7 @@ export interface StageConfig {
   driverDaemonSets: Readonly<Record<string, NsName>>;
 }
 
-/** The real detectors and correlator with `cfg` applied. */
+/** The real detectors and evaluation (correlate, then advise) with `cfg` applied. */
 export function realStages(cfg: StageConfig): Stages {
   const detect = { stuckAfterMs: cfg.stuckAfterMs, cronJobGraceMs: cfg.cronJobGraceMs };
   const driverDaemonSets = Object.fromEntries(
@@ -29,7 +29,8 @@ export function realStages(cfg: StageConfig): Stages {
   return {
     detectPod: (index, pod, now) => detectPod(index, pod, detectContext(now, detect)),
     detectCronJob: (index, cj, now) => detectCronJob(index, cj, detectContext(now, detect)),
-    correlate: (index, findings, now) => correlate(index, findings, { now, driverDaemonSets }),
+    evaluate: (index, findings, now) =>
+      evaluateFindings(index, findings, { now, config: detect, driverDaemonSets }).incidents,
   };
 }
 

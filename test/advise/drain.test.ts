@@ -4,13 +4,13 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { DrainAdvice } from '../../src/domain/incident.js';
 import { isRwxError } from '../../src/errors.js';
 import { adviseDrain, staleAttachments } from '../../src/advise/drain.js';
-import { scanIndex } from '../../src/correlate/pipeline.js';
+import { evaluate } from '../../src/evaluate/evaluate.js';
 import { ago, attachment, claim, DAY, event, MIN, NOW, pod, snapshotOf } from '../detect/builders.js';
 import { miniCluster } from '../correlate/mini-cluster.js';
 import { seedObjects } from '../correlate/seed-fixture.js';
 
 function advise(index: ClusterIndex, node: string): DrainAdvice {
-  return adviseDrain(index, scanIndex(index, { now: NOW }).incidents, node, NOW);
+  return adviseDrain(index, evaluate(index, { now: NOW }).incidents, node, NOW);
 }
 
 describe('adviseDrain on the seed', () => {

@@ -24,10 +24,12 @@ function services(over: Partial<CommandServices> = {}): CommandServices {
     clock: systemClock,
     cluster: { index: () => index },
     triage: () => report([claim('platform', 'data-postgres-2', 'MOUNT_FAILED'), claim('search', 'index', 'OK')]),
-    incidents: () => [],
-    adviseDrain: (_i, _inc, node) => {
-      throw new RwxError('NOT_FOUND', `node ${node} not found`);
-    },
+    evaluate: () => ({
+      incidents: [],
+      drain: (node) => {
+        throw new RwxError('NOT_FOUND', `node ${node} not found`);
+      },
+    }),
     openIncidents: async () => [],
     ...over,
   };

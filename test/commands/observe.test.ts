@@ -18,10 +18,12 @@ const services: CommandServices = {
   triage: () => {
     throw new RwxError('KUBE_API', 'the cache is not synced');
   },
-  incidents: () => [],
-  adviseDrain: (_i, _inc, node) => {
-    throw new RwxError('NOT_FOUND', `node ${node} not found`);
-  },
+  evaluate: () => ({
+    incidents: [],
+    drain: (node) => {
+      throw new RwxError('NOT_FOUND', `node ${node} not found`);
+    },
+  }),
   openIncidents: async () => [],
 };
 

@@ -3,8 +3,7 @@
 // exactly what the bot's watchers keep; the engines are the real triage, detectors, correlator and drain advice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCommand, runCommand, type CommandServices } from '../../src/commands/index.js';
-import { adviseDrain } from '../../src/advise/drain.js';
-import { scanIndex } from '../../src/correlate/pipeline.js';
+import { evaluate } from '../../src/evaluate/evaluate.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { triage } from '../../src/triage/index.js';
@@ -27,8 +26,7 @@ async function seedServices(): Promise<CommandServices> {
     clock,
     cluster: { index: () => index },
     triage,
-    incidents: (idx, now) => scanIndex(idx, { now }).incidents,
-    adviseDrain,
+    evaluate: (idx, now) => evaluate(idx, { now }),
     openIncidents: async () => [],
   };
 }
@@ -42,8 +40,8 @@ describe('/rwx drain on the propagation-loss scenario', () => {
     // The counts shown are the correlator's, and they have the seed's shape: every stuck mount on revision 2,
     // none on revision 1 (the scenario file decides the exact numbers; it is still being tuned).
     const rollout = svc
-      .incidents(svc.cluster.index(), svc.clock.now())
-      .find((i) => i.verdict === 'FOLLOWS_ROLLOUT')?.rollout;
+      .evaluate(svc.cluster.index(), svc.clock.now())
+      .incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT')?.rollout;
     expect(rollout?.counts.newStuck).toBeGreaterThan(0);
     expect(rollout?.counts.oldStuck).toBe(0);
     expect(rollout?.nodesOnNewRevision).toContain('node-19');
@@ -58,7 +56,7 @@ describe('/rwx drain on the propagation-loss scenario', () => {
 
   it('node-02 (revision 1, no stuck pods): OK', async () => {
     const svc = await seedServices();
-    const incidents = svc.incidents(svc.cluster.index(), svc.clock.now());
+    const { incidents } = svc.evaluate(svc.cluster.index(), svc.clock.now());
     expect(incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT')?.rollout?.nodesOnNewRevision).not.toContain(
       'node-02',
     );

@@ -17,10 +17,12 @@ function services(): CommandServices {
     triage: () => {
       throw new RwxError('INTERNAL', 'not used');
     },
-    incidents: () => [],
-    adviseDrain: () => {
-      throw new RwxError('INTERNAL', 'not used');
-    },
+    evaluate: () => ({
+      incidents: [],
+      drain: () => {
+        throw new RwxError('INTERNAL', 'not used');
+      },
+    }),
     openIncidents: async () => [
       { key: 'node/node-7', title: 'node-7', verdict: 'FOLLOWS_NODE', channel: 'C0INC', threadTs: '1764000001.000001' },
     ],

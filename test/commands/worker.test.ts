@@ -30,10 +30,12 @@ function services(over: Partial<CommandServices> = {}): CommandServices {
     clock: new ManualClock(NOW),
     cluster: { index: () => index },
     triage: () => report(Array.from({ length: 25 }, (_, i) => claim('ns', `c${i}`, 'MOUNT_FAILED'))),
-    incidents: () => [],
-    adviseDrain: () => {
-      throw new RwxError('NOT_FOUND', 'no');
-    },
+    evaluate: () => ({
+      incidents: [],
+      drain: () => {
+        throw new RwxError('NOT_FOUND', 'no');
+      },
+    }),
     openIncidents: async () => [],
     ...over,
   };

@@ -2,12 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Incident } from '../../src/domain/incident.js';
-import { scanIndex } from '../../src/correlate/pipeline.js';
+import { evaluate } from '../../src/evaluate/evaluate.js';
 import { cronJob, DAY, MIN, NOW, snapshotOf } from '../detect/builders.js';
 import { miniCluster, type MiniOpts } from './mini-cluster.js';
 import { seedObjects, UPDATED } from './seed-fixture.js';
 
-const scan = (index: ClusterIndex): Incident[] => scanIndex(index, { now: NOW }).incidents;
+const scan = (index: ClusterIndex): Incident[] => evaluate(index, { now: NOW }).incidents;
 const summary = (incs: Incident[]) => incs.map((i) => [i.key, i.verdict, i.pods.map((p) => p.pod.name).sort()]);
 
 describe('the seed incident', () => {

@@ -15,7 +15,7 @@ import {
   type DriverDaemonSets,
 } from '../../src/correlate/plugin-finder.js';
 import { driverToken, nameTokens } from '../../src/correlate/plugin-match.js';
-import { scanIndex } from '../../src/correlate/pipeline.js';
+import { evaluate } from '../../src/evaluate/evaluate.js';
 import {
   ago,
   claim,
@@ -435,7 +435,7 @@ describe('the correlator sees an nfs rollout without an override', () => {
     }
     return indexOf(out);
   }
-  const verdicts = (index: ClusterIndex) => scanIndex(index, { now: NOW }).incidents.map((i) => [i.key, i.verdict]);
+  const verdicts = (index: ClusterIndex) => evaluate(index, { now: NOW }).incidents.map((i) => [i.key, i.verdict]);
 
   it('with the CSIDriver: FOLLOWS_ROLLOUT of csi-nfs-node revision 2', () => {
     expect(verdicts(nfsRollout([csiDriver('nfs.csi.k8s.io')]))).toEqual([
@@ -444,7 +444,7 @@ describe('the correlator sees an nfs rollout without an override', () => {
   });
 
   it('says the plugin was found by elimination, and how to override it', () => {
-    const [inc] = scanIndex(nfsRollout([csiDriver('nfs.csi.k8s.io')]), { now: NOW }).incidents;
+    const [inc] = evaluate(nfsRollout([csiDriver('nfs.csi.k8s.io')]), { now: NOW }).incidents;
     expect(inc?.explanations?.at(-1)).toBe(
       'Node plugin kube-system/csi-nfs-node of nfs.csi.k8s.io found by elimination: it is the only node plugin ' +
         'DaemonSet that names no known driver, and nfs.csi.k8s.io the only known driver without one; if that is wrong, set ' +

@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Incident } from '../../src/domain/incident.js';
 import type { Pod } from '../../src/domain/objects.js';
-import { scanIndex } from '../../src/correlate/pipeline.js';
+import { evaluate } from '../../src/evaluate/evaluate.js';
 import { ago, MIN, NOW } from '../detect/builders.js';
 import { SIM_START, testSim, simSnapshot } from '../support/sim.js';
 import { miniCluster, type Placed } from './mini-cluster.js';
 
-const scan = (index: ClusterIndex): Incident[] => scanIndex(index, { now: NOW }).incidents;
+const scan = (index: ClusterIndex): Incident[] => evaluate(index, { now: NOW }).incidents;
 const summary = (incs: Incident[]) => incs.map((i) => [i.key, i.verdict, i.pods.map((p) => p.pod.name).sort()]);
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
 
@@ -138,7 +138,7 @@ describe('propagation-loss timeline through the rollback', () => {
     let last = 0;
     for (let t = 0; t <= 30 * 60_000; t += 15_000) {
       if (t > 0) await sim.advance(15_000);
-      const { findings, incidents } = scanIndex(ClusterIndex.fromSnapshot(simSnapshot(sim)), { now: sim.now() });
+      const { findings, incidents } = evaluate(ClusterIndex.fromSnapshot(simSnapshot(sim)), { now: sim.now() });
       const storage = findings
         .flatMap((f) =>
           f.kind !== 'cronjob-missed' && f.cause === 'storage' ? [`${f.pod.namespace}/${f.pod.name}`] : [],

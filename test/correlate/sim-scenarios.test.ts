@@ -6,7 +6,7 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { simSnapshot } from '../support/sim.js';
 import { adviseDrain } from '../../src/advise/drain.js';
-import { scanIndex } from '../../src/correlate/pipeline.js';
+import { evaluate } from '../../src/evaluate/evaluate.js';
 
 /** 09:15 on the seed's morning: the scenario's offset 0. */
 const T0 = Date.parse('2026-11-30T09:15:00Z');
@@ -22,7 +22,7 @@ describe('propagation-loss scenario', () => {
 
   it('yields exactly one FOLLOWS_ROLLOUT incident for ebs-csi-node@2 with postgres-2, the search pods and the backup', () => {
     const index = ClusterIndex.fromSnapshot(simSnapshot(sim));
-    const { incidents } = scanIndex(index, { now: sim.now() });
+    const { incidents } = evaluate(index, { now: sim.now() });
     expect(incidents.map((i) => [i.key, i.verdict])).toEqual([
       ['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT'],
     ]);
@@ -37,7 +37,7 @@ describe('propagation-loss scenario', () => {
 
   it('drain-check: node-19 is BLOCK, a revision-1 node with no stuck pods is OK', () => {
     const index = ClusterIndex.fromSnapshot(simSnapshot(sim));
-    const { incidents } = scanIndex(index, { now: sim.now() });
+    const { incidents } = evaluate(index, { now: sim.now() });
     expect(adviseDrain(index, incidents, 'node-19', sim.now()).decision).toBe('BLOCK');
     const inc = incidents[0]!;
     const stuckNodes = new Set(inc.nodes.filter((n) => n.stuckPods.length > 0).map((n) => n.node));
@@ -47,7 +47,7 @@ describe('propagation-loss scenario', () => {
 
   it('mid-rollback (revision 1 restored as 3) the incident keeps its key and counts the restored nodes as old', async () => {
     await sim.advance(14 * 60_000);
-    const { incidents } = scanIndex(ClusterIndex.fromSnapshot(simSnapshot(sim)), { now: sim.now() });
+    const { incidents } = evaluate(ClusterIndex.fromSnapshot(simSnapshot(sim)), { now: sim.now() });
     const inc = incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT');
     expect([
       inc?.key,
@@ -60,7 +60,7 @@ describe('propagation-loss scenario', () => {
 
   it('once the rollback has reached every node the stuck pods recover and the backup runs: no incident', async () => {
     await sim.advance(8 * 60_000); // t+22m
-    const { incidents } = scanIndex(ClusterIndex.fromSnapshot(simSnapshot(sim)), { now: sim.now() });
+    const { incidents } = evaluate(ClusterIndex.fromSnapshot(simSnapshot(sim)), { now: sim.now() });
     expect(incidents).toEqual([]);
   });
 });
@@ -70,7 +70,7 @@ async function scanScenario(file: string, afterMs = 0) {
   const sim = await startSimulator({ scenario: file, clock: new ManualClock(T0) });
   try {
     if (afterMs > 0) await sim.advance(afterMs);
-    return scanIndex(ClusterIndex.fromSnapshot(simSnapshot(sim)), { now: sim.now() }).incidents;
+    return evaluate(ClusterIndex.fromSnapshot(simSnapshot(sim)), { now: sim.now() }).incidents;
   } finally {
     await sim.stop();
   }

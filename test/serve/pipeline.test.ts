@@ -43,7 +43,7 @@ function setup() {
     },
     detectCronJob: (index, cj, now) => detectCronJob(index, cj, detectContext(now)),
     // One pseudo-incident per finding: the pipeline's contract does not depend on the correlator's grouping.
-    correlate: (_index, findings: Finding[]) => findings.map((f) => ({ key: f.key }) as Incident),
+    evaluate: (_index, findings: Finding[]) => findings.map((f) => ({ key: f.key }) as Incident),
   };
   const submitted: string[][] = [];
   const sink = { submit: async (incidents: Incident[]) => void submitted.push(incidents.map((i) => i.key)) };
@@ -130,7 +130,7 @@ describe('Pipeline keep-firing', () => {
     const stages: Stages = {
       detectPod: () => [],
       detectCronJob: () => undefined,
-      correlate: () => next.map((key) => ({ key }) as Incident),
+      evaluate: () => next.map((key) => ({ key }) as Incident),
     };
     const pipeline = new Pipeline(
       watcher.index,

@@ -1,0 +1,67 @@
+// One evaluation: detect -> correlate -> advise, over a cluster cache. Every caller that turns a cache into
+// incidents and advice (the serve pipeline, `rwx scan`, `rwx drain-check`, `/rwx drain`, the demo) comes through
+// here, so the thread, the slash command and the CLI give the same advice for the same cache.
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { Finding } from '../domain/findings.js';
+import type { DrainAdvice, Incident } from '../domain/incident.js';
+import { DEFAULT_DETECT_CONFIG, type DetectConfig } from '../detect/config.js';
+import { detectAll } from '../detect/registry.js';
+import { correlate } from '../correlate/correlate.js';
+import type { DriverDaemonSets } from '../correlate/plugin-finder.js';
+import { drainAdvisor } from '../advise/drain.js';
+import { nextSteps } from '../advise/next-steps.js';
+
+/** Options of one evaluation. */
+export interface EvaluateOptions {
+  /** Evaluation time, epoch ms. */
+  now: number;
+  /** Detector thresholds over DEFAULT_DETECT_CONFIG; `stuckAfterMs` also bounds how long an attachment may look stale. */
+  config?: Partial<DetectConfig>;
+  /** Operator override: driver -> "namespace/name" of its node plugin DaemonSet. */
+  driverDaemonSets?: DriverDaemonSets;
+}
+
+/** What one evaluation found and advises. */
+export interface Evaluation {
+  findings: Finding[];
+  /** Incidents with their next steps and drain advice for every node holding a stuck pod. */
+  incidents: Incident[];
+  /** Drain advice for any node, on these incidents; throws RwxError('NOT_FOUND') for a node the cache lacks. */
+  drain(node: string): DrainAdvice;
+}
+
+/** Runs every detector over the cache, then correlates and advises; linear in the cache's size. */
+export function evaluate(index: ClusterIndex, opts: EvaluateOptions): Evaluation {
+  const findings = detectAll(index, { now: opts.now, config: { ...DEFAULT_DETECT_CONFIG, ...opts.config } });
+  return { findings, ...evaluateFindings(index, findings, opts) };
+}
+
+/**
+ * Correlates and advises over findings already detected (the serve pipeline detects per object as events arrive).
+ * Fills each incident's next steps, and its drain advice for each node with stuck pods.
+ */
+export function evaluateFindings(
+  index: ClusterIndex,
+  findings: readonly Finding[],
+  opts: EvaluateOptions,
+): Omit<Evaluation, 'findings'> {
+  const incidents = correlate(index, findings, {
+    now: opts.now,
+    ...(opts.driverDaemonSets ? { driverDaemonSets: opts.driverDaemonSets } : {}),
+  });
+  const drain = drainAdvisor(index, incidents, opts.now, {
+    staleAfterMs: opts.config?.stuckAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs,
+  });
+  for (const inc of incidents) {
+    inc.nextSteps = nextSteps(index, inc);
+    for (const n of inc.nodes) {
+      if (n.stuckPods.length === 0 || n.node === '(unscheduled)') continue;
+      try {
+        inc.drain.push(drain(n.node));
+      } catch {
+        // A node the cache no longer knows gets no advice rather than failing the whole pass.
+      }
+    }
+  }
+  return { incidents, drain };
+}
