@@ -3,7 +3,7 @@
 import type { MountEntry } from './mountinfo.js';
 import { analyzePropagation, type NamespaceInput } from './propagation.js';
 import { normalizeDir } from './paths.js';
-import { REPORT_KIND, REPORT_SCHEMA_VERSION, type AgentReport } from './report.js';
+import { REPORT_KIND, REPORT_SCHEMA_VERSION, type AgentReport } from '../domain/node-report.js';
 import { analyzeOptions, analyzeStaged, VolumeIndex, type DiskScan } from './staged.js';
 
 /** Everything the reader found on one node. */

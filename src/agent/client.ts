@@ -2,7 +2,8 @@
 // size cap, and validate it against the report schema. Every failure is an RwxError with a code, so callers can
 // say "the proof is unavailable because ..." without reading message text.
 import { RwxError } from '../errors.js';
-import { REPORT_KIND, REPORT_SCHEMA_VERSION, reportSchema, type AgentReport } from './report.js';
+import { REPORT_KIND, REPORT_SCHEMA_VERSION, type AgentReport } from '../domain/node-report.js';
+import { reportSchema } from './report.js';
 
 /** Default time allowed for one /report request (connect, scan, transfer). */
 export const REPORT_TIMEOUT_MS = 5000;

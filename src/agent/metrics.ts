@@ -1,7 +1,7 @@
 // The agent's Prometheus metrics, on a registry of its own, set from each report. Names follow the Prometheus
 // conventions `promtool check metrics` enforces: snake_case, base units, _total only on counters.
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { AgentReport } from './report.js';
+import type { AgentReport } from '../domain/node-report.js';
 
 const PROPAGATION = ['ok', 'lost', 'unknown'] as const;
 const STAGE_STATES = ['IN_USE', 'ORPHANED', 'LEFTOVER_DIR', 'HIDDEN'] as const;

@@ -1,6 +1,7 @@
 // The mount options that decide how a network filesystem behaves when its server pauses, read out of mountinfo.
 // Pure. A node mounting soft while the rest mount hard returns I/O errors on that node alone during a brief
 // server pause, while every other node waits and recovers: the options are evidence, so they are kept exactly.
+import type { KeyOptions } from '../domain/node-report.js';
 
 /** Filesystem types whose client behaviour depends on mount options (network and cluster filesystems). */
 const NETWORK_FSTYPES = new Set(['nfs', 'nfs4', 'cifs', 'smb3', 'ceph', 'glusterfs', 'lustre', '9p', 'gpfs']);
@@ -8,23 +9,6 @@ const NETWORK_FSTYPES = new Set(['nfs', 'nfs4', 'cifs', 'smb3', 'ceph', 'gluster
 /** Whether `fstype` is a network filesystem (FUSE clients of network filesystems included). */
 export function isNetworkFs(fstype: string): boolean {
   return NETWORK_FSTYPES.has(fstype) || fstype.startsWith('fuse.');
-}
-
-/** The options compared across nodes; undefined when the mount does not state one (the client default applies). */
-export interface KeyOptions {
-  /** Protocol version: NFS vers=, SMB vers=. */
-  vers?: string;
-  /** hard, soft or softerr: what the client does when the server stops answering. */
-  recovery?: string;
-  timeo?: string;
-  retrans?: string;
-  /** Attribute caching: actimeo=N, or the ac* options the kernel shows instead ("acregmin=3,acdirmax=60"), or noac. */
-  actimeo?: string;
-  /** lock, nolock, or local_lock=...; NFSv4 locks through the protocol and shows only local_lock. */
-  lock?: string;
-  proto?: string;
-  /** ro when the mount is read-only, else rw. */
-  access: 'ro' | 'rw';
 }
 
 /** The key options of a mount from its per-mount and per-superblock options. */
@@ -62,8 +46,3 @@ export function keyOptions(
   if (local !== undefined) out.lock = out.lock ? `${out.lock},local_lock=${local}` : `local_lock=${local}`;
   return out;
 }
-
-/** The options compared across nodes, in the order they are shown. */
-export const COMPARED_OPTIONS = ['recovery', 'vers', 'timeo', 'actimeo', 'lock'] as const;
-/** One of COMPARED_OPTIONS. */
-export type ComparedOption = (typeof COMPARED_OPTIONS)[number];

@@ -4,7 +4,7 @@
 // mount nobody who needs it can see: the proof that propagation is lost.
 import type { MountEntry } from './mountinfo.js';
 import { csiPathOf, under } from './paths.js';
-import type { MountRef, NamespaceReport, ProcessRef, PropagationReport } from './report.js';
+import type { MountRef, NamespaceReport, ProcessRef, PropagationReport } from '../domain/node-report.js';
 
 /** The host namespace's mounts, indexed by mount point (the last mount at a point is the one on top). */
 export class HostView {

@@ -1,13 +1,9 @@
-// The node report: what `rwx agent` serves on /report and prints with --once -o json, and what the bot reads.
-// One zod schema is the definition; the TypeScript types are inferred from it, so the agent that writes a report
-// and the client that validates one cannot disagree. Unknown fields are dropped when parsing (a newer agent may
-// add some); a change that removes or re-means a field bumps REPORT_SCHEMA_VERSION.
+// The node report's zod schema: how the bot validates a report at the boundary (client.ts) and how the agent's
+// tests check what it writes. The types live in src/domain/node-report.ts; the assertion at the end fails to
+// compile when this schema and those types describe different reports. Unknown fields are dropped when parsing
+// (a newer agent may add some).
 import { z } from 'zod';
-
-/** The report schema this code writes and reads. */
-export const REPORT_SCHEMA_VERSION = 1;
-/** The `kind` every report carries. */
-export const REPORT_KIND = 'RwxAgentReport';
+import { REPORT_KIND, type AgentReport } from '../domain/node-report.js';
 
 const csiPath = z.union([
   z.object({ kind: z.literal('stage'), layout: z.literal('sha'), driver: z.string(), sha: z.string() }),
@@ -132,22 +128,8 @@ export const reportSchema = z.object({
   problems: z.array(z.string()),
 });
 
-/** A node report. */
-export type AgentReport = z.infer<typeof reportSchema>;
-/** A mount under the kubelet dir, as reported. */
-export type MountRef = z.infer<typeof mountRef>;
-/** A process, as reported. */
-export type ProcessRef = z.infer<typeof processRef>;
-/** One mount namespace, as reported. */
-export type NamespaceReport = z.infer<typeof namespaceReport>;
-/** The propagation section. */
-export type PropagationReport = z.infer<typeof propagation>;
-/** One staged volume. */
-export type StagedVolume = z.infer<typeof stagedVolume>;
-/** The staged volumes section. */
-export type StagedReport = z.infer<typeof staged>;
-/** The options of one network volume on this node. */
-export type VolumeOptions = z.infer<typeof volumeOptions>;
-
-/** How many processes a namespace lists (the count is always complete). */
-export const PROCESSES_LISTED = 10;
+/** True when A and B are the same type, field for field, optional fields included (not mere assignability). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** Compile-time check: the schema parses exactly the domain's AgentReport. */
+const schemaMatchesDomain: Same<z.infer<typeof reportSchema>, AgentReport> = true;
+void schemaMatchesDomain;

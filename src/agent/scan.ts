@@ -11,7 +11,7 @@ import { buildReport } from './build.js';
 import { parseMountinfo, type MountEntry } from './mountinfo.js';
 import { cgroupRef, normalizeDir } from './paths.js';
 import { mountsUnder, type NamespaceInput } from './propagation.js';
-import { PROCESSES_LISTED, type AgentReport, type ProcessRef } from './report.js';
+import { PROCESSES_LISTED, type AgentReport, type ProcessRef } from '../domain/node-report.js';
 import { errCode, mapLimit, PARALLEL, readText, scanKubeletDir } from './kubelet-dir.js';
 
 /** Where and what to scan. */

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../domain/clock.js';
 import type { AgentMetrics } from './metrics.js';
-import type { AgentReport } from './report.js';
+import type { AgentReport } from '../domain/node-report.js';
 
 /** Default port of the agent (the DaemonSet's containerPort "agent"). */
 export const AGENT_PORT = 9743;

@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { globalmountPath } from './paths.js';
-import { REPORT_KIND, REPORT_SCHEMA_VERSION, type AgentReport, type MountRef } from './report.js';
+import { REPORT_KIND, REPORT_SCHEMA_VERSION, type AgentReport, type MountRef } from '../domain/node-report.js';
 import { handleSha } from './staged.js';
 import { agentVersion } from './version.js';
 

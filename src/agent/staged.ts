@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { MountEntry } from './mountinfo.js';
 import { isNetworkFs, keyOptions } from './options.js';
 import { csiPathOf, globalmountPath, type CsiPath } from './paths.js';
-import type { MountRef, StagedReport, StagedVolume, VolumeOptions } from './report.js';
+import type { MountRef, StagedReport, StagedVolume, VolumeOptions } from '../domain/node-report.js';
 
 /** The kubelet's vol_data.json, the fields we read. */
 export interface VolData {

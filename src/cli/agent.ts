@@ -2,9 +2,9 @@
 import { hostname } from 'node:os';
 import { systemClock } from '../domain/clock.js';
 import { RwxError } from '../errors.js';
-import { reportNeedsAttention } from '../agent/findings.js';
+import { reportNeedsAttention } from '../detect/node-findings.js';
 import { AgentMetrics } from '../agent/metrics.js';
-import { renderReport } from '../agent/render.js';
+import { renderReport } from '../render/terminal-node.js';
 import { scanNode, type ScanOptions } from '../agent/scan.js';
 import { AGENT_PORT, agentHandler, ReportCache } from '../agent/server.js';
 import { agentVersion } from '../agent/version.js';

@@ -2,9 +2,9 @@
 // label) and fetches /report from its pod IP, or reads the report at --agent-url (a port-forward, say).
 import { RwxError } from '../errors.js';
 import { fetchReport, reportUrl, REPORT_TIMEOUT_MS } from '../agent/client.js';
-import { reportNeedsAttention } from '../agent/findings.js';
+import { reportNeedsAttention } from '../detect/node-findings.js';
 import { AGENT_SELECTOR, ENABLE_HINT, findAgentPod, nodeExists } from '../agent/locate.js';
-import { renderReport } from '../agent/render.js';
+import { renderReport } from '../render/terminal-node.js';
 import { isValidName } from '../commands/names.js';
 import { parseDuration } from '../domain/duration.js';
 import { connect } from '../kube/connect.js';

@@ -1,15 +1,11 @@
 // What the bot states from node reports, and the one wording of it. Pure table tests.
 import { describe, expect, it } from 'vitest';
-import {
-  findingText,
-  mountOptionDifferences,
-  nodeFindings,
-  reportNeedsAttention,
-  type NodeFinding,
-} from '../../src/agent/findings.js';
+import type { NodeFinding } from '../../src/domain/node-report.js';
+import { mountOptionDifferences } from '../../src/detect/mount-options.js';
+import { findingText, nodeFindings, reportNeedsAttention } from '../../src/detect/node-findings.js';
 import { buildReport } from '../../src/agent/build.js';
 import { parseMountinfo } from '../../src/agent/mountinfo.js';
-import { renderReport } from '../../src/agent/render.js';
+import { renderReport } from '../../src/render/terminal-node.js';
 import { healthyReport, lostReport, nfsVolume } from './report-fixtures.js';
 
 describe('nodeFindings', () => {

@@ -12,7 +12,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reportSchema, type AgentReport } from '../../src/agent/report.js';
+import { reportSchema } from '../../src/agent/report.js';
+import type { AgentReport } from '../../src/domain/node-report.js';
 import { toolRequired } from '../tools.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

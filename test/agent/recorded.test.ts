@@ -1,8 +1,9 @@
 // `rwx agent --once` on a recorded node (recorded-node.ts), read through --proc. Covers what real namespaces here
 // cannot: NFS mounts and their options, containers named by their cgroup path, a process that exits mid-scan.
 import { afterAll, describe, expect, it } from 'vitest';
-import { findingText, nodeFindings } from '../../src/agent/findings.js';
-import { reportSchema, type AgentReport } from '../../src/agent/report.js';
+import { findingText, nodeFindings } from '../../src/detect/node-findings.js';
+import { reportSchema } from '../../src/agent/report.js';
+import type { AgentReport } from '../../src/domain/node-report.js';
 import { rwx } from '../correlate/cli-run.js';
 import { HOST_NS, PLUGIN_NS, recordedNode, sha } from './recorded-node.js';
 

@@ -1,5 +1,10 @@
 // Small node reports for the bot-side tests (findings, client, rwx node), built field by field.
-import { REPORT_KIND, REPORT_SCHEMA_VERSION, type AgentReport, type VolumeOptions } from '../../src/agent/report.js';
+import {
+  REPORT_KIND,
+  REPORT_SCHEMA_VERSION,
+  type AgentReport,
+  type VolumeOptions,
+} from '../../src/domain/node-report.js';
 
 /** A healthy report for `node`: one plugin namespace whose CSI mounts the host sees. */
 export function healthyReport(node: string, over: Partial<AgentReport> = {}): AgentReport {

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fetchReport, reportUrl } from '../../src/agent/client.js';
 import { AgentMetrics } from '../../src/agent/metrics.js';
-import type { AgentReport } from '../../src/agent/report.js';
+import type { AgentReport } from '../../src/domain/node-report.js';
 import { agentHandler, ReportCache } from '../../src/agent/server.js';
 import { runAgent } from '../../src/cli/agent.js';
 import { ManualClock } from '../../src/domain/clock.js';

@@ -1,9 +1,9 @@
 // A node report for the terminal (`rwx node`, `rwx agent --once`): the findings first, in the bot's own words,
 // then the evidence behind them. Pure. Process names and paths come from the node (a process can name itself
 // anything), so the whole text is cleaned of control characters before it reaches a terminal.
-import { clean, table } from '../render/terminal-text.js';
-import { findingText, nodeFindings, type FindingScope } from './findings.js';
-import type { AgentReport, ProcessRef } from './report.js';
+import type { AgentReport, FindingScope, ProcessRef } from '../domain/node-report.js';
+import { findingText, nodeFindings } from '../detect/node-findings.js';
+import { clean, table } from './terminal-text.js';
 
 function proc(p: ProcessRef): string {
   const where = [p.podUid ? `pod ${p.podUid}` : '', p.containerId ? `container ${p.containerId.slice(0, 12)}` : '']

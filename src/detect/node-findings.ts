@@ -1,60 +1,23 @@
 // What the bot states from node reports: domain data, then one rendering function (findingText) that every
 // surface (the thread, triage, `rwx node`) uses, so they cannot word the same proof differently. Pure.
-import { COMPARED_OPTIONS, type ComparedOption } from './options.js';
-import type { AgentReport, MountRef, ProcessRef } from './report.js';
-
-interface Base {
-  node: string;
-  /** From a simulated agent (the demo): never evidence about a real node. */
-  simulated?: true;
-}
-
-/** One thing a node report proves, or says it cannot. */
-export type NodeFinding =
-  | (Base & {
-      kind: 'PROPAGATION_LOST';
-      kubeletDir: string;
-      driver?: string;
-      /** CSI mounts under the kubelet dir that the host cannot see. */
-      mounts: number;
-      mountPoints: string[];
-      namespaces: { id: string; processes: ProcessRef[]; plugin: boolean }[];
-    })
-  | (Base & {
-      kind: 'PROPAGATION_VISIBLE';
-      kubeletDir: string;
-      driver?: string;
-      /** CSI mounts the host has under the kubelet dir. */
-      hostMounts: number;
-      namespaces: number;
-    })
-  | (Base & { kind: 'ORPHANED_STAGE'; volume: string; driver?: string; path: string; podUids: string[] })
-  | (Base & { kind: 'PROOF_UNAVAILABLE'; check: 'propagation' | 'staged volumes' | 'mount options'; reason: string })
-  | {
-      kind: 'MOUNT_OPTIONS_DIFFER';
-      volume: string;
-      option: ComparedOption;
-      /** The minority value and the nodes that have it. */
-      value: string;
-      nodes: string[];
-      /** The most common value and how many other nodes have it. */
-      otherValue: string;
-      otherNodes: number;
-      simulated?: true;
-    };
-
-/** Which incident the findings are for: the node, and when known the driver and the node plugin's pod UID. */
-export interface FindingScope {
-  node?: string;
-  driver?: string;
-  pluginPodUid?: string;
-}
+import {
+  UNSTATED_OPTION,
+  type AgentReport,
+  type ComparedOption,
+  type FindingScope,
+  type MountRef,
+  type NodeFinding,
+  type ProcessRef,
+} from '../domain/node-report.js';
 
 const matchesDriver = (m: MountRef, driver?: string) => !driver || !m.driver || m.driver === driver;
 
 /** The findings one node report supports. */
 export function nodeFindings(report: AgentReport, scope: FindingScope = {}): NodeFinding[] {
-  const base: Base = { node: scope.node ?? report.node, ...(report.simulated ? { simulated: true as const } : {}) };
+  const base: { node: string; simulated?: true } = {
+    node: scope.node ?? report.node,
+    ...(report.simulated ? { simulated: true as const } : {}),
+  };
   const drv = scope.driver ? { driver: scope.driver } : {};
   const out: NodeFinding[] = [];
   const p = report.propagation;
@@ -118,57 +81,6 @@ function blindReason(r: AgentReport): string {
   return parts.join('; ') || 'the agent could not read every part of the node';
 }
 
-/**
- * Mount options that differ between nodes for the same volume: for each volume and compared option, every value
- * held by fewer nodes than the most common one. Reports are one per node; a node without the volume is left out.
- */
-export function mountOptionDifferences(
-  reports: readonly AgentReport[],
-  scope: { driver?: string } = {},
-): NodeFinding[] {
-  const byVolume = new Map<string, Map<string, Map<ComparedOption, string>>>();
-  const simulated = reports.some((r) => r.simulated);
-  for (const r of reports) {
-    for (const v of r.mountOptions.volumes) {
-      if (scope.driver && v.driver && v.driver !== scope.driver) continue;
-      let nodes = byVolume.get(v.volume);
-      if (!nodes) byVolume.set(v.volume, (nodes = new Map()));
-      const opts = new Map<ComparedOption, string>();
-      for (const o of COMPARED_OPTIONS) opts.set(o, v.options[o] ?? DEFAULT);
-      nodes.set(r.node, opts);
-    }
-  }
-  const out: NodeFinding[] = [];
-  for (const [volume, nodes] of [...byVolume].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    for (const option of COMPARED_OPTIONS) {
-      const byValue = new Map<string, string[]>();
-      for (const [node, opts] of nodes) {
-        const v = opts.get(option) ?? DEFAULT;
-        byValue.set(v, [...(byValue.get(v) ?? []), node]);
-      }
-      if (byValue.size < 2) continue;
-      const ranked = [...byValue].sort(([va, a], [vb, b]) => b.length - a.length || (va < vb ? -1 : 1));
-      const [otherValue, majority] = ranked[0] as [string, string[]];
-      for (const [value, held] of ranked.slice(1)) {
-        out.push({
-          kind: 'MOUNT_OPTIONS_DIFFER',
-          volume,
-          option,
-          value,
-          nodes: held.sort(),
-          otherValue,
-          otherNodes: majority.length,
-          ...(simulated ? { simulated: true as const } : {}),
-        });
-      }
-    }
-  }
-  return out;
-}
-
-/** The value compared when a mount does not state an option. */
-const DEFAULT = 'default';
-
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 function procs(ps: ProcessRef[]): string {
@@ -179,8 +91,8 @@ function procs(ps: ProcessRef[]): string {
 }
 
 function optionWords(option: ComparedOption, value: string): string {
-  if (option === 'recovery') return value === DEFAULT ? 'with the default hard/soft' : value;
-  return value === DEFAULT
+  if (option === 'recovery') return value === UNSTATED_OPTION ? 'with the default hard/soft' : value;
+  return value === UNSTATED_OPTION
     ? `without ${option} (client default)`
     : `with ${option === 'actimeo' || option === 'lock' ? value : `${option}=${value}`}`;
 }
@@ -214,6 +126,7 @@ export function findingText(f: NodeFinding): string {
       return `${sim}${f.node}: globalmount of ${what} still mounted, ${refs}`;
     }
     case 'PROOF_UNAVAILABLE':
+      if (f.check === 'report') return `${sim}${f.node}: proof unavailable: ${f.reason}`;
       return `${sim}${f.node}: the agent could not check ${f.check}, so nothing is proven either way: ${f.reason}`;
     case 'MOUNT_OPTIONS_DIFFER': {
       const who = f.nodes.length === 1 ? `${f.nodes[0]} mounts` : `${f.nodes.join(', ')} mount`;
