@@ -1,9 +1,9 @@
 // Escaping and shortening for everything shown in Slack. escapeSlack is the project's one escaper
 // (src/render/escape.ts); this adds what slash commands need on top: decoding the entities Slack puts in command
 // text, and code-point-safe shortening of untrusted text before it is escaped.
-import { escapeSlack } from '../render/escape.js';
+import { escapeSlack, stripUnsafe } from '../render/escape.js';
 
-export { escapeSlack };
+export { escapeSlack, stripUnsafe };
 
 /** Decodes the three entities Slack encodes in slash-command text, so parsing sees what the user typed. */
 export function decodeSlackEntities(s: string): string {

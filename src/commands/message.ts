@@ -1,7 +1,7 @@
 // The message a command answers with, as posted to a slash command's response_url, and the small block helpers
 // the renderers share. Slack limits (https://api.slack.com/reference/block-kit/blocks): 50 blocks per message,
 // 3000 characters per section text, 150 per header; every helper here enforces them so no renderer can exceed them.
-import { shorten } from './escape.js';
+import { shorten, stripUnsafe } from './escape.js';
 
 /** Maximum blocks in one message. */
 export const MAX_BLOCKS = 50;
@@ -39,9 +39,9 @@ export interface CommandReply {
   failed?: boolean;
 }
 
-/** A header block (plain text: Slack shows it literally, so it is not escaped, only shortened). */
+/** A header block (plain text: Slack shows it literally, so it is not escaped; unsafe characters go, then shortened). */
 export function header(text: string): Block {
-  return { type: 'header', text: { type: 'plain_text', text: shorten(text, 150) } };
+  return { type: 'header', text: { type: 'plain_text', text: shorten(stripUnsafe(text), 150) } };
 }
 
 /** A mrkdwn section; `text` must already be escaped. Cut at the limit on a line boundary when possible. */

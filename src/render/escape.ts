@@ -1,9 +1,25 @@
 // Slack mrkdwn treats &, < and > as control characters (links, mentions, entities). Every string that came from
 // the cluster or a user goes through escapeSlack before it reaches a message, so a pod named `<!channel>` stays text.
+// Both it and the terminal renderers also drop the characters that change how text reads without being seen.
 
-/** Escapes &, < and > for Slack mrkdwn and plain_text; everything else passes unchanged. */
+/**
+ * Characters that must never be echoed from untrusted text: C0 controls but tab and newline, DEL, C1 controls,
+ * the bidirectional overrides, embeddings and isolates (U+202A-202E, U+2066-2069: "Trojan Source" text reads
+ * differently than it is), the directional marks, zero-width spaces and joiners but U+200D (emoji sequences need
+ * it), the line and paragraph separators and the byte-order mark.
+ */
+const UNSAFE_CHARS =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/** Removes the characters of UNSAFE_CHARS; the one place that list lives (Slack and terminal output use it). */
+export function stripUnsafe(text: string): string {
+  return text.replace(UNSAFE_CHARS, '');
+}
+
+/** Escapes &, < and > for Slack mrkdwn and plain_text and removes unsafe invisible characters (stripUnsafe). */
 export function escapeSlack(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return stripUnsafe(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** Slack's per-text limit for section and context text. */

@@ -1,10 +1,10 @@
 // Helpers shared by the terminal renderers: strip control characters from cluster-provided strings (a pod name
-// must not be able to move the cursor or recolour the terminal) and lay out plain-text tables.
+// must not be able to move the cursor, recolour the terminal or reverse the text after it) and lay out tables.
+import { stripUnsafe } from './escape.js';
 
-/** Removes C0/C1 control characters except newline and tab. */
+/** Removes C0/C1 control characters except newline and tab, and bidi and zero-width characters (stripUnsafe). */
 export function clean(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+  return stripUnsafe(text);
 }
 
 /** Left-aligned columns separated by two spaces; cells are cleaned. */

@@ -10,6 +10,7 @@ import { type Notifier, createNotifier } from '../notify/notifier.js';
 import type { SlackApi } from '../slack/api.js';
 import { createSlackApp } from '../slack/app.js';
 import { createWebSlackApi } from '../slack/web-api.js';
+import { redisReplayLedger } from '../slack/request-guard.js';
 import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
 import { webUsergroupDirectory as webUsergroups } from '../commands/slack-adapters.js';
 import { commandsForServe } from '../commands/serve.js';
@@ -155,6 +156,8 @@ async function startSlackApp(
       (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
     customRoutes: ['/healthz', '/readyz', '/metrics'].map((path) => ({ path, method: ['GET'], handler: r.ops })),
     logger: slackLogger(s.log, 'bolt'),
+    // Replicas share the ledger: a request accepted by one is a replay for every other.
+    replays: redisReplayLedger(s.redis, config.redis.prefix),
   });
   try {
     await app.start();

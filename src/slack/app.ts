@@ -1,12 +1,13 @@
 // The Bolt 5 app: Socket Mode when an app token is set, else the HTTP receiver (signed requests on
 // `/slack/events`). It handles the incident root's buttons; slash commands plug in through `registerCommands`.
-import { App, LogLevel, type CustomRoute, type Logger } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, type CustomRoute, type Logger } from '@slack/bolt';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { RwxError, toRwxError } from '../errors.js';
 import type { IncidentActions } from '../domain/actions.js';
 import { type SlackAppDeps, registerIncidentButtons } from './buttons.js';
+import { guardSlackRequests, memoryReplayLedger, type ReplayLedger } from './request-guard.js';
 
 export type { SlackAppDeps } from './buttons.js';
 
@@ -28,6 +29,8 @@ export interface SlackAppOptions {
   customRoutes?: CustomRoute[];
   /** A Bolt logger; default: errors only, to stderr. */
   logger?: Logger;
+  /** HTTP mode: where accepted requests are remembered to refuse replays (serve: Redis); default this process. */
+  replays?: ReplayLedger;
 }
 
 /** A built app: `start()` connects (Socket Mode) or listens (HTTP); `port` is set after start in HTTP mode. */
@@ -51,19 +54,11 @@ export function createSlackApp(opts: SlackAppOptions): SlackApp {
     clientOptions,
     ...(opts.logger ? { logger: opts.logger } : { logLevel: LogLevel.ERROR }),
   };
+  const clock = opts.clock ?? systemClock;
   const app = socket
     ? new App({ ...common, appToken: opts.appToken, socketMode: true, installerOptions: { clientOptions } })
-    : new App({
-        ...common,
-        signingSecret: opts.signingSecret!,
-        endpoints: '/slack/events',
-        ...(opts.customRoutes ? { customRoutes: opts.customRoutes } : {}),
-      });
-  const deps: SlackAppDeps = {
-    actions: opts.actions,
-    clock: opts.clock ?? systemClock,
-    authorize: opts.authorize ?? (async () => true),
-  };
+    : new App({ ...common, receiver: guardedReceiver(opts, opts.signingSecret!) });
+  const deps: SlackAppDeps = { actions: opts.actions, clock, authorize: opts.authorize ?? (async () => true) };
   app.error(async (e) => {
     // Bolt already answered (or timed out); log one line without payloads (they may carry response URLs).
     (opts.logger ?? console).error?.(`slack app error: ${toRwxError(e).message}`);
@@ -87,4 +82,24 @@ export function createSlackApp(opts: SlackAppOptions): SlackApp {
     },
   };
   return built;
+}
+
+// Bolt's HTTP receiver with the request guard in front of it (timestamps both ways, replays: request-guard.ts).
+// Slack dates requests by the wall clock, so the guard uses it, whatever clock the incidents run on.
+function guardedReceiver(opts: SlackAppOptions, signingSecret: string): HTTPReceiver {
+  const clock = systemClock;
+  const receiver = new HTTPReceiver({
+    signingSecret,
+    endpoints: '/slack/events',
+    ...(opts.customRoutes ? { customRoutes: opts.customRoutes } : {}),
+    ...(opts.logger ? { logger: opts.logger } : { logLevel: LogLevel.ERROR }),
+  });
+  const warn = (msg: string): void => void (opts.logger ?? console).warn(msg);
+  receiver.requestListener = guardSlackRequests(receiver.requestListener, {
+    signingSecret,
+    ledger: opts.replays ?? memoryReplayLedger(clock),
+    clock,
+    warn,
+  });
+  return receiver;
 }

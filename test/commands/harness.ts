@@ -58,6 +58,11 @@ export interface Harness {
     fields: Record<string, string>,
     opts?: { ts?: number; secret?: string; signature?: string },
   ): Promise<{ status: number; body: string }>;
+  /** HTTP only: POSTs `body` as it is, signed now (or with `headers`, to replay a request); answers its headers. */
+  raw(
+    body: string,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: string; headers: Record<string, string> }>;
   close(): Promise<void>;
 }
 
@@ -136,6 +141,16 @@ export async function startHarness(
         body,
       });
       return { status: res.status, body: await res.text() };
+    },
+    async raw(body, given) {
+      const ts = Math.floor(Date.now() / 1000);
+      const headers = given ?? {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': String(ts),
+        'x-slack-signature': sign(SIGNING_SECRET, ts, body),
+      };
+      const res = await fetch(url, { method: 'POST', headers, body });
+      return { status: res.status, body: await res.text(), headers };
     },
     async close() {
       await app.stop();

@@ -8,6 +8,7 @@ import { emptySnapshot } from '../../src/domain/snapshot.js';
 import { RwxError } from '../../src/errors.js';
 import { startHarness, type Harness } from './harness.js';
 import { claim, report } from './fixtures.js';
+import { commandFields } from './harness.js';
 
 /** A promise the test resolves by hand: holds the worker mid-job. */
 function gate<T>(): { promise: Promise<T>; open(v: T): void; entered: Promise<void>; enter(): void } {
@@ -95,6 +96,27 @@ describe('signed HTTP requests at /slack/events', () => {
     expect(res.status).toBe(401);
   });
 
+  it('rejects a correctly signed request dated more than 5 minutes in the future, and runs nothing', async () => {
+    let ran = false;
+    const s = services({ openIncidents: async () => ((ran = true), []) });
+    h = await startHarness(s, { allowedChannels: ['*'], allowedUsergroups: [] });
+    const res = await h.command({ text: 'status' }, { ts: Math.floor(Date.now() / 1000) + 10 * 60 });
+    expect(res.status).toBe(401);
+    // 4 minutes ahead is within Slack's tolerance (clock skew): accepted.
+    const ok = await h.command({ text: 'help' }, { ts: Math.floor(Date.now() / 1000) + 4 * 60 });
+    expect(ok.status).toBe(200);
+    expect(ran).toBe(false);
+  });
+
+  it('answers a captured request once and refuses it when replayed', async () => {
+    h = await startHarness(services(), { allowedChannels: ['*'], allowedUsergroups: [] });
+    const body = new URLSearchParams(commandFields(h.fake, { text: 'help' })).toString();
+    const first = await h.raw(body);
+    expect(first.status).toBe(200);
+    expect(JSON.parse(first.body).text).toContain('/rwx drain NODE');
+    for (let i = 0; i < 3; i++) expect((await h.raw(body, first.headers)).status).toBe(401);
+  });
+
   it('refuses politely in a channel that is not allowed, without queueing', async () => {
     let ran = false;
     h = await startHarness(
@@ -157,6 +179,10 @@ describe('signed HTTP requests at /slack/events', () => {
     const bad = JSON.parse((await h.command({ text: 'triage <!channel>' })).body);
     expect(bad.text).toContain('"&lt;!channel&gt;" is not a valid namespace name');
     expect(bad.text).not.toContain('<!channel>');
+    // A right-to-left override in the text is not echoed back (it would reverse what the reader sees).
+    const bidi = JSON.parse((await h.command({ text: 'triage ab\u202Ecd\u2066' })).body);
+    expect(bidi.text).toContain('"abcd" is not a valid namespace name');
+    expect(bidi.text).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
   });
 
   it('posts triage in the channel with `public`, and uploads the full report when it does not fit', async () => {

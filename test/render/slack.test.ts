@@ -33,6 +33,11 @@ describe('escapeSlack', () => {
     ['mention syntax is neutralised', '<!channel>', '&lt;!channel&gt;'],
     ['ampersand first, so entities are not double-read', 'a&b<c>', 'a&amp;b&lt;c&gt;'],
     ['link syntax is neutralised', '<http://x|y>', '&lt;http://x|y&gt;'],
+    // "Trojan Source": an override makes "fdp.exe" read as "exe.pdf"; overrides, isolates and marks are dropped
+    ['bidi override and isolates are removed', 'a\u202Efdp.exe\u2066b\u2069\u200F', 'afdp.exeb'],
+    ['control characters go, newline and tab stay', 'x\u0000\u001b[2J\u0085\u007f\ty\nz', 'x[2J\ty\nz'],
+    ['zero-width spaces and the BOM go', '\uFEFFpo\u200Bd', 'pod'],
+    ['the emoji joiner stays', '\u{1F469}\u200D\u{1F4BB}', '\u{1F469}\u200D\u{1F4BB}'],
   ])('%s', (_name, input, want) => {
     expect(escapeSlack(input)).toBe(want);
   });
