@@ -19,6 +19,8 @@ export interface ServeCommandsOptions {
   config: Config;
   /** The watcher's cache, late-bound (the watcher is created after the app is built). */
   index: () => ClusterIndex;
+  /** The incidents the pipeline has open (Pipeline.openKeys): /rwx drain sees the same incidents as the threads. */
+  openKeys?: () => ReadonlySet<string>;
   /** The bot's Redis connection; duplicated for BullMQ, never closed here. */
   redis: Redis;
   slack: SlackApi;
@@ -33,7 +35,9 @@ export interface ServeCommandsOptions {
 }
 
 /** The services the handlers use in `rwx serve`. */
-export function serveServices(o: Pick<ServeCommandsOptions, 'config' | 'index' | 'redis' | 'clock'>): CommandServices {
+export function serveServices(
+  o: Pick<ServeCommandsOptions, 'config' | 'index' | 'redis' | 'clock' | 'openKeys'>,
+): CommandServices {
   const t = o.config.timers;
   const driverDaemonSets = Object.fromEntries(
     Object.entries(o.config.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]),
@@ -47,6 +51,7 @@ export function serveServices(o: Pick<ServeCommandsOptions, 'config' | 'index' |
         now,
         config: { stuckAfterMs: t.stuckAfterMs, cronJobGraceMs: t.cronJobGraceMs },
         driverDaemonSets,
+        ...(o.openKeys ? { openKeys: o.openKeys() } : {}),
       }),
     openIncidents: openIncidentsFromStore(new RedisIncidentStore(o.redis, o.config.redis.prefix)),
   };

@@ -23,6 +23,11 @@ export interface CorrelateOptions {
   now: number;
   /** Operator override: driver -> "namespace/name" of its node plugin DaemonSet. */
   driverDaemonSets?: DriverDaemonSets;
+  /**
+   * Keys of the incidents already open (the notifier's unresolved records): an open rollout incident is kept while
+   * it sustains (group.ts), so a partial recovery neither splits nor resolves it. Empty: every incident is new.
+   */
+  openKeys?: ReadonlySet<string>;
 }
 
 const ORDER: Record<Verdict, number> = { FOLLOWS_ROLLOUT: 0, FOLLOWS_NODE: 1, UNEXPLAINED: 2, NOT_STORAGE: 3 };
@@ -97,7 +102,7 @@ export function correlate(index: ClusterIndex, findings: readonly Finding[], opt
   const overrides = opts.driverDaemonSets ?? {};
   const matches = matchPluginDaemonSets(index, overrides);
   const plugins = new Map([...matches].map(([driver, m]) => [driver, m.daemonSet]));
-  return groupFindings(index, findings, plugins)
+  return groupFindings(index, findings, plugins, opts.openKeys)
     .map((d) => toIncident(index, d, plugins, matches, opts.now))
     .sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || a.key.localeCompare(b.key));
 }

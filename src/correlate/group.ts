@@ -12,6 +12,8 @@
 // 3. Pods stuck in ContainerCreating on a storage cause group per CSI driver; a driver whose node plugin
 //    DaemonSet passes the rollout test (rollout.ts) becomes FOLLOWS_ROLLOUT `rollout/<ns>/<ds>@<rev>`, with all its
 //    stuck pods, including those recovering after their node's plugin was replaced (not evidence, see rollout.ts).
+//    An incident already open under that key stays FOLLOWS_ROLLOUT on the weaker sustain test (sustainsRollout):
+//    partial recovery is not resolution, and the pods still stuck never start a second incident.
 // 4. The remaining storage pods, and pods stuck Terminating on unmount failures (node-local by nature), group per
 //    node as FOLLOWS_NODE when the node holds stuck mounts of two or more drivers, or stuck unmounts, or is the only
 //    node with stuck mounts of a driver and either two or more workloads are stuck there or the same plugin revision
@@ -24,7 +26,13 @@ import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/finding
 import type { Verdict } from '../domain/incident.js';
 import type { DaemonSet } from '../domain/objects.js';
 import { memberKey } from './members.js';
-import { analyzeRollout, revisionProvenElsewhere, type RolloutAnalysis } from './rollout.js';
+import {
+  analyzeRollout,
+  revisionProvenElsewhere,
+  rolloutKey,
+  sustainsRollout,
+  type RolloutAnalysis,
+} from './rollout.js';
 
 /** An incident before its text and tables are written. */
 export interface Draft {
@@ -50,13 +58,15 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
 }
 
 /**
- * Groups findings into drafts (see the file comment), given each driver's node plugin DaemonSet (plugin-finder.ts).
- * Linear in findings plus the plugin pods examined.
+ * Groups findings into drafts (see the file comment), given each driver's node plugin DaemonSet (plugin-finder.ts)
+ * and the keys of the incidents already open (`openKeys`, see sustain()). Linear in findings plus the plugin
+ * pods examined.
  */
 export function groupFindings(
   index: ClusterIndex,
   findings: readonly Finding[],
   plugins: ReadonlyMap<string, DaemonSet>,
+  openKeys: ReadonlySet<string> = new Set(),
 ): Draft[] {
   const drafts = new Map<string, Draft>();
   const draft = (key: string, init: Omit<Draft, 'key' | 'pods' | 'cronJobs'>): Draft => {
@@ -93,10 +103,16 @@ export function groupFindings(
     const others = new Set(
       [...stuckDriversByNode].filter(([, ds2]) => [...ds2].some((d) => d !== driver)).map(([n]) => n),
     );
-    const first = ds ? analyzeRollout(index, ds, driver, fs, others) : undefined;
-    if (!ds || !first?.fits) {
+    const tested = ds ? analyzeRollout(index, ds, driver, fs, others) : undefined;
+    const kept = ds && tested && !tested.fits ? sustain(index, ds, driver, fs, others, tested, openKeys) : undefined;
+    const first = kept?.analysis ?? tested;
+    if (!ds || !first || !(first.fits || kept)) {
       remaining.set(driver, fs);
       continue;
+    }
+    if (kept) {
+      fs = kept.members;
+      if (kept.left.length > 0) remaining.set(driver, kept.left);
     }
     // Pods without events that fit the pattern join, and the analysis is redone so the 2x2 counts them.
     const joining = unknown.filter(
@@ -114,7 +130,7 @@ export function groupFindings(
       analysis = analyzeRollout(index, ds, driver, fs, others) ?? first;
     }
     const ev = analysis.evidence;
-    const d = draft(`rollout/${ev.daemonSet.namespace}/${ev.daemonSet.name}@${ev.newRevision}`, {
+    const d = draft(rolloutKey(ev), {
       verdict: 'FOLLOWS_ROLLOUT',
       driver,
       daemonSet: ds,
@@ -176,4 +192,30 @@ export function groupFindings(
     (home ?? draft(`cronjob/${c.cronJob.namespace}/${c.cronJob.name}`, { verdict: 'UNEXPLAINED' })).cronJobs.push(c);
   }
   return [...drafts.values()];
+}
+
+/**
+ * A rollout incident already open (its key in `openKeys`) whose test no longer fits stays one incident while it
+ * sustains (sustainsRollout): the members stuck on nodes off the new revision (evidence that left the pattern)
+ * leave it and are grouped like any other pod, the analysis is redone without them, and the rest stay. Undefined
+ * when the incident is not open or no longer sustains: then the test alone decides, as for a new incident.
+ */
+function sustain(
+  index: ClusterIndex,
+  ds: DaemonSet,
+  driver: string,
+  fs: StuckPodFinding[],
+  others: ReadonlySet<string>,
+  tested: RolloutAnalysis,
+  openKeys: ReadonlySet<string>,
+): { analysis: RolloutAnalysis; members: StuckPodFinding[]; left: StuckPodFinding[] } | undefined {
+  if (!openKeys.has(rolloutKey(tested.evidence))) return undefined;
+  const newRev = tested.evidence.newRevision;
+  const off = (f: StuckPodFinding): boolean =>
+    !tested.recovering.has(f) && f.node !== undefined && tested.revisionByNode.get(f.node) !== newRev;
+  const left = fs.filter(off);
+  const members = left.length > 0 ? fs.filter((f) => !off(f)) : fs;
+  const analysis = left.length > 0 ? analyzeRollout(index, ds, driver, members, others) : tested;
+  if (!analysis || members.length === 0 || !sustainsRollout(analysis)) return undefined;
+  return { analysis, members, left };
 }

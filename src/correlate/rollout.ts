@@ -190,3 +190,21 @@ export function revisionProvenElsewhere(index: ClusterIndex, ds: DaemonSet, driv
   }
   return false;
 }
+
+/**
+ * Whether an incident already open under this rollout's key still follows the rollout: the weaker test that keeps
+ * it one incident (hysteresis) until every member has recovered. Every stuck node that is evidence runs the new
+ * revision and no other is stuck, or only recovering pods are left. The proven-mount veto and the rules of a
+ * complete rollout decide whether to OPEN an incident, not whether one is over: a pod that mounts on a new-revision
+ * node is one member recovering while the others are still stuck under the same plugin, and a thread that split
+ * there would resolve with pods stuck and tell `/rwx drain` the rollout's nodes are safe.
+ */
+export function sustainsRollout(a: RolloutAnalysis): boolean {
+  const c = a.evidence.counts;
+  return (c.newStuck > 0 && c.oldStuck === 0) || (c.newStuck + c.oldStuck === 0 && a.recovering.size > 0);
+}
+
+/** The incident key of a rollout: `rollout/<namespace>/<daemonset>@<new revision>`. */
+export function rolloutKey(ev: RolloutEvidence): string {
+  return `rollout/${ev.daemonSet.namespace}/${ev.daemonSet.name}@${ev.newRevision}`;
+}

@@ -21,3 +21,27 @@ export function membersOf(incident: Incident): PostedMembers {
     cronJobs: incident.cronJobs.map((c) => c.key).sort(),
   };
 }
+
+/** Pods a post showed that the incident no longer has, by what the cluster says of each ("namespace/name"). */
+export interface DepartedMembers {
+  /** Same pod, Running (or Succeeded) now: recovered on its own. */
+  recovered: string[];
+  /** Gone, replaced or being deleted: re-test its replacement. */
+  deleted: string[];
+  /** Still there and not Running, no longer counted here (stuck for another reason now), or not checked. */
+  other: string[];
+}
+
+/** "namespace/name" of a stuck-pod finding key ("stuck-creating/ns/name"). */
+export function podOfMemberKey(key: string): string {
+  return key.replace(/^stuck-(creating|terminating)\//, '');
+}
+
+/** The pods `before` showed that `now` no longer has ("namespace/name"), sorted. */
+export function departedPods(before: PostedMembers, now: PostedMembers): string[] {
+  const still = new Set(now.pods);
+  return before.pods
+    .filter((p) => !still.has(p))
+    .map(podOfMemberKey)
+    .sort();
+}

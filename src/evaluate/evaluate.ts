@@ -19,6 +19,8 @@ export interface EvaluateOptions {
   config?: Partial<DetectConfig>;
   /** Operator override: driver -> "namespace/name" of its node plugin DaemonSet. */
   driverDaemonSets?: DriverDaemonSets;
+  /** The incidents already open (CorrelateOptions.openKeys): an open rollout incident is kept while it sustains. */
+  openKeys?: ReadonlySet<string>;
 }
 
 /** What one evaluation found and advises. */
@@ -48,6 +50,7 @@ export function evaluateFindings(
   const incidents = correlate(index, findings, {
     now: opts.now,
     ...(opts.driverDaemonSets ? { driverDaemonSets: opts.driverDaemonSets } : {}),
+    ...(opts.openKeys ? { openKeys: opts.openKeys } : {}),
   });
   const drain = drainAdvisor(index, incidents, opts.now, {
     staleAfterMs: opts.config?.stuckAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs,

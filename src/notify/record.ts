@@ -112,3 +112,13 @@ async function recordAbsent(ctx: RecordContext, key: string, now: number): Promi
   await ctx.store.patch(key, { observed: { cleared: { at: now, ...(facts ? { facts } : {}) } } });
   return { key, delayMs: 0 };
 }
+
+/**
+ * Keys of the open records not yet resolved: the incidents a process starting up (or taking over evaluation)
+ * treats as already open, so its first pass keeps them as they were (CorrelateOptions.openKeys).
+ */
+export async function unresolvedKeys(store: Pick<IncidentStore, 'listOpen' | 'get'>): Promise<string[]> {
+  const keys = await store.listOpen();
+  const records = await Promise.all(keys.map((k) => store.get(k)));
+  return records.filter((r) => r !== undefined && !isResolved(r.lifecycle)).map((r) => r!.key);
+}

@@ -1,7 +1,7 @@
 // Thread replies: the evidence behind the verdict (events, revision diff, and one line per observation that
 // misleads on-call engineers), the changes since the last post, and the repeat reminder.
 import type { Incident } from '../domain/incident.js';
-import { type PostedMembers, membersOf } from '../domain/members.js';
+import { type DepartedMembers, type PostedMembers, membersOf, podOfMemberKey } from '../domain/members.js';
 import { escapeSlack } from './escape.js';
 import {
   type Block,
@@ -48,15 +48,23 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
   return { text: escapeSlack(`Evidence for ${incident.title}`), blocks: capBlocks(blocks) };
 }
 
-/** A reply naming the nodes, workloads and CronJobs that joined since `before`; undefined when none did. */
-export function renderChangeReply(incident: Incident, before: PostedMembers): SlackMessage | undefined {
+/**
+ * A reply naming the nodes, workloads and CronJobs that joined since `before`, and the pods that left (`departed`:
+ * recovered, deleted, or no longer counted here); undefined when none joined or left.
+ */
+export function renderChangeReply(
+  incident: Incident,
+  before: PostedMembers,
+  departed?: DepartedMembers,
+): SlackMessage | undefined {
   const now = membersOf(incident);
   const added = (a: string[], b: string[]): string[] => a.filter((x) => !b.includes(x));
   const nodes = added(now.nodes, before.nodes);
   const workloads = added(now.workloads, before.workloads);
   const cronJobs = added(now.cronJobs, before.cronJobs);
   const pods = added(now.pods, before.pods);
-  if (nodes.length + workloads.length + cronJobs.length + pods.length === 0) return undefined;
+  const left = departedLines(departed);
+  if (nodes.length + workloads.length + cronJobs.length + pods.length + left.length === 0) return undefined;
   const lines: string[] = [];
   for (const n of nodes) {
     const row = incident.nodes.find((x) => x.node === n);
@@ -68,14 +76,25 @@ export function renderChangeReply(incident: Incident, before: PostedMembers): Sl
   for (const c of cronJobs)
     lines.push(`• new CronJob with missed runs \`${escapeSlack(c.replace(/^cronjob-missed\//, ''))}\``);
   if (nodes.length === 0 && workloads.length === 0) {
-    for (const p of pods)
-      lines.push(`• newly stuck pod \`${escapeSlack(p.replace(/^stuck-(creating|terminating)\//, ''))}\``);
+    for (const p of pods) lines.push(`• newly stuck pod \`${escapeSlack(podOfMemberKey(p))}\``);
   }
+  lines.push(...left);
   const head = `*Changed:* ${escapeSlack(incident.summary)}`;
   return {
     text: escapeSlack(`Changed: ${incident.summary}`),
     blocks: capBlocks([section(head), listSection('', lines)]),
   };
+}
+
+// One line per pod that left the incident since the last post, by what the cluster says of it.
+function departedLines(d: DepartedMembers | undefined): string[] {
+  if (!d) return [];
+  const pods = (l: string[]): string => l.map((p) => `\`${escapeSlack(p)}\``).join(', ');
+  return [
+    ...(d.recovered.length > 0 ? [`• recovered on its own (still open for the others): ${pods(d.recovered)}`] : []),
+    ...(d.deleted.length > 0 ? [`• deleted or replaced (re-test its replacement): ${pods(d.deleted)}`] : []),
+    ...(d.other.length > 0 ? [`• no longer counted in this incident, not Running: ${pods(d.other)}`] : []),
+  ];
 }
 
 /** The repeat_interval reminder: still open, with how long and how many. */

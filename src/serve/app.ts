@@ -47,6 +47,8 @@ export interface ServeParts {
   fallback?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Closed last, in order, on stop (Bolt app, Redis connections). */
   closers?: { name: string; close: () => Promise<unknown> }[];
+  /** Incidents open before this process started (the store's unresolved records): see Pipeline.openKeys. */
+  openKeys?: readonly string[];
   /** Reflector tunables for tests (backoff, page size). */
   reflector?: ConstructorParameters<typeof ClusterWatcher>[0]['reflector'];
 }
@@ -157,7 +159,18 @@ function newPipeline(parts: ServeParts, watcher: ClusterWatcher, clock: Clock): 
     },
   };
   const gauges = metrics.pipeline();
-  return new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, gauges, () => watcher.synced());
+  const open = new Set(parts.openKeys ?? []);
+  return new Pipeline(
+    watcher.index,
+    watcher.queue,
+    parts.stages,
+    sink,
+    clock,
+    gauges,
+    () => watcher.synced(),
+    undefined,
+    open,
+  );
 }
 
 // Watches synced and the API reachable, then the caller's checks (Redis).

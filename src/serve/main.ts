@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { connect, project } from '../kube/index.js';
 import { type Notifier, createNotifier } from '../notify/notifier.js';
+import { unresolvedKeys } from '../notify/record.js';
 import type { SlackApi } from '../slack/api.js';
 import { createSlackApp } from '../slack/app.js';
 import { createWebSlackApi } from '../slack/web-api.js';
@@ -66,8 +67,10 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   // Bolt's HTTP receiver owns PORT in HTTP mode: the ops endpoints are mounted on it as custom routes.
   const bolt = o.bolt ?? true;
   const boltOnPort = bolt && config.slack.mode === 'http';
+  const openKeys = await unresolvedKeys(notifier.store);
   const running = await startServe({
     source,
+    openKeys,
     notifier: namedNotifier(notifier, config.clusterName),
     project: serveProjector(project),
     log,
@@ -136,6 +139,7 @@ async function startSlackApp(
   const cmds = commandsForServe({
     config,
     index: () => r.watcher.index,
+    openKeys: () => r.pipeline.openKeys(),
     redis: s.redis,
     slack: s.slack,
     clock,

@@ -17,8 +17,9 @@ import type { WorkQueue } from '../watch/work-queue.js';
 export interface Stages {
   detectPod(index: ClusterIndex, pod: Pod, now: number): StuckPodFinding[];
   detectCronJob(index: ClusterIndex, cj: CronJob, now: number): CronJobFinding | undefined;
-  /** Correlates and advises (src/evaluate): incidents with their next steps and drain advice. */
-  evaluate(index: ClusterIndex, findings: Finding[], now: number): Incident[];
+  /** Correlates and advises (src/evaluate): incidents with their next steps and drain advice. `openKeys`: the
+   * incidents open before this pass (CorrelateOptions.openKeys). */
+  evaluate(index: ClusterIndex, findings: Finding[], now: number, openKeys: ReadonlySet<string>): Incident[];
 }
 
 /** Where incidents go (the notifier). Called with the full current set; an incident absent from it has resolved. */
@@ -67,7 +68,14 @@ export class Pipeline {
     private readonly ready: () => boolean = () => true,
     /** See keepFiring(): how long an established incident outlives a blip in the correlation. */
     private readonly keepFiringForMs = KEEP_FIRING_FOR_MS,
+    /** Incidents open before this process started (the store's unresolved records), until the first pass. */
+    private assumedOpen: ReadonlySet<string> = new Set(),
   ) {}
+
+  /** The incidents open going into the next pass: the last pass's, or at start-up the store's. */
+  openKeys(): ReadonlySet<string> {
+    return new Set([...this.assumedOpen, ...this.incidents.map((i) => i.key)]);
+  }
 
   private readonly seen = new Map<string, { first: number; last: number; incident: Incident }>();
 
@@ -140,7 +148,12 @@ export class Pipeline {
         do {
           this.again = false;
           this.dirty = false;
-          this.incidents = this.keepFiring(this.stages.evaluate(this.index, [...this.findings.values()], now), now);
+          const open = this.openKeys();
+          this.incidents = this.keepFiring(
+            this.stages.evaluate(this.index, [...this.findings.values()], now, open),
+            now,
+          );
+          this.assumedOpen = new Set();
           this.report();
           await this.sink.submit(this.incidents, now);
         } while (this.again && this.dirty);

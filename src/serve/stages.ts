@@ -29,8 +29,8 @@ export function realStages(cfg: StageConfig): Stages {
   return {
     detectPod: (index, pod, now) => detectPod(index, pod, detectContext(now, detect)),
     detectCronJob: (index, cj, now) => detectCronJob(index, cj, detectContext(now, detect)),
-    evaluate: (index, findings, now) =>
-      evaluateFindings(index, findings, { now, config: detect, driverDaemonSets }).incidents,
+    evaluate: (index, findings, now, openKeys) =>
+      evaluateFindings(index, findings, { now, config: detect, driverDaemonSets, openKeys }).incidents,
   };
 }
 

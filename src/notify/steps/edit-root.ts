@@ -1,4 +1,4 @@
-// Editing the root in place: on a change (update, with a reply naming what joined), as a reminder (repeat), and
+// Editing the root in place: on a change (update, with a reply naming what joined and which pods left), as a reminder (repeat), and
 // at once after a button (refreshRoot, no reply). A root someone deleted in Slack is forgotten, so the next step
 // posts a fresh thread for the still-open incident.
 import { isRwxError } from '../../errors.js';
@@ -6,6 +6,7 @@ import { membersOf } from '../../domain/members.js';
 import { renderChangeReply, renderRepeatReply } from '../../render/slack-thread.js';
 import type { IncidentRecord, Sent } from '../../store/record.js';
 import { threadTsOf } from '../../store/record.js';
+import { departedMembers } from '../departed.js';
 import { rootMessage, stateHash, visibleState } from '../state.js';
 import { replyOnce } from './post-reply.js';
 import { type StepContext, type StepResult, inPhase, write } from './step.js';
@@ -24,7 +25,8 @@ export async function editRoot(
   const reply =
     kind === 'repeat'
       ? renderRepeatReply(incident, r.createdAt, ctx.now)
-      : thread.sent.members && renderChangeReply(incident, thread.sent.members);
+      : thread.sent.members &&
+        renderChangeReply(incident, thread.sent.members, departedMembers(r, thread.sent.members, ctx.now, ctx.observe));
   if (reply) await replyOnce(ctx, r, thread.ts, replyId(thread.sent, kind, hash), reply);
   return write({ phase: 'open', thread: { ts: thread.ts, sent: { hash, members: membersOf(incident), at: ctx.now } } });
 }

@@ -1,0 +1,55 @@
+// An open rollout incident is kept while it sustains (group.ts sustain, rollout.ts sustainsRollout): a partial
+// recovery neither splits nor resolves it. Pure: the mini cluster, with and without the incident's key open.
+import { describe, expect, it } from 'vitest';
+import { evaluate } from '../../src/evaluate/evaluate.js';
+import { MIN, NOW } from '../detect/builders.js';
+import { miniCluster, type Placed } from './mini-cluster.js';
+
+const KEY = 'rollout/kube-system/ebs-csi-node@2';
+const summary = (pods: Placed[], open: string[]) =>
+  evaluate(miniCluster({ onRevision2: ['n-01', 'n-02', 'n-03'], pods }), {
+    now: NOW,
+    openKeys: new Set(open),
+  }).incidents.map((i) => [i.key, i.verdict, i.pods.map((p) => p.pod.name).sort()]);
+
+// a and b stuck on revision-2 nodes; r mounted on revision-2 node n-03 after its plugin started (a "proof").
+const stuck: Placed[] = [
+  { name: 'a', node: 'n-01' },
+  { name: 'b', node: 'n-02' },
+];
+const recovered: Placed = { name: 'r', node: 'n-03', runningFor: 10 * MIN };
+
+describe('an open rollout incident sustains', () => {
+  it.each<[string, Placed[], string[], unknown[]]>([
+    // before it opened: the proof on n-03 vetoes the rollout verdict (the test alone decides)
+    [
+      'new, a mount proven on revision 2',
+      [...stuck, recovered],
+      [],
+      [['unexplained/ebs.csi.aws.com', 'UNEXPLAINED', ['a', 'b']]],
+    ],
+    // open: the same cluster keeps the incident and its stuck members
+    ['open, a mount proven on revision 2', [...stuck, recovered], [KEY], [[KEY, 'FOLLOWS_ROLLOUT', ['a', 'b']]]],
+    // open: a pod stuck on a revision-1 node left the pattern; it is grouped on its own, the others stay
+    [
+      'open, a pod stuck off the new revision',
+      [...stuck, recovered, { name: 'o', node: 'n-07' }],
+      [KEY],
+      [
+        [KEY, 'FOLLOWS_ROLLOUT', ['a', 'b']],
+        ['unexplained/ebs.csi.aws.com', 'UNEXPLAINED', ['o']],
+      ],
+    ],
+    // open, every member recovered: nothing to sustain, the incident clears
+    ['open, every member recovered', [recovered], [KEY], []],
+    // another key open (an older revision's incident) does not sustain this one
+    [
+      'another key open',
+      [...stuck, recovered],
+      ['rollout/kube-system/ebs-csi-node@1'],
+      [['unexplained/ebs.csi.aws.com', 'UNEXPLAINED', ['a', 'b']]],
+    ],
+  ])('%s', (_name, pods, open, expected) => {
+    expect(summary(pods, open)).toEqual(expected);
+  });
+});
