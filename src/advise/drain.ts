@@ -16,6 +16,7 @@ import { RwxError } from '../errors.js';
 import { DEFAULT_DETECT_CONFIG } from '../detect/config.js';
 import { claimOfVolume } from '../detect/storage-path.js';
 import { nameList } from '../domain/names.js';
+import { rollbackOf, rollbackStep } from './rollback.js';
 
 /** Options for adviseDrain. */
 export interface DrainOptions {
@@ -85,7 +86,12 @@ function byNode(incidents: readonly Incident[]): ByNode {
 }
 
 /** BLOCK when a FOLLOWS_ROLLOUT incident has stuck mounts on `node`, or its plugin runs or is about to run the bad revision. */
-function blockFor(lookup: ByNode, incidents: readonly Incident[], node: string): DrainAdvice | undefined {
+function blockFor(
+  index: ClusterIndex,
+  lookup: ByNode,
+  incidents: readonly Incident[],
+  node: string,
+): DrainAdvice | undefined {
   for (const inc of incidents) {
     if (inc.verdict !== 'FOLLOWS_ROLLOUT' || !inc.rollout) continue;
     const ev = inc.rollout;
@@ -96,6 +102,8 @@ function blockFor(lookup: ByNode, incidents: readonly Incident[], node: string):
     const replacing = lookup.replacing.get(inc)?.has(node) ?? false;
     if (!stuckHere && !onBad && !replacing) continue;
     const dsName = `${ev.daemonSet.namespace}/${ev.daemonSet.name}`;
+    const rollback = rollbackOf(index, inc)!;
+    const good = rollback.toRevision ?? ev.previousRevision;
     const recovering = new Set(ev.recoveringPods ?? []);
     const onlyRecovering = stuckHere && (row?.stuckPods ?? []).every((p) => recovering.has(p));
     const why = onlyRecovering
@@ -111,12 +119,10 @@ function blockFor(lookup: ByNode, incidents: readonly Incident[], node: string):
       reason: `Do not drain: ${why}; draining moves its pods onto nodes the rollout has reached (${ev.updatedNodes} of ${ev.desiredNodes}) or will reach (${counts2x2(inc)}).`,
       steps: [
         `Stop the drain; keep ${node} cordoned but evict nothing more.`,
-        ev.rolledBack
-          ? `Let the rollback finish (do not undo again: that restores revision ${ev.newRevision}): kubectl rollout status daemonset/${ev.daemonSet.name} -n ${ev.daemonSet.namespace}`
-          : `Roll back: kubectl rollout undo daemonset/${ev.daemonSet.name} -n ${ev.daemonSet.namespace}`,
+        rollbackStep(rollback),
         `Cordon the nodes on revision ${ev.newRevision} while it rolls back: kubectl cordon ${nameList(ev.nodesOnNewRevision)}`,
         'Leave stuck pods alone: the kubelet retries and they recover once the plugin is fixed.',
-        `Drain ${node} later, if still needed, once its plugin pod is back on revision ${ev.previousRevision ?? 'the previous revision'} and a test mount succeeds there.`,
+        `Drain ${node} later, if still needed, once its plugin pod is back on ${good !== undefined ? `revision ${good}` : 'the previous revision'} and a test mount succeeds there.`,
       ],
     };
   }
@@ -141,7 +147,7 @@ export function drainAdvisor(
   return (node) => {
     const nodeKnown = index.get('nodes', node) !== undefined || index.podsOnNode(node).length > 0;
     if (!nodeKnown) throw new RwxError('NOT_FOUND', `node "${node}" not found in the cluster`);
-    const blocked = blockFor(lookup, incidents, node);
+    const blocked = blockFor(index, lookup, incidents, node);
     const terminating = lookup.terminating.get(node) ?? [];
     const stale = staleAttachments(index, node, now, staleAfterMs);
     const steps = cautionSteps(node, terminating, stale);

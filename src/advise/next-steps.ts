@@ -4,6 +4,7 @@ import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { Incident } from '../domain/incident.js';
 import { MAX_NAMES, nameList } from '../domain/names.js';
 import { nsKey } from '../domain/refs.js';
+import { rollbackOf, rollbackStep } from './rollback.js';
 
 /** The StorageClass of the first stuck claim, for the post-fix mount gate; a placeholder when unknown. */
 function storageClassOf(index: ClusterIndex, inc: Incident): string {
@@ -27,16 +28,14 @@ function cronSteps(inc: Incident): string[] {
 function rolloutSteps(index: ClusterIndex, inc: Incident): string[] {
   const ev = inc.rollout!;
   const { namespace: ns, name } = ev.daemonSet;
-  const prev = ev.previousRevision !== undefined ? `revision ${ev.previousRevision}` : 'the previous revision';
+  const rollback = rollbackOf(index, inc)!;
+  const good = rollback.toRevision ?? ev.previousRevision;
+  const prev = good !== undefined ? `revision ${good}` : 'the previous revision';
   const broken = inc.nodes.filter((n) => n.stuckPods.length > 0).map((n) => n.node);
   const sample = broken[0] ?? ev.nodesOnNewRevision[0] ?? 'NODE';
-  // After `rollout undo` the bad revision is the previous one: a second undo would bring it back.
-  const rollback = ev.rolledBack
-    ? `The rollback to ${prev} is under way: do not run kubectl rollout undo again (it would restore revision ${ev.newRevision}); watch it: kubectl rollout status daemonset/${name} -n ${ns}`
-    : `Roll back to ${prev}: kubectl rollout undo daemonset/${name} -n ${ns}`;
   return [
     `Do not drain: the stuck mounts follow ${ns}/${name} revision ${ev.newRevision}, not the nodes. A drain moves pods onto nodes the rollout has reached (${ev.updatedNodes} of ${ev.desiredNodes}) or will reach. Stop any drain in progress.`,
-    rollback,
+    rollbackStep(rollback),
     `Cordon the ${ev.nodesOnNewRevision.length} nodes on revision ${ev.newRevision} while it rolls back, and uncordon each as its plugin pod returns to ${prev}: kubectl cordon ${nameList(ev.nodesOnNewRevision)}`,
     'Leave stuck pods alone: the kubelet retries the mount on its own backoff and they recover once the plugin under them is fixed; a pod you delete tells you nothing about the node.',
     `Hold the upgrade at ${prev} until someone has read the volumeMounts stanza of revision ${ev.newRevision}: rwx diff daemonset/${name} -n ${ns}`,

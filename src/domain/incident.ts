@@ -64,6 +64,24 @@ export interface RolloutEvidence {
   recoveringPods?: string[];
 }
 
+/**
+ * How to get a node plugin off its bad revision. `undo`: the DaemonSet still targets the bad pod template, undo to
+ * the newest revision with another template. `under-way`: it already targets another template (a rollback is
+ * rolling out): watch it, never undo (an undo would go back to the bad one). `none`: no kept revision has another
+ * template, so there is nothing to undo to.
+ */
+export interface RollbackAdvice {
+  state: 'undo' | 'under-way' | 'none';
+  /** The revision that restores a template the stuck nodes did not run: the undo's target, or the rollback's. */
+  toRevision?: number;
+  /** What that revision restores, e.g. "volumeMount kubelet-dir mountPropagation Bidirectional (container ebs-plugin)". */
+  restores: string[];
+  /** The step in words, without the command. */
+  text: string;
+  /** The one command to run: `kubectl rollout undo ... --to-revision=N` or `kubectl rollout status ...`. */
+  command?: string;
+}
+
 /** Drain advice for one node. */
 export interface DrainAdvice {
   node: string;
@@ -105,6 +123,8 @@ export interface Incident {
   nodes: IncidentNode[];
   workloads: AffectedWorkload[];
   rollout?: RolloutEvidence;
+  /** For FOLLOWS_ROLLOUT: the rollback step every output gives (src/advise/rollback.ts). */
+  rollback?: RollbackAdvice;
   drain: DrainAdvice[];
   /** Ordered next steps (rollback command, cordon list, "leave stuck pods alone"...). */
   nextSteps: string[];

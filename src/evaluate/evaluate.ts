@@ -10,6 +10,7 @@ import { correlate } from '../correlate/correlate.js';
 import type { DriverDaemonSets } from '../correlate/plugin-finder.js';
 import { drainAdvisor } from '../advise/drain.js';
 import { nextSteps } from '../advise/next-steps.js';
+import { rollbackFor } from '../advise/rollback.js';
 
 /** Options of one evaluation. */
 export interface EvaluateOptions {
@@ -52,6 +53,8 @@ export function evaluateFindings(
     ...(opts.driverDaemonSets ? { driverDaemonSets: opts.driverDaemonSets } : {}),
     ...(opts.openKeys ? { openKeys: opts.openKeys } : {}),
   });
+  for (const inc of incidents)
+    if (inc.verdict === 'FOLLOWS_ROLLOUT' && inc.rollout) inc.rollback = rollbackFor(index, inc.rollout);
   const drain = drainAdvisor(index, incidents, opts.now, {
     staleAfterMs: opts.config?.stuckAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs,
   });

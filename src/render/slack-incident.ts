@@ -95,11 +95,23 @@ function doNotDrain(incident: Incident): Block[] {
   const cordon = r.nodesOnNewRevision.map(escapeSlack);
   const lines = [
     `1. *Stop any drain.* ${reason}`,
-    `2. Roll back: \`kubectl rollout undo daemonset/${escapeSlack(r.daemonSet.name)} -n ${escapeSlack(r.daemonSet.namespace)}\``,
+    `2. ${rollbackLine(incident)}`,
     `3. Cordon the ${plural(cordon.length, 'node')} on revision ${r.newRevision} while it rolls back, uncordon each as its plugin returns to revision ${prev}: ${cordon.join(', ') || 'none yet'}`,
     '4. Leave stuck pods alone: the kubelet retries the mount and succeeds once the plugin under it is correct.',
   ];
   return [section(':no_entry: *Do not drain.*'), listSection('', lines)];
+}
+
+/** The rollback step as the advice computed it (src/advise/rollback.ts), its command as code. */
+function rollbackLine(incident: Incident): string {
+  const { rollback, rollout } = incident;
+  if (!rollback) {
+    // Never from an evaluation (it always computes the step); an incident built elsewhere points at the history.
+    const ds = `daemonset/${rollout?.daemonSet.name ?? 'NAME'} -n ${rollout?.daemonSet.namespace ?? 'NAMESPACE'}`;
+    return `Roll back off revision ${rollout?.newRevision ?? '?'} to the newest revision with another template: \`${escapeSlack(`kubectl rollout history ${ds}`)}\``;
+  }
+  const command = rollback.command ? `: \`${escapeSlack(rollback.command)}\`` : '.';
+  return `${escapeSlack(rollback.text)}${command}`;
 }
 
 function nodeTable(incident: Incident, ages: boolean): string[] {

@@ -36,7 +36,7 @@ describe('adviseDrain on the seed', () => {
   it('BLOCK says what to do instead', () => {
     expect(advise(index, 'node-19').steps).toEqual([
       'Stop the drain; keep node-19 cordoned but evict nothing more.',
-      'Roll back: kubectl rollout undo daemonset/ebs-csi-node -n kube-system',
+      'Roll back to revision 1, the newest revision whose pod template the stuck nodes did not run (restores volumeMount kubelet-dir mountPropagation Bidirectional in container ebs-plugin): kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1',
       'Cordon the nodes on revision 2 while it rolls back: kubectl cordon node-15 node-16 node-17 node-18 node-19 node-20 node-21 node-22 node-23 node-24 node-25 node-26',
       'Leave stuck pods alone: the kubelet retries and they recover once the plugin is fixed.',
       'Drain node-19 later, if still needed, once its plugin pod is back on revision 1 and a test mount succeeds there.',

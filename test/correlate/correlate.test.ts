@@ -62,7 +62,7 @@ describe('the seed incident', () => {
   it('says do not drain, how to roll back, what to cordon, and to leave stuck pods alone', () => {
     expect(inc.nextSteps[0]).toMatch(/^Do not drain: /);
     expect(inc.nextSteps).toContain(
-      'Roll back to revision 1: kubectl rollout undo daemonset/ebs-csi-node -n kube-system',
+      'Roll back to revision 1, the newest revision whose pod template the stuck nodes did not run (restores volumeMount kubelet-dir mountPropagation Bidirectional in container ebs-plugin): kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1',
     );
     expect(inc.nextSteps.find((s) => s.startsWith('Cordon'))).toContain(`kubectl cordon ${UPDATED.join(' ')}`);
     expect(inc.nextSteps.some((s) => s.startsWith('Leave stuck pods alone'))).toBe(true);

@@ -167,7 +167,14 @@ export function rolloutIncident(extra: { node: string; pod: string }[] = []): In
       reason: 'stuck mounts follow the rollout',
       steps: [],
     })),
-    nextSteps: ['kubectl rollout undo daemonset/ebs-csi-node -n kube-system'],
+    rollback: {
+      state: 'undo',
+      toRevision: 1,
+      restores: ['volumeMount kubelet-dir mountPropagation Bidirectional in container ebs-plugin'],
+      text: 'Roll back to revision 1, the newest revision whose pod template the stuck nodes did not run (restores volumeMount kubelet-dir mountPropagation Bidirectional in container ebs-plugin)',
+      command: 'kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1',
+    },
+    nextSteps: ['kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1'],
   };
 }
 
