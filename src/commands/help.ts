@@ -1,6 +1,7 @@
 // `/rwx help` and the usage shown for malformed commands. Always ephemeral: help is for the person asking.
-import { escapeSlack } from './escape.js';
-import { context, respond, section, type CommandReply } from './message.js';
+import { escapeSlack } from '../render/escape.js';
+import { respond, type CommandReply } from './message.js';
+import { context, section } from '../render/slack-blocks.js';
 
 /** The usage lines, one per command form (mrkdwn). */
 export const USAGE_LINES: readonly string[] = [

@@ -8,7 +8,7 @@
 //   /rwx help            (also: empty text)
 // `public` is recognised only as the last word (so `/rwx triage public public` triages namespace "public" in
 // the channel), and `/rwx drain public` asks about a node named "public".
-import { decodeSlackEntities, shorten } from './escape.js';
+import { decodeSlackEntities, shorten } from '../render/escape.js';
 import { isValidName, nameRule, type NameKind } from './names.js';
 
 /** What part of the cluster a triage covers. */

@@ -5,7 +5,7 @@
 import type { App, RespondArguments } from '@slack/bolt';
 import { toRwxError } from '../errors.js';
 import { authorize, type AccessPolicy, type AuthDecision, type UsergroupCache } from './authorize.js';
-import { untrusted } from './escape.js';
+import { untrusted } from '../render/escape.js';
 import { renderHelp, renderUsage } from './help.js';
 import type { CommandResponse } from './message.js';
 import type { CommandObserver } from './observe.js';

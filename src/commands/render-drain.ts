@@ -2,8 +2,9 @@
 // node's stuck mounts follow (seed: "the drain is converting working nodes into broken ones") and what to do
 // instead; CAUTION says what will hang; OK gives the one-line reason.
 import type { DrainAdvice, Incident, RolloutEvidence } from '../domain/incident.js';
-import { escapeSlack, untrusted } from './escape.js';
-import { context, header, respond, section, type Block, type CommandReply } from './message.js';
+import { escapeSlack, untrusted } from '../render/escape.js';
+import { respond, type Block, type CommandReply } from './message.js';
+import { context, header, section } from '../render/slack-blocks.js';
 
 const MARK: Record<DrainAdvice['decision'], string> = {
   BLOCK: ':no_entry: *BLOCK*',

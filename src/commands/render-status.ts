@@ -2,8 +2,9 @@
 // whose thread still waits for a missed CronJob to complete a run.
 import { formatAge as age } from '../domain/duration.js';
 import type { Verdict } from '../domain/incident.js';
-import { untrusted } from './escape.js';
-import { context, respond, section, MAX_BLOCKS, type Block, type CommandReply } from './message.js';
+import { untrusted, SLACK_BLOCK_LIMIT } from '../render/escape.js';
+import { respond, type Block, type CommandReply } from './message.js';
+import { context, section } from '../render/slack-blocks.js';
 
 /** What /rwx status shows of one open incident (mapped from the incident store's record). */
 export interface OpenIncident {
@@ -55,7 +56,7 @@ export function renderStatus(incidents: readonly OpenIncident[], now: number, pu
       (b.openedAt ?? 0) - (a.openedAt ?? 0) ||
       a.key.localeCompare(b.key),
   );
-  const room = MAX_BLOCKS - 2;
+  const room = SLACK_BLOCK_LIMIT - 2;
   const shown = sorted.slice(0, room);
   const lines = shown.map((i) => line(i, now));
   const following = incidents.length - open;

@@ -4,8 +4,9 @@
 import type { TriageReport, ClaimReport, Phase, PreflightCheck } from '../triage/types.js';
 import { PHASES } from '../triage/types.js';
 import { formatAge } from '../domain/duration.js';
-import { escapeSlack, untrusted } from './escape.js';
-import { context, header, respond, section, MAX_SECTION_TEXT, type Block, type CommandReply } from './message.js';
+import { escapeSlack, untrusted, SLACK_TEXT_LIMIT } from '../render/escape.js';
+import { respond, type Block, type CommandReply } from './message.js';
+import { context, header, section } from '../render/slack-blocks.js';
 import { scopeLabel } from './scope.js';
 import type { TriageScope } from './parse.js';
 import { renderTable } from '../triage/render.js';
@@ -121,5 +122,5 @@ function claimText(c: ClaimReport): { text: string; cut: boolean } {
   const next = c.advice[0];
   if (next) lines.push(`*Next:* ${u(next, 600)}`);
   const text = lines.join('\n');
-  return { text, cut: cut || text.length > MAX_SECTION_TEXT };
+  return { text, cut: cut || text.length > SLACK_TEXT_LIMIT };
 }

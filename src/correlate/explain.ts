@@ -32,9 +32,19 @@ function cronLines(d: Draft, nodes: readonly IncidentNode[]): string[] {
       ? ` since its last success at ${c.lastSuccessfulTime}`
       : ' and it has never succeeded';
     return stuck
-      ? `CronJob ${c.cronJob.namespace}/${c.cronJob.name}: ${plural(c.missedRuns, 'scheduled run')} missed${since}; it never ran because its pod ${stuck} is stuck${where}. A second finding: check what the missed runs cost.`
+      ? `CronJob ${c.cronJob.namespace}/${c.cronJob.name}: ${plural(c.missedRuns, 'scheduled run')} missed${since}; it never ran because its pod ${stuck} is stuck${where}, so it raises no job-failure alert: nothing failed. A second finding: check what the missed runs cost.`
       : `CronJob ${c.cronJob.namespace}/${c.cronJob.name}: ${plural(c.missedRuns, 'scheduled run')} missed${since}; no stuck pod of its Jobs explains it.`;
   });
+}
+
+/** The kubelet's "timed out waiting for the condition" names no component: said once when a stuck pod shows it. */
+function timedOutLines(d: Draft): string[] {
+  const seen = d.pods.some((f) => f.events.some((e) => /timed out waiting for the condition/.test(e.message)));
+  return seen
+    ? [
+        'The kubelet says "timed out waiting for the condition": it names no component and reads like a slow array. It asked for a mount, was told it succeeded (or is still waiting), and cannot see it.',
+      ]
+    : [];
 }
 
 /** Volumes of the stuck pods whose VolumeAttachment on the pod's node says attached. */
@@ -64,7 +74,7 @@ function rolloutText(index: ClusterIndex, d: Draft, nodes: readonly IncidentNode
   const summary =
     `FOLLOWS_ROLLOUT${state}: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts, ${c.oldStuck} of ${oldN} on ${prev}; ` +
     `${plural(d.pods.length, 'stuck pod')}${recovering.length > 0 ? ` (${recovering.length} recovering)` : ''}, rollout ${ev.updatedNodes}/${ev.desiredNodes} nodes${ev.rolloutStart ? ` since ${ev.rolloutStart}` : ''}`;
-  const out: string[] = [];
+  const out: string[] = [...timedOutLines(d)];
   if (ev.rolledBack)
     out.push(
       `${ds} has been rolled back off revision ${ev.newRevision} (to ${prev}); ${ev.updatedNodes} of ${ev.desiredNodes} nodes still run revision ${ev.newRevision}. Do not run \`kubectl rollout undo\` again: it would bring revision ${ev.newRevision} back.`,
@@ -190,6 +200,7 @@ export function incidentText(index: ClusterIndex, d: Draft, nodes: readonly Inci
         summary: `FOLLOWS_NODE: ${parts.join(', ')} on ${d.node} across ${plural(drivers.length, 'driver')} (${drivers.join(', ') || 'none resolved'})${age}; no plugin rollout explains it`,
         explanations: [
           `The fault follows ${d.node}, not a workload or a plugin revision: test it by scheduling a fresh claim on ${d.node} and on another node.`,
+          ...timedOutLines(d),
           ...cronLines(d, nodes),
         ],
       };
@@ -225,7 +236,7 @@ export function incidentText(index: ClusterIndex, d: Draft, nodes: readonly Inci
             ? 'Pods stuck for an unknown cause'
             : `${d.driver}: stuck mounts, cause unexplained`,
         summary: `UNEXPLAINED: ${plural(pods, 'pod')} stuck ${what} on ${plural(nodeCount, 'node')}${age}; neither a plugin rollout nor a single node explains them`,
-        explanations: cronLines(d, nodes),
+        explanations: [...timedOutLines(d), ...cronLines(d, nodes)],
       };
     }
   }

@@ -10,15 +10,33 @@ const UNMOUNT_REASONS = new Set(['FailedUnmount', 'FailedUnmountDevice', 'Failed
 /** The pod sandbox (network namespace, CNI) could not be created: not storage. */
 const NETWORK_REASONS = new Set(['FailedCreatePodSandBox']);
 
-/** The time an event was last seen (epoch ms), from whichever field the API server filled. */
+/**
+ * The time an event was last seen (epoch ms), with kubectl's precedence: a new-style event's
+ * `series.lastObservedTime` wins over the deprecated `lastTimestamp`, then `eventTime`, `firstTimestamp`, creation.
+ */
 export function eventLastSeen(e: KubeEvent): number | undefined {
   return (
-    timeMs(e.lastTimestamp) ??
     timeMs(e.series?.lastObservedTime) ??
+    timeMs(e.lastTimestamp) ??
     timeMs(e.eventTime) ??
     timeMs(e.firstTimestamp) ??
     timeMs(e.metadata?.creationTimestamp)
   );
+}
+
+/** How many times an event was seen: `series.count` over the deprecated `count`, at least 1 (kubectl's rule). */
+export function eventCount(e: KubeEvent): number {
+  return e.series?.count ?? e.count ?? 1;
+}
+
+/** Whole seconds from `lastMs` to `now`, rounded down as kubectl does ("59s" until a full minute has passed). */
+export function ageSeconds(lastMs: number, now: number): number {
+  return Math.max(0, Math.floor((now - lastMs) / 1000));
+}
+
+/** An event message on one line: the kubelet's multi-line mount output ("Output: mount.nfs: ...") kept, joined. */
+export function eventMessage(e: KubeEvent): string {
+  return (e.message ?? '').replace(/\s+/g, ' ').trim();
 }
 
 /** Whether an event says a mount or attach failed (FailedMount, FailedAttachVolume, MountVolume.* messages). */
@@ -60,20 +78,23 @@ export function causeFromEvents(events: readonly KubeEvent[]): Cause {
   return 'unknown';
 }
 
-/** One event as evidence about `object` ("Kind/ns/name"), aged against `now`. */
-export function toEvidence(e: KubeEvent, now: number): EventEvidence {
+/**
+ * One event as evidence about `object` ("Kind/ns/name", by default its involved object), aged against `now`. The
+ * one place that turns an event into what the thread, `rwx scan` and `rwx triage` show.
+ */
+export function toEvidence(e: KubeEvent, now: number, object?: string): EventEvidence {
   const last = eventLastSeen(e);
   const io = e.involvedObject;
   const ev: EventEvidence = {
-    object: `${io?.kind ?? ''}/${io?.namespace ?? ''}/${io?.name ?? ''}`,
+    object: object ?? `${io?.kind ?? ''}/${io?.namespace ?? ''}/${io?.name ?? ''}`,
     type: e.type ?? 'Normal',
     reason: e.reason ?? '',
-    message: (e.message ?? '').trim(),
-    count: e.count ?? e.series?.count ?? 1,
+    message: eventMessage(e),
+    count: eventCount(e),
   };
   if (last !== undefined) {
     ev.lastSeen = new Date(last).toISOString();
-    ev.ageSeconds = Math.max(0, Math.round((now - last) / 1000));
+    ev.ageSeconds = ageSeconds(last, now);
   }
   return ev;
 }

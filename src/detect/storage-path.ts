@@ -1,7 +1,7 @@
 // The storage behind a pod's volumes: volume -> claim -> PV -> CSI driver, and which volumes the events blame.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { StoragePath } from '../domain/findings.js';
-import type { KubeEvent, Pod, Volume } from '../domain/objects.js';
+import type { KubeEvent, PersistentVolumeClaim, Pod, Volume } from '../domain/objects.js';
 import { nsKey } from '../domain/refs.js';
 
 const UNMOUNTED = /unmounted volumes=\[([^\]]*)\]/;
@@ -22,6 +22,19 @@ export function claimOfVolume(pod: Pod, v: Volume): string | undefined {
   return undefined;
 }
 
+/**
+ * The CSI driver behind a claim: its PV's `spec.csi.driver`; a claim with no PV yet (or one not readable) is served
+ * by its StorageClass's provisioner. A bound in-tree PV (nfs, hostPath...) has no CSI driver: undefined. The one
+ * rule `rwx triage --driver`, the triage report and the detectors' storage paths share.
+ */
+export function claimDriver(index: ClusterIndex, pvc: PersistentVolumeClaim): string | undefined {
+  const pvName = pvc.spec?.volumeName;
+  const pv = pvName ? index.get('pvs', pvName) : undefined;
+  if (pv) return pv.spec?.csi?.driver || undefined;
+  const sc = pvc.spec?.storageClassName;
+  return (sc ? index.get('storageClasses', sc)?.provisioner : undefined) || undefined;
+}
+
 /** Follows one pod volume to its claim, PV and CSI driver; later links stay undefined when unknown. */
 export function storagePathOf(index: ClusterIndex, pod: Pod, v: Volume): StoragePath {
   const path: StoragePath = { volume: v.name ?? '' };
@@ -33,10 +46,7 @@ export function storagePathOf(index: ClusterIndex, pod: Pod, v: Volume): Storage
   const pvName = pvc?.spec?.volumeName ?? undefined;
   const pv = pvName ? index.get('pvs', pvName) : undefined;
   if (pvName) path.pv = pvName;
-  const driver =
-    pv?.spec?.csi?.driver ??
-    // An unbound claim has no PV yet: its StorageClass's provisioner names the driver that will serve it.
-    (pvc?.spec?.storageClassName ? index.get('storageClasses', pvc.spec.storageClassName)?.provisioner : undefined);
+  const driver = pvc ? claimDriver(index, pvc) : undefined;
   if (driver) path.driver = driver;
   const modes = pvc?.status?.accessModes ?? pvc?.spec?.accessModes ?? pv?.spec?.accessModes;
   if (modes && modes.length > 0) path.accessModes = [...modes];

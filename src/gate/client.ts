@@ -1,37 +1,18 @@
 // The real GateKube: @kubernetes/client-node's typed APIs, with every failure turned into one RwxError.
 import { CoreV1Api, StorageV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { RwxError } from '../errors.js';
+import type { RwxError } from '../errors.js';
 import type { KubeEvent, Node, PersistentVolumeClaim, Pod, StorageClass } from '../domain/objects.js';
+import { statusError, unreachableError } from '../kube/status.js';
 import type { GateKube } from './kube.js';
 
-/** Turns a client-node failure into an RwxError naming what we were doing. */
+/** Turns a client-node failure into an RwxError naming what we were doing (the status mapping is src/kube's). */
 export function kubeError(e: unknown, what: string): RwxError {
   const code = (e as { code?: unknown }).code;
-  const body = (e as { body?: unknown }).body;
   if (typeof code === 'number') {
-    const msg = statusMessage(body) || `HTTP ${code}`;
-    if (code === 401) return new RwxError('KUBE_UNAUTHORIZED', `${what}: unauthorized (${msg})`, { cause: e });
-    if (code === 403)
-      return new RwxError('KUBE_FORBIDDEN', `${what}: forbidden (${msg}); see deploy/gate/rbac.yaml`, { cause: e });
-    if (code === 404) return new RwxError('NOT_FOUND', `${what}: ${msg}`, { cause: e });
-    return new RwxError('KUBE_API', `${what}: ${msg}`, { cause: e });
+    const body = (e as { body?: unknown }).body;
+    return statusError(code, body, what, { forbiddenHint: 'see deploy/gate/rbac.yaml', cause: e });
   }
-  const cause = (e as { cause?: { code?: string } }).cause?.code ?? (typeof code === 'string' ? code : undefined);
-  const first = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
-  return new RwxError('KUBE_UNREACHABLE', `${what}: cannot reach the API server (${cause ?? first})`, { cause: e });
-}
-
-function statusMessage(body: unknown): string {
-  let b = body;
-  if (typeof body === 'string') {
-    try {
-      b = JSON.parse(body);
-    } catch {
-      return body.slice(0, 200);
-    }
-  }
-  const m = (b as { message?: unknown } | undefined)?.message;
-  return typeof m === 'string' ? m : '';
+  return unreachableError(e, { what });
 }
 
 function isNotFound(e: unknown): boolean {

@@ -5,6 +5,7 @@
 import { RwxError, isRwxError } from '../errors.js';
 import type { Clock } from '../domain/clock.js';
 import type { KubeEvent, Pod } from '../domain/objects.js';
+import { eventCount, eventLastSeen, eventMessage } from '../detect/events.js';
 import type { GateKube } from './kube.js';
 import { probeClaim, probeName, probePod, type ProbeSpec } from './objects.js';
 import { MANAGED_BY, MANAGED_BY_LABEL, RUN_LABEL, selectNodes, stepsOf, type Step } from './plan.js';
@@ -199,18 +200,19 @@ async function whyStuck(kube: GateKube, ns: string, name: string, pod: Pod, time
   const claim = await kube.getClaim(ns, name).catch(() => undefined);
   if (claim && claim.status?.phase !== 'Bound') {
     const ev = latest(await kube.eventsFor(ns, name).catch(() => []));
-    return `claim ${claim.status?.phase ?? 'Pending'} ${after}${ev ? `: ${ev.reason}: ${ev.message}` : ''}`;
+    return `claim ${claim.status?.phase ?? 'Pending'} ${after}${ev ? `: ${ev.reason}: ${eventMessage(ev)}` : ''}`;
   }
   const waiting = pod.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? pod.status?.phase ?? 'Pending';
   const events = (await kube.eventsFor(ns, name).catch(() => [])).filter((e) => e.type === 'Warning');
   const ev = latest(events);
   if (!ev) return `${waiting} ${after}, no warning events`;
-  const count = ev.count && ev.count > 1 ? ` (x${ev.count})` : '';
-  return `${waiting} ${after}: ${ev.reason}${count}: ${ev.message ?? ''}`;
+  const n = eventCount(ev);
+  const count = n > 1 ? ` (x${n})` : '';
+  return `${waiting} ${after}: ${ev.reason}${count}: ${eventMessage(ev)}`;
 }
 
 function latest(events: KubeEvent[]): KubeEvent | undefined {
-  const t = (e: KubeEvent) => Date.parse(e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? '') || 0;
+  const t = (e: KubeEvent) => eventLastSeen(e) ?? 0;
   return [...events].sort((a, b) => t(b) - t(a))[0];
 }
 

@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { RwxError } from '../errors.js';
+import { unreachableError } from './status.js';
 
 /** What connect() needs: the flags, and the environment (KUBECONFIG, KUBERNETES_SERVICE_HOST, HOME). */
 export interface ConnectOptions {
@@ -74,17 +75,6 @@ function kubeconfigPath(opts: ConnectOptions): string | undefined {
   return existsSync(def) ? def : undefined;
 }
 
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'ECONNRESET',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-]);
-
 async function send(
   kc: KubeConfig,
   server: string,
@@ -110,7 +100,7 @@ async function send(
     const req = mod.request(url, opts, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', (e) => reject(unreachable(server, e)));
+      res.on('error', (e) => reject(unreachableError(e, { server })));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         let parsed: unknown;
@@ -123,16 +113,10 @@ async function send(
       });
     });
     req.setTimeout(60_000, () => req.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' })));
-    req.on('error', (e) => reject(unreachable(server, e)));
+    req.on('error', (e) => reject(unreachableError(e, { server })));
     if (payload !== undefined) req.write(payload);
     req.end();
   });
-}
-
-function unreachable(server: string, e: unknown): RwxError {
-  const code = (e as { code?: string }).code;
-  const why = code && UNREACHABLE_CODES.has(code) ? code : firstLine(e);
-  return new RwxError('KUBE_UNREACHABLE', `cannot reach the API server at ${server} (${why})`, { cause: e });
 }
 
 function firstLine(e: unknown): string {

@@ -5,3 +5,4 @@ export { readCluster, listPath, apiError, PAGE_LIMIT, type ReadOptions } from '.
 export { checkAccess, type AccessCheck, type AccessResult } from './access.js';
 export { loadSnapshotFile, parseSnapshotText, NOT_IN_SNAPSHOT } from './snapshot-file.js';
 export { project, rfc3339 } from './project.js';
+export { statusError, statusMessage, unreachableError } from './status.js';

@@ -5,6 +5,7 @@ import { RwxError } from '../errors.js';
 import { KINDS, apiVersionOf, type KindKey } from '../domain/kinds.js';
 import { emptySnapshot, type Snapshot, type UnreadableKind } from '../domain/snapshot.js';
 import type { KubeConnection } from './connect.js';
+import { statusError, statusMessage } from './status.js';
 import { project } from './project.js';
 
 /** What readCluster lists. `namespace` applies to the namespaced kinds in `namespacedKinds` (default: all). */
@@ -78,16 +79,7 @@ async function listKind(
   }
 }
 
-/** Maps a non-success status to an RwxError: 401 KUBE_UNAUTHORIZED, 403 KUBE_FORBIDDEN, 410 KUBE_GONE, else KUBE_API. */
+/** The error for a non-success list/get status from `conn`'s server (src/kube/status.ts has the mapping). */
 export function apiError(conn: KubeConnection, status: number, body: unknown, what: string): RwxError {
-  const msg = statusMessage(body);
-  if (status === 401) return new RwxError('KUBE_UNAUTHORIZED', `${conn.server}: credentials rejected (expired?)`);
-  if (status === 403) return new RwxError('KUBE_FORBIDDEN', `${what}: forbidden${msg ? `: ${msg}` : ''}`);
-  if (status === 410) return new RwxError('KUBE_GONE', `${what}: ${msg || 'resource version too old'}`);
-  return new RwxError('KUBE_API', `${what}: API server ${conn.server} answered ${status}${msg ? `: ${msg}` : ''}`);
-}
-
-function statusMessage(body: unknown): string {
-  const m = (body as { message?: unknown } | undefined)?.message;
-  return typeof m === 'string' ? (m.split('\n')[0] ?? '') : '';
+  return statusError(status, body, what, { server: conn.server });
 }

@@ -2,13 +2,31 @@
 // formatting helpers shared by the root, thread and resolution renderers.
 import { createHash } from 'node:crypto';
 import { formatAge } from '../domain/duration.js';
-import { SLACK_BLOCK_LIMIT, SLACK_HEADER_LIMIT, SLACK_TEXT_LIMIT, escapeSlack, fitLines, truncate } from './escape.js';
+import {
+  SLACK_BLOCK_LIMIT,
+  SLACK_FALLBACK_LIMIT,
+  SLACK_HEADER_LIMIT,
+  SLACK_TEXT_LIMIT,
+  cutEscaped,
+  escapeSlack,
+  fitEscaped,
+  fitLines,
+} from './escape.js';
 
 /** One Block Kit block (kept loose: we only build a handful of shapes). */
 export interface Block {
   type: string;
   [field: string]: unknown;
 }
+
+/** A header block: plain text, larger and bold. */
+export type HeaderBlock = { type: 'header'; text: { type: 'plain_text'; text: string; emoji?: boolean } };
+/** A section block of mrkdwn text. */
+export type SectionBlock = { type: 'section'; text: { type: 'mrkdwn'; text: string } };
+/** A context block (small grey text). */
+export type ContextBlock = { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] };
+/** A divider. */
+export type DividerBlock = { type: 'divider' };
 
 /** A message ready for chat.postMessage / chat.update: fallback text plus blocks. */
 export interface SlackMessage {
@@ -32,34 +50,36 @@ export const ACTION_IDS = {
   resolve: 'rwx_resolve',
 } as const;
 
-/** A header block from raw (untrusted) text: escaped here, then cut to Slack's 150 characters. */
-export function header(text: string): Block {
-  return {
-    type: 'header',
-    text: { type: 'plain_text', text: truncate(escapeSlack(text), SLACK_HEADER_LIMIT), emoji: true },
-  };
+/** A header block from raw (untrusted) text: cut to Slack's 150 characters on the raw text, then escaped. */
+export function header(text: string): HeaderBlock {
+  return { type: 'header', text: { type: 'plain_text', text: fitEscaped(text, SLACK_HEADER_LIMIT), emoji: true } };
 }
 
-/** A mrkdwn section from already-escaped text, cut to 3000 characters. */
-export function section(mrkdwn: string): Block {
-  return { type: 'section', text: { type: 'mrkdwn', text: truncate(mrkdwn, SLACK_TEXT_LIMIT) } };
+/** A mrkdwn section from already-escaped text, cut to 3000 characters (on a line boundary when it can). */
+export function section(mrkdwn: string): SectionBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text: cutEscaped(mrkdwn, SLACK_TEXT_LIMIT) } };
 }
 
 /** A section listing already-escaped lines, keeping whole lines and ending with "...and N more". */
-export function listSection(title: string, lines: readonly string[]): Block {
+export function listSection(title: string, lines: readonly string[]): SectionBlock {
   const head = title ? `${title}\n` : '';
   return section(head + fitLines(lines, SLACK_TEXT_LIMIT - head.length));
 }
 
 /** A section holding a preformatted table (already escaped rows), "...and N more" outside the code fence. */
-export function preSection(title: string, rows: readonly string[]): Block {
+export function preSection(title: string, rows: readonly string[]): SectionBlock {
   const head = title ? `${title}\n` : '';
   return section(head + fitLines(rows, SLACK_TEXT_LIMIT - head.length, (s) => '```' + s + '```'));
 }
 
 /** A context block (small grey text) from already-escaped mrkdwn. */
-export function context(mrkdwn: string): Block {
-  return { type: 'context', elements: [{ type: 'mrkdwn', text: truncate(mrkdwn, SLACK_TEXT_LIMIT) }] };
+export function context(mrkdwn: string): ContextBlock {
+  return { type: 'context', elements: [{ type: 'mrkdwn', text: cutEscaped(mrkdwn, SLACK_TEXT_LIMIT) }] };
+}
+
+/** A message's fallback text (notifications, screen readers) from raw text: cut on the raw text, then escaped. */
+export function fallbackText(raw: string): string {
+  return fitEscaped(raw, SLACK_FALLBACK_LIMIT);
 }
 
 /** Keeps at most 50 blocks: the last kept block says how many were left out. */

@@ -3,7 +3,7 @@
 // have not when the bot stops waiting. The caller says which; we only render it.
 import type { CronJobDone } from '../domain/resolution.js';
 import { escapeSlack } from './escape.js';
-import { type SlackMessage, formatTime, listSection, plural } from './slack-blocks.js';
+import { type SlackMessage, formatTime, listSection, plural, fallbackText } from './slack-blocks.js';
 import { cronJobDoneLine } from './slack-resolution.js';
 
 /** Reply for CronJobs seen done since the resolution, or (when `done` is empty) for those still waiting at `until`. */
@@ -16,7 +16,10 @@ export function renderCronJobFollowUp(
   if (done.length > 0) {
     const lines = done.map((c) => cronJobDoneLine(`CronJob \`${escapeSlack(c.cronJob)}\``, c, 'since the resolution'));
     const names = done.map((c) => c.cronJob).join(', ');
-    return { text: escapeSlack(`Follow-up: ${names}`), blocks: [listSection(':white_check_mark: *Follow-up*', lines)] };
+    return {
+      text: fallbackText(`Follow-up: ${names}`),
+      blocks: [listSection(':white_check_mark: *Follow-up*', lines)],
+    };
   }
   const since = resolvedAt !== undefined ? ` since the resolution (${formatTime(resolvedAt)})` : '';
   const lines = stillWaiting.map(
@@ -26,7 +29,7 @@ export function renderCronJobFollowUp(
   );
   const head = `:warning: *Follow-up*: ${plural(stillWaiting.length, 'CronJob')} without a completed run by ${formatTime(until)}; the bot stops following ${stillWaiting.length === 1 ? 'it' : 'them'} here.`;
   return {
-    text: escapeSlack(`Follow-up: ${stillWaiting.join(', ')} still without a completed run`),
+    text: fallbackText(`Follow-up: ${stillWaiting.join(', ')} still without a completed run`),
     blocks: [listSection(head, lines)],
   };
 }

@@ -19,6 +19,7 @@ import {
   plural,
   preSection,
   section,
+  fallbackText,
 } from './slack-blocks.js';
 
 /** Render options: `ages: false` leaves out everything that changes by itself as time passes (for the hash). */
@@ -59,7 +60,7 @@ export function renderIncidentRoot(
   blocks.push(listSection('*Affected workloads*', workloadLines(incident, ages)));
   if (state.resolvedAt === undefined) blocks.push(buttons(incident.key, state));
   blocks.push(context(`incident \`${escapeSlack(incident.key)}\``));
-  return { text: escapeSlack(`${incident.title}: ${incident.summary}`).slice(0, 3000), blocks: capBlocks(blocks) };
+  return { text: fallbackText(`${incident.title}: ${incident.summary}`), blocks: capBlocks(blocks) };
 }
 
 /** The "last sent hash" of a root: its rendered content without ages, so only real changes count. */

@@ -15,6 +15,7 @@ import {
   mention,
   plural,
   section,
+  fallbackText,
 } from './slack-blocks.js';
 
 /**
@@ -83,7 +84,7 @@ export function renderResolution(incident: Incident, history: IncidentHistory, f
   if (crons.length > 0) blocks.push(listSection('*CronJobs*', crons));
   const before = beforeClosing(incident, history, facts);
   if (before.length > 0) blocks.push(listSection('*Before closing*', before));
-  return { text: escapeSlack(`Resolved: ${incident.title}`), blocks: capBlocks(blocks) };
+  return { text: fallbackText(`Resolved: ${incident.title}`), blocks: capBlocks(blocks) };
 }
 
 function podLabel(key: string, p: HistoryPod | undefined): string {

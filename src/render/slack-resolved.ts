@@ -15,6 +15,7 @@ import {
   listSection,
   plural,
   section,
+  fallbackText,
 } from './slack-blocks.js';
 import { VERDICT_TEXT, statusLine } from './slack-incident.js';
 
@@ -43,7 +44,7 @@ export function renderResolvedRoot(incident: Incident, history: IncidentHistory,
   blocks.push(
     context(`incident \`${escapeSlack(incident.key)}\` · see the thread for which pods recovered on their own`),
   );
-  return { text: escapeSlack(`Resolved: ${incident.title}`).slice(0, 3000), blocks: capBlocks(blocks) };
+  return { text: fallbackText(`Resolved: ${incident.title}`), blocks: capBlocks(blocks) };
 }
 
 // "Stuck mounts from T1 to T2 (3h12m). " in cluster time; empty when the history has no pod times.

@@ -1,5 +1,5 @@
 // Thread replies: the evidence behind the verdict (events, revision diff, and one line per observation that
-// misleads on-call engineers), the changes since the last post, and the repeat reminder.
+// misleads on-call engineers, as the correlator wrote it), the changes since the last post, and the repeat reminder.
 import type { Incident } from '../domain/incident.js';
 import { type DepartedMembers, type PostedMembers, membersOf, podOfMemberKey } from '../domain/members.js';
 import { escapeSlack } from './escape.js';
@@ -9,17 +9,18 @@ import {
   capBlocks,
   context,
   formatSeconds,
-  formatTime,
   listSection,
   plural,
   preSection,
   section,
+  fallbackText,
 } from './slack-blocks.js';
 
 /** The first reply: evidence (events, revision diff) and what each confusing observation means. */
 export function renderEvidenceReply(incident: Incident): SlackMessage {
   const blocks: Block[] = [section('*Evidence*')];
-  const meaning = observationLines(incident);
+  // The same explanations `rwx scan` prints (src/correlate/explain.ts): one source, so the thread and the CLI agree.
+  const meaning = (incident.explanations ?? []).map((e) => `• ${escapeSlack(e)}`);
   if (meaning.length > 0) blocks.push(listSection('*Why it looks like something else*', meaning));
   const r = incident.rollout;
   if (r) {
@@ -45,7 +46,7 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
     ),
   );
   if (claims.length > 0) blocks.push(preSection('*Storage path*', claims.map(escapeSlack)));
-  return { text: escapeSlack(`Evidence for ${incident.title}`), blocks: capBlocks(blocks) };
+  return { text: fallbackText(`Evidence for ${incident.title}`), blocks: capBlocks(blocks) };
 }
 
 /**
@@ -81,7 +82,7 @@ export function renderChangeReply(
   lines.push(...left);
   const head = `*Changed:* ${escapeSlack(incident.summary)}`;
   return {
-    text: escapeSlack(`Changed: ${incident.summary}`),
+    text: fallbackText(`Changed: ${incident.summary}`),
     blocks: capBlocks([section(head), listSection('', lines)]),
   };
 }
@@ -102,57 +103,5 @@ export function renderRepeatReply(incident: Incident, openSinceMs: number, now: 
   const text =
     `Still open after ${formatSeconds((now - openSinceMs) / 1000)}: ${plural(incident.pods.length, 'stuck pod')} on ` +
     `${plural(incident.nodes.filter((n) => n.stuckPods.length > 0).length, 'node')}, ${plural(incident.cronJobs.length, 'CronJob')} with missed runs.`;
-  return { text: escapeSlack(text), blocks: [context(escapeSlack(text))] };
-}
-
-// One line per observation that points engineers the wrong way, each stated only when the incident's data supports it.
-function observationLines(incident: Incident): string[] {
-  const lines: string[] = [];
-  const r = incident.rollout;
-  const mountEvent = incident.pods.some((p) =>
-    p.events.some((e) => /timed out waiting for the condition/.test(e.message)),
-  );
-  if (mountEvent) {
-    lines.push(
-      '• kubelet says "timed out waiting for the condition": it names no component and reads like a slow array. The kubelet asked for a mount, was told it succeeded, and cannot see it.',
-    );
-  }
-  if (incident.verdict === 'FOLLOWS_ROLLOUT' && r) {
-    const prev = r.previousRevision ?? r.newRevision - 1;
-    if (r.rolloutStart)
-      lines.push(
-        `• What happened at ${formatTime(r.rolloutStart)}: revision ${r.newRevision} of \`${escapeSlack(r.daemonSet.name)}\` started rolling out (${r.updatedNodes}/${r.desiredNodes} nodes updated so far).`,
-      );
-    lines.push(
-      '• Storage backend reports every volume attached and healthy: it is right. The fault is on the node, between the kubelet and the node plugin.',
-    );
-    lines.push(
-      '• Node plugin pods are Running and Ready everywhere: readiness does not exercise a mount, so every check stays green.',
-    );
-    lines.push(
-      `• Deleting a stuck pod "fixes it half the time": only when the scheduler places it on a node still on revision ${prev}. It says nothing about the node.`,
-    );
-    lines.push(
-      `• Pods that did start (e.g. a Deployment stuck part-way) landed on nodes still on revision ${prev}; pods running before the rollout keep their mounts.`,
-    );
-    lines.push(
-      '• "These nodes are flaky": the fault follows the rollout order, not a node. Draining moves pods onto nodes the rollout will reach.',
-    );
-    const propagation = r.diff.find((d) => /mountPropagation/i.test(d.field) || /mountPropagation/i.test(d.text));
-    if (propagation)
-      lines.push(
-        `• \`${escapeSlack(propagation.text)}\`: without Bidirectional propagation the plugin mounts into its own namespace, invisible to the kubelet and the runtime on the host.`,
-      );
-  }
-  if (incident.cronJobs.length > 0) {
-    lines.push(
-      '• A CronJob whose run never started raises no job-failure alert: its pod is stuck in ContainerCreating, so nothing failed.',
-    );
-  }
-  if (incident.verdict === 'FOLLOWS_NODE' && incident.node) {
-    lines.push(
-      `• Stuck mounts concentrate on node \`${escapeSlack(incident.node)}\` across drivers or revisions: this one is the node.`,
-    );
-  }
-  return lines;
+  return { text: fallbackText(text), blocks: [context(escapeSlack(text))] };
 }

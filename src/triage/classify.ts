@@ -5,6 +5,7 @@ import type { EventEvidence } from '../domain/findings.js';
 import type { PersistentVolumeClaim, Pod } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
 import { formatAge } from '../domain/duration.js';
+import { claimDriver } from '../detect/storage-path.js';
 import { adviceFor } from './advice.js';
 import { CLAIM_REASONS, POD_REASONS, eventEvidence } from './events.js';
 import type { AttachmentEvidence, ClaimReport, NodeEvidence, Phase, PodEvidence } from './types.js';
@@ -41,15 +42,6 @@ export function isRwx(pvc: PersistentVolumeClaim): boolean {
   return (
     (pvc.spec?.accessModes ?? []).includes('ReadWriteMany') || (pvc.status?.accessModes ?? []).includes('ReadWriteMany')
   );
-}
-
-/** The CSI driver behind a claim: its PV's driver, else its StorageClass's provisioner, else null. */
-export function claimDriver(index: ClusterIndex, pvc: PersistentVolumeClaim): string | null {
-  const pvName = pvc.spec?.volumeName;
-  const pvDriver = pvName ? index.get('pvs', pvName)?.spec?.csi?.driver : undefined;
-  if (pvDriver) return pvDriver;
-  const sc = pvc.spec?.storageClassName;
-  return (sc ? index.get('storageClasses', sc)?.provisioner : undefined) ?? null;
 }
 
 /** The claim fields every report repeats. */
@@ -108,7 +100,7 @@ export function classifyClaim(index: ClusterIndex, pvc: PersistentVolumeClaim, c
     name: pvc.metadata?.name ?? '',
     volume,
     scName,
-    driver: pvObj?.spec?.csi?.driver || (scName ? index.get('storageClasses', scName)?.provisioner : undefined) || null,
+    driver: claimDriver(index, pvc) ?? null,
   };
   const all = index.podsUsingClaim(c.namespace, c.name);
   let consumers = all;

@@ -1,7 +1,8 @@
 // triage(): every ReadWriteMany claim classified into its strand, with preflight first. Pure: the index and
 // `now` in, a report out. Linear: one pass over claims, each using index lookups only.
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import { classifyClaim, claimDriver, isRwx, type ClassifyContext } from './classify.js';
+import { claimDriver } from '../detect/storage-path.js';
+import { classifyClaim, isRwx, type ClassifyContext } from './classify.js';
 import { accessChecks, driverChecks } from './preflight.js';
 import {
   PHASES,

@@ -8,7 +8,7 @@ import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { KINDS, type KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
 import { RwxError } from '../errors.js';
-import { apiError, listPath, type KubeConnection } from '../kube/index.js';
+import { apiError, listPath, unreachableError, type KubeConnection } from '../kube/index.js';
 import type { ClusterSource, ListPage, WatchCallbacks, WatchEventType, WatchHandle } from './source.js';
 
 /** Maps a watch failure (HTTP status on the error, or a network error) to an RwxError. */
@@ -17,8 +17,7 @@ export function watchError(conn: KubeConnection, err: unknown, what: string): Rw
   const e = err as { statusCode?: number; code?: number | string; message?: string } | undefined;
   const status = typeof e?.statusCode === 'number' ? e.statusCode : typeof e?.code === 'number' ? e.code : undefined;
   if (status !== undefined) return apiError(conn, status, { message: e?.message }, what);
-  const why = typeof e?.code === 'string' ? e.code : (e?.message ?? String(err)).split('\n')[0];
-  return new RwxError('KUBE_UNREACHABLE', `cannot reach the API server at ${conn.server} (${why})`, { cause: err });
+  return unreachableError(err, { server: conn.server });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderHelp, renderUsage } from '../../src/commands/help.js';
-import { MAX_BLOCKS, MAX_SECTION_TEXT, type Block, type CommandResponse } from '../../src/commands/message.js';
+import { type Block, type CommandResponse } from '../../src/commands/message.js';
+import { SLACK_BLOCK_LIMIT, SLACK_TEXT_LIMIT } from '../../src/render/escape.js';
 import { countsTable, renderDrain, renderUnknownNode } from '../../src/commands/render-drain.js';
 import { renderStatus, threadLink } from '../../src/commands/render-status.js';
 import { MAX_INLINE_CLAIMS, renderTriage } from '../../src/commands/render-triage.js';
@@ -27,9 +28,9 @@ function assertSafe(r: CommandResponse): void {
     expect(stripped).not.toMatch(/[<>]/);
     expect(stripped).not.toMatch(/&(?!amp;|lt;|gt;)/);
   }
-  expect((r.blocks ?? []).length).toBeLessThanOrEqual(MAX_BLOCKS);
+  expect((r.blocks ?? []).length).toBeLessThanOrEqual(SLACK_BLOCK_LIMIT);
   for (const b of r.blocks ?? [])
-    for (const t of blockTexts(b)) expect(t.length).toBeLessThanOrEqual(b.type === 'header' ? 150 : MAX_SECTION_TEXT);
+    for (const t of blockTexts(b)) expect(t.length).toBeLessThanOrEqual(b.type === 'header' ? 150 : SLACK_TEXT_LIMIT);
 }
 
 describe('help and usage', () => {

@@ -16,6 +16,9 @@ import {
 } from '../../src/correlate/plugin-finder.js';
 import { driverToken, nameTokens } from '../../src/correlate/plugin-match.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
+import { escapeSlack } from '../../src/render/escape.js';
+import { renderEvidenceReply } from '../../src/render/slack-thread.js';
+import { renderIncident } from '../../src/render/terminal-incidents.js';
 import {
   ago,
   claim,
@@ -450,6 +453,20 @@ describe('the correlator sees an nfs rollout without an override', () => {
         'DaemonSet that names no known driver, and nfs.csi.k8s.io the only known driver without one; if that is wrong, set ' +
         'RWX_DRIVER_DAEMONSETS=nfs.csi.k8s.io=namespace/name.',
     );
+  });
+
+  // One source for "why it looks like something else": every explanation `rwx scan` prints, the guessed-plugin
+  // line included, is a line of the thread's evidence reply.
+  it('the thread carries the same explanations as the terminal, the guessed plugin included', () => {
+    const [inc] = evaluate(nfsRollout([csiDriver('nfs.csi.k8s.io')]), { now: NOW }).incidents;
+    const slack = JSON.stringify(renderEvidenceReply(inc!).blocks);
+    const terminal = renderIncident(inc!).join('\n');
+    expect(inc?.explanations?.length).toBeGreaterThan(3);
+    for (const e of inc?.explanations ?? []) {
+      expect(slack).toContain(JSON.stringify(escapeSlack(e)).slice(1, -1));
+      expect(terminal).toContain(e);
+    }
+    expect(slack).toContain('found by elimination');
   });
 
   it('two unclaimed plugins that both say nfs: no guess, the incident stays unexplained', () => {

@@ -1,7 +1,7 @@
 // Causes from events, and the volumes an event message names.
 import { describe, expect, it } from 'vitest';
 import type { KubeEvent } from '../../src/domain/objects.js';
-import { causeFromEvents } from '../../src/detect/events.js';
+import { causeFromEvents, toEvidence } from '../../src/detect/events.js';
 import { volumesNamedIn } from '../../src/detect/storage-path.js';
 import { ago, event, failedMount, MIN } from './builders.js';
 
@@ -43,5 +43,57 @@ describe('volumesNamedIn', () => {
     ['something else', []],
   ])('%s', (msg, want) => {
     expect(volumesNamedIn(msg)).toEqual(want);
+  });
+});
+
+// The one rule for an event's last-seen time, count and age: the thread, `rwx scan` and `rwx triage` all use it.
+describe('toEvidence', () => {
+  const NOW = Date.parse('2026-11-30T09:15:00Z');
+  const at = (s: number): string => new Date(NOW - s * 1000).toISOString();
+  const base: KubeEvent = {
+    metadata: { name: 'e', namespace: 'ns' },
+    involvedObject: { kind: 'Pod', namespace: 'ns', name: 'p' },
+    type: 'Warning',
+    reason: 'FailedMount',
+    message: 'm',
+  };
+  it.each<[string, Partial<KubeEvent>, { count: number; ageSeconds?: number }]>([
+    // an old-style event: lastTimestamp and count
+    ['deprecated fields only', { lastTimestamp: at(30), count: 4 }, { count: 4, ageSeconds: 30 }],
+    // a new-style event repeated: series wins over the deprecated fields, as in kubectl describe
+    [
+      'series over deprecated',
+      { lastTimestamp: at(600), count: 2, series: { count: 9, lastObservedTime: at(20) } },
+      { count: 9, ageSeconds: 20 },
+    ],
+    // a series without a time still gives its count; the time falls back to lastTimestamp
+    ['series count only', { lastTimestamp: at(40), count: 2, series: { count: 5 } }, { count: 5, ageSeconds: 40 }],
+    // eventTime, then firstTimestamp, then creation when nothing newer is set
+    ['eventTime only', { eventTime: at(70) }, { count: 1, ageSeconds: 70 }],
+    ['firstTimestamp only', { firstTimestamp: at(80), count: null }, { count: 1, ageSeconds: 80 }],
+    // no time at all: no age rather than a made-up one
+    ['no time', { count: null, lastTimestamp: null }, { count: 1 }],
+    // sub-second ages round down: 59.9 s is 59 s, like kubectl's ages
+    ['rounds down', { lastTimestamp: new Date(NOW - 59_900).toISOString() }, { count: 1, ageSeconds: 59 }],
+    // a clock skewed into the future is age 0, never negative
+    ['future', { lastTimestamp: new Date(NOW + 5000).toISOString() }, { count: 1, ageSeconds: 0 }],
+  ])('%s', (_name, fields, want) => {
+    const ev = toEvidence({ ...base, ...fields }, NOW);
+    expect(ev.count).toBe(want.count);
+    expect(ev.ageSeconds).toBe(want.ageSeconds);
+    expect(ev.lastSeen === undefined).toBe(want.ageSeconds === undefined);
+  });
+
+  it('keeps the mount output of a multi-line kubelet message on one line', () => {
+    const message =
+      'MountVolume.SetUp failed for volume "pvc-1" : mount failed: exit status 32\nOutput: mount.nfs: denied\n';
+    expect(toEvidence({ ...base, message }, NOW).message).toBe(
+      'MountVolume.SetUp failed for volume "pvc-1" : mount failed: exit status 32 Output: mount.nfs: denied',
+    );
+  });
+
+  it('names the object it is given, else the involved object', () => {
+    expect(toEvidence(base, NOW).object).toBe('Pod/ns/p');
+    expect(toEvidence(base, NOW, 'PersistentVolumeClaim/ns/c').object).toBe('PersistentVolumeClaim/ns/c');
   });
 });

@@ -9,6 +9,10 @@ import { renderResolution } from '../../src/render/slack-resolution.js';
 import { renderResolvedRoot } from '../../src/render/slack-resolved.js';
 import { renderChangeReply, renderEvidenceReply } from '../../src/render/slack-thread.js';
 import { FIXTURE_NOW, nodeIncident, rolloutIncident } from './incident-fixtures.js';
+import { ClusterIndex } from '../../src/domain/cluster-index.js';
+import { evaluate } from '../../src/evaluate/evaluate.js';
+import { NOW, snapshotOf } from '../detect/builders.js';
+import { seedObjects } from '../correlate/seed-fixture.js';
 
 /** Every text string in a message's blocks, flattened. */
 function texts(m: SlackMessage): string[] {
@@ -139,22 +143,27 @@ describe('rootHash', () => {
 });
 
 describe('renderEvidenceReply', () => {
-  const text = all(renderEvidenceReply(rolloutIncident()));
+  // The seed incident through the real correlator: the thread states the explanations `rwx scan` prints.
+  const seed = evaluate(ClusterIndex.fromSnapshot(snapshotOf(seedObjects())), { now: NOW }).incidents[0]!;
+  const text = all(renderEvidenceReply(seed));
   // Every observation that misleads on-call engineers becomes one line of the thread.
   it.each([
-    ['the useless kubelet message', 'timed out waiting for the condition'],
-    ['what happened at 06:40', 'What happened at 2026-11-30 06:40 UTC: revision 2'],
-    ['storage team says attached and healthy', 'reports every volume attached and healthy: it is right'],
-    ['the driver is healthy by every check', 'Running and Ready everywhere'],
-    ['deleting fixes it half the time', 'only when the scheduler places it on a node still on revision 1'],
-    ['search pods that started', 'Pods that did start'],
-    ['nodes look flaky / the drain', '"These nodes are flaky"'],
+    ['the useless kubelet message', 'says "timed out waiting for the condition": it names no component'],
+    ['what happened at 06:40', 'What happened at 2026-11-30T06:40:00.000Z: ControllerRevision 2'],
+    ['storage team says attached and healthy', 'are attached to their node (VolumeAttachment attached=true)'],
+    ['the driver is healthy by every check', '40 of 40 node plugin pods are Ready'],
+    ['deleting fixes it half the time', 'Deleting a stuck pod helps only when the scheduler places it on one of the'],
+    ['search pods that started', 'node-02, node-08, node-14'],
+    ['nodes look flaky / the drain', 'Not flaky nodes'],
     ['the revision diff line', 'kubelet-dir: mountPropagation Bidirectional -&gt; none'],
     ['the backup never failed, it never ran', 'raises no job-failure alert'],
-    ['the events', 'platform/postgres-2 Warning FailedMount (x9, 2m ago)'],
+    ['the events', 'platform/postgres-2 Warning FailedMount (x9'],
     ['the storage path', 'volume data -&gt; claim platform/data-postgres-2'],
   ])('has %s', (_name, want) => {
     expect(text).toContain(want);
+  });
+  it('has every explanation, escaped', () => {
+    for (const e of seed.explanations ?? []) expect(text).toContain(escapeSlack(e));
   });
 });
 
