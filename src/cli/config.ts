@@ -4,27 +4,19 @@ import { stringify } from 'yaml';
 import { ConfigError, loadConfig, maskSecrets, toFileForm } from '../config/index.js';
 import { RwxError } from '../errors.js';
 import { parseFlags } from './args.js';
+import { helpText } from './commands.js';
+import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
 
-const USAGE = `Usage: rwx config check [--config FILE] [--kubeconfig FILE] [--context NAME]
-
-Validates the configuration exactly as \`rwx serve\` loads it (defaults < --config file or RWX_CONFIG
-< environment variables < flags) and prints the effective values as YAML with secrets masked.
-Exit 0 when valid, 1 with every problem listed otherwise.
-`;
+const USAGE = helpText(
+  'config',
+  `Validates the configuration exactly as \`rwx serve\` loads it (defaults < --config file or RWX_CONFIG
+< environment variables < flags) and prints the effective values as YAML with secrets masked.`,
+);
 
 /** Runs `rwx config SUBCOMMAND`. */
 export const run: Command = async (argv, io) => {
-  const { values, positionals } = parseFlags(
-    argv,
-    {
-      config: { type: 'string', short: 'c' },
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    true,
-  );
+  const { values, positionals } = parseFlags(argv, FLAGS.config, true);
   if (values.help) {
     io.stdout.write(USAGE);
     return 0;

@@ -6,30 +6,26 @@ import { RwxError } from '../errors.js';
 import { revisionsOf } from '../correlate/plugin-revision.js';
 import { diffTemplates } from '../correlate/revision-diff.js';
 import { renderDiff } from '../render/terminal-diff.js';
-import { outputFormat, parseFlags } from './args.js';
+import { numberValue, outputFormat, parseFlags } from './args.js';
+import { helpText } from './commands.js';
+import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
-import { loadSource, SOURCE_FLAGS, SOURCE_HELP } from './source.js';
+import { writeDocument } from './output.js';
+import { loadSource } from './source.js';
 
-const HELP = `Usage: rwx diff daemonset/NAME [-n NS] [--from REV --to REV] [--snapshot FILE | --kubeconfig FILE] [-o json]
+const HELP = helpText(
+  'diff',
+  `Pod template changes between two ControllerRevisions of a DaemonSet (default: the newest two): volumeMounts and
+their mountPropagation, hostPath volumes, privileged, capabilities, image, then everything else. The DaemonSet is
+looked up in -n NS, else in the kubeconfig context's namespace when it names one, else (and with -A) in every
+namespace.`,
+);
 
-Pod template changes between two ControllerRevisions of a DaemonSet (default: the newest two): volumeMounts and
-their mountPropagation, hostPath volumes, privileged, capabilities, image, then everything else.
-
-${SOURCE_HELP}
-  --from REV, --to REV  revision numbers to compare
-  -o, --output FORMAT   table (default) or json
-`;
-
-function revisionFlag(v: string | undefined, flag: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new RwxError('USAGE', `${flag}: "${v}" is not a revision number`);
-  return Number(v);
-}
-
-function findDaemonSet(index: ClusterIndex, name: string, namespace: string | undefined): DaemonSet {
+/** The DaemonSet NAME in `namespace`, or in any namespace (then it must be the only one of that name). */
+function findDaemonSet(index: ClusterIndex, name: string, namespace: string | undefined, hint = ''): DaemonSet {
   if (namespace) {
     const ds = index.get('daemonSets', `${namespace}/${name}`);
-    if (!ds) throw new RwxError('NOT_FOUND', `daemonset ${namespace}/${name} not found`);
+    if (!ds) throw new RwxError('NOT_FOUND', `daemonset ${namespace}/${name} not found${hint}`);
     return ds;
   }
   const matches = [...index.all('daemonSets')].filter((d) => d.metadata?.name === name);
@@ -44,31 +40,25 @@ function findDaemonSet(index: ClusterIndex, name: string, namespace: string | un
 
 /** Runs `rwx diff`. */
 export const run: Command = async (argv, io) => {
-  const { values, positionals } = parseFlags(
-    argv,
-    {
-      ...SOURCE_FLAGS,
-      from: { type: 'string' },
-      to: { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    true,
-  );
+  const { values, positionals } = parseFlags(argv, FLAGS.diff, true);
   if (values.help) {
     io.stdout.write(HELP);
     return 0;
   }
-  const format = outputFormat(values.output);
+  const format = outputFormat(values.output, FLAGS.diff.output.check.values);
   const [target, ...extra] = positionals;
   const m = /^(?:daemonsets?|ds|daemonset\.apps)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(target ?? '');
   if (!m || extra.length > 0) throw new RwxError('USAGE', 'expected exactly one daemonset/NAME');
   const name = m[1] ?? '';
-  const from = revisionFlag(values.from, '--from');
-  const to = revisionFlag(values.to, '--to');
-  const { snapshot } = await loadSource(values, io, { kinds: ['daemonSets', 'controllerRevisions'] });
+  const from = numberValue(values.from);
+  const to = numberValue(values.to);
+  // DaemonSets and their revisions are read in every namespace (-n does not filter these kinds); the namespace
+  // picks among them: -n, else the context's own (as kubectl would), else every namespace.
+  const { snapshot, conn } = await loadSource(values, io, { kinds: ['daemonSets', 'controllerRevisions'] });
   const index = ClusterIndex.fromSnapshot(snapshot);
-  const ds = findDaemonSet(index, name, values.namespace);
+  const namespace = values.namespace || (values['all-namespaces'] ? undefined : conn?.namespace);
+  const hint = values.namespace ? '' : " (the kubeconfig context's namespace; -n NS or -A to look elsewhere)";
+  const ds = findDaemonSet(index, name, namespace, hint);
   const revs = revisionsOf(index, ds);
   const pick = (n: number | undefined, fallback: number) => {
     if (n === undefined) return revs[fallback];
@@ -85,18 +75,24 @@ export const run: Command = async (argv, io) => {
   const title = `daemonset ${ds.metadata?.namespace}/${name}`;
   if (!toRev || !fromRev) {
     const msg = `${title} has ${revs.length} revision${revs.length === 1 ? '' : 's'}: nothing to compare`;
-    io.stdout.write(
-      format === 'json'
-        ? `${JSON.stringify({ daemonSet: { namespace: ds.metadata?.namespace, name }, changes: [], note: msg })}\n`
-        : `${msg}\n`,
-    );
+    if (format === 'table') io.stdout.write(`${msg}\n`);
+    else
+      await writeDocument(io, format, {
+        daemonSet: { namespace: ds.metadata?.namespace, name },
+        changes: [],
+        note: msg,
+      });
     return 0;
   }
   const changes = diffTemplates(fromRev.data?.spec?.template, toRev.data?.spec?.template);
-  if (format === 'json') {
-    io.stdout.write(
-      `${JSON.stringify({ daemonSet: { namespace: ds.metadata?.namespace, name }, from: fromRev.revision, to: toRev.revision, changes }, null, 2)}\n`,
-    );
+  if (format !== 'table') {
+    const doc = {
+      daemonSet: { namespace: ds.metadata?.namespace, name },
+      from: fromRev.revision,
+      to: toRev.revision,
+      changes,
+    };
+    await writeDocument(io, format, doc);
   } else io.stdout.write(renderDiff(`${title} revision ${fromRev.revision} -> ${toRev.revision}`, changes));
   return 0;
 };

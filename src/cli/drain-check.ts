@@ -4,18 +4,18 @@ import { RwxError } from '../errors.js';
 import { evaluate } from '../evaluate/evaluate.js';
 import { renderDrainAdvice } from '../render/terminal-drain.js';
 import { parseFlags } from './args.js';
+import { helpText } from './commands.js';
+import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
-import { EVAL_FLAGS, EVAL_HELP, evalSettings, evaluateOptions } from './scan.js';
-import { loadSource, SOURCE_FLAGS, SOURCE_HELP } from './source.js';
+import { writeDocument } from './output.js';
+import { evalSettings, evaluateOptions } from './scan.js';
+import { loadSource } from './source.js';
 
-const HELP = `Usage: rwx drain-check NODE [--snapshot FILE | --kubeconfig FILE] [-o json]
-
-BLOCK (exit 3) when the node's stuck mounts follow a plugin rollout or the node runs the bad revision; CAUTION
-(exit 4) when pods are stuck Terminating on claims or VolumeAttachments are stale; OK (exit 0) otherwise.
-
-${SOURCE_HELP}
-${EVAL_HELP}
-`;
+const HELP = helpText(
+  'drain-check',
+  `BLOCK (exit 3) when the node's stuck mounts follow a plugin rollout or the node runs the bad revision; CAUTION
+(exit 4) when pods are stuck Terminating on claims or VolumeAttachments are stale; OK (exit 0) otherwise.`,
+);
 
 const EXIT = { OK: 0, BLOCK: 3, CAUTION: 4 } as const;
 /** A Kubernetes node name: a DNS subdomain. */
@@ -23,7 +23,7 @@ const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])
 
 /** Runs `rwx drain-check`. */
 export const run: Command = async (argv, io) => {
-  const { values, positionals } = parseFlags(argv, { ...SOURCE_FLAGS, ...EVAL_FLAGS }, true);
+  const { values, positionals } = parseFlags(argv, FLAGS['drain-check'], true);
   if (values.help) {
     io.stdout.write(HELP);
     return 0;
@@ -31,11 +31,11 @@ export const run: Command = async (argv, io) => {
   const [node, ...extra] = positionals;
   if (!node || extra.length > 0) throw new RwxError('USAGE', 'expected exactly one NODE');
   if (node.length > 253 || !NODE_NAME.test(node)) throw new RwxError('USAGE', `"${node}" is not a valid node name`);
-  const s = evalSettings(values);
+  const s = evalSettings(values, FLAGS['drain-check'].output.check.values);
   const { snapshot } = await loadSource(values, io);
   const index = ClusterIndex.fromSnapshot(snapshot);
   const advice = evaluate(index, evaluateOptions(s)).drain(node);
-  if (s.format === 'json') io.stdout.write(`${JSON.stringify(advice, null, 2)}\n`);
+  if (s.format === 'json' || s.format === 'yaml') await writeDocument(io, s.format, advice);
   else io.stdout.write(renderDrainAdvice(advice));
   return EXIT[advice.decision];
 };

@@ -6,24 +6,20 @@ import { reportNeedsAttention } from '../detect/node-findings.js';
 import { AGENT_SELECTOR, ENABLE_HINT, findAgentPod, nodeExists } from '../agent/locate.js';
 import { renderReport } from '../render/terminal-node.js';
 import { isValidName } from '../commands/names.js';
-import { parseDuration } from '../domain/duration.js';
 import { connect } from '../kube/connect.js';
-import { outputFormat, parseFlags } from './args.js';
+import { durationValue, outputFormat, parseFlags } from './args.js';
+import { helpText } from './commands.js';
+import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
+import { writeDocument } from './output.js';
 
-const HELP = `Usage: rwx node NODE [--kubeconfig FILE] [--context NAME] [--agent-url URL] [-o text|json] [--timeout 5s]
-
-The node agent's report for NODE (docs/agent.md): CSI mounts the host cannot see (propagation lost), staged
-volumes with no pod bind mount (orphaned stage references), network volume mount options. Exit 0 nothing needs
-attention, 2 something does (or the agent could not read everything), 1 error (no agent on NODE, unreachable).
-
-  --kubeconfig FILE   kubeconfig to use (default: KUBECONFIG, ~/.kube/config, then in-cluster)
-  --context NAME      kubeconfig context to use
-  --agent-url URL     read the report here instead of the agent pod's IP (e.g. http://127.0.0.1:9743 after
-                      kubectl -n rwx-agent port-forward pod/rwx-agent-xxxxx 9743); the API is not used
-  -o, --output FMT    text (default) or json (the agent's report as validated)
-  --timeout DURATION  how long to wait for the agent (default 5s)
-`;
+const HELP = helpText(
+  'node',
+  `The node agent's report for NODE (docs/agent.md): CSI mounts the host cannot see (propagation lost), staged
+volumes with no pod bind mount (orphaned stage references), network volume mount options. Exit 2 also when the
+agent could not read everything. --agent-url takes e.g. http://127.0.0.1:9743 after
+kubectl -n rwx-agent port-forward pod/rwx-agent-xxxxx 9743.`,
+);
 
 /** The report URL for --agent-url: a bare base URL gets /report. */
 function normalizeAgentUrl(raw: string): string {
@@ -40,18 +36,7 @@ function normalizeAgentUrl(raw: string): string {
 
 /** Runs `rwx node`. */
 export const run: Command = async (argv, io) => {
-  const { values, positionals } = parseFlags(
-    argv,
-    {
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      'agent-url': { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      timeout: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    true,
-  );
+  const { values, positionals } = parseFlags(argv, FLAGS.node, true);
   if (values.help) {
     io.stdout.write(HELP);
     return 0;
@@ -59,9 +44,8 @@ export const run: Command = async (argv, io) => {
   const [node, ...extra] = positionals;
   if (!node || extra.length > 0) throw new RwxError('USAGE', 'expected exactly one NODE');
   if (!isValidName('node', node)) throw new RwxError('USAGE', `"${node}" is not a valid node name`);
-  const format = outputFormat(values.output, ['text', 'json']);
-  const timeoutMs = values.timeout === undefined ? REPORT_TIMEOUT_MS : parseDuration(values.timeout, '--timeout');
-  if (!(timeoutMs > 0)) throw new RwxError('USAGE', `--timeout must be a positive duration (got "${values.timeout}")`);
+  const format = outputFormat(values.output, FLAGS.node.output.check.values);
+  const timeoutMs = durationValue(values.timeout, '--timeout') ?? REPORT_TIMEOUT_MS;
 
   let url: string;
   let source: string;
@@ -97,6 +81,7 @@ export const run: Command = async (argv, io) => {
       `the agent at ${url} reports node ${report.node}, not ${node}: is --agent-url pointing at the right pod?`,
     );
   if (note) io.stderr.write(`rwx node: ${note}\n`);
-  io.stdout.write(format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, { node }, source));
+  if (format === 'json' || format === 'yaml') await writeDocument(io, format, report);
+  else io.stdout.write(renderReport(report, { node }, source));
   return reportNeedsAttention(report) ? 2 : 0;
 };

@@ -5,29 +5,21 @@ import { loadConfig, type Config } from '../config/index.js';
 import { createLogger, routeConsole } from '../serve/log.js';
 import { runServe } from '../serve/main.js';
 import { parseFlags } from './args.js';
+import { helpText } from './commands.js';
+import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
 
-const HELP = `Usage: rwx serve [--config FILE] [--kubeconfig FILE] [--context NAME]
-
-Watches the cluster (read-only), correlates stuck pods and missed CronJobs into incidents, and posts one Slack
+const HELP = helpText(
+  'serve',
+  `Watches the cluster (read-only), correlates stuck pods and missed CronJobs into incidents, and posts one Slack
 thread per incident. Configuration comes from the environment (SLACK_BOT_TOKEN, SLACK_CHANNEL, SLACK_APP_TOKEN or
 SLACK_SIGNING_SECRET, REDIS_URL, PORT, RWX_STUCK_AFTER, RWX_GROUP_WAIT, ...) and optionally a YAML file.
-
-  --config FILE       YAML configuration file (environment variables win over it)
-  --kubeconfig FILE   kubeconfig to use (default: KUBECONFIG, ~/.kube/config, then in-cluster)
-  --context NAME      kubeconfig context to use
-
-Serves /healthz, /readyz and /metrics on PORT (default 3000).
-`;
+Serves /healthz, /readyz and /metrics on PORT (default 3000). SIGTERM stops it cleanly.`,
+);
 
 /** Runs until SIGTERM or SIGINT; exit 0 after a clean stop, 1 when start-up fails. */
 export const run: Command = async (argv, io) => {
-  const { values } = parseFlags(argv, {
-    config: { type: 'string' },
-    kubeconfig: { type: 'string' },
-    context: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseFlags(argv, FLAGS.serve);
   if (values.help) {
     io.stdout.write(HELP);
     return 0;

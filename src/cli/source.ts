@@ -3,7 +3,7 @@
 // drain-check, diff and policy so every command accepts the same flags and fails the same way.
 //
 // Usage in a command:
-//   const { values } = parseFlags(argv, { ...SOURCE_FLAGS, output: { type: 'string', short: 'o' } });
+//   const { values } = parseFlags(argv, FLAGS.triage);   // FLAGS spread SOURCE_FLAGS (flags.ts)
 //   const { snapshot, conn } = await loadSource(values, io, { kinds: ['pods', 'nodes'] });
 //   const index = ClusterIndex.fromSnapshot(snapshot);
 import { RwxError } from '../errors.js';
@@ -14,28 +14,13 @@ import { readCluster } from '../kube/read.js';
 import { loadSnapshotFile } from '../kube/snapshot-file.js';
 import type { CliIo } from './io.js';
 
-/** The parseFlags option specs of the source flags; spread them into a command's own options. */
-export const SOURCE_FLAGS = {
-  snapshot: { type: 'string' },
-  kubeconfig: { type: 'string' },
-  context: { type: 'string' },
-  namespace: { type: 'string', short: 'n' },
-} as const;
-
-/** Help lines describing SOURCE_FLAGS, for a command's --help text. */
-export const SOURCE_HELP = [
-  '  --snapshot FILE|-     read `kubectl get ... -o json|yaml` output instead of the API (- = stdin)',
-  '  --kubeconfig FILE     kubeconfig to use (default: KUBECONFIG, ~/.kube/config, then in-cluster)',
-  '  --context NAME        kubeconfig context to use (default: its current-context)',
-  '  -n, --namespace NS    only workload objects (pods, claims, events, jobs, cronjobs) in NS',
-].join('\n');
-
 /** Values of the source flags as parseFlags returns them. */
 export interface SourceFlags {
   snapshot?: string;
   kubeconfig?: string;
   context?: string;
   namespace?: string;
+  'all-namespaces'?: boolean;
 }
 
 /** The cluster as a command sees it; `conn` is set only in live mode (for access checks and follow-up reads). */
@@ -54,7 +39,8 @@ export const NAMESPACE_FILTERED_KINDS: ReadonlySet<KindKey> = new Set(['pods', '
 /**
  * Loads the snapshot a command works on. `kinds` (default: all) limits what the live reader lists; a snapshot
  * file is taken as it is (kinds it lacks are in `snapshot.unreadable`). With `--namespace`, objects of
- * NAMESPACE_FILTERED_KINDS outside it are dropped (live: not listed). Throws RwxError USAGE for conflicting
+ * NAMESPACE_FILTERED_KINDS outside it are dropped (live: not listed); `-A` is the default made explicit, and
+ * contradicts `-n`. Throws RwxError USAGE for conflicting
  * flags, INPUT for a bad file, KUBE_* / CONFIG for live failures; a 403 on one kind only marks it unreadable.
  */
 export async function loadSource(
@@ -63,6 +49,8 @@ export async function loadSource(
   opts: { kinds?: readonly KindKey[] } = {},
 ): Promise<Source> {
   const namespace = flags.namespace === undefined || flags.namespace === '' ? undefined : flags.namespace;
+  if (namespace && flags['all-namespaces'])
+    throw new RwxError('USAGE', '-A (every namespace) and -n NAMESPACE contradict each other: give one');
   if (flags.snapshot !== undefined) {
     if (flags.kubeconfig !== undefined || flags.context !== undefined) {
       throw new RwxError('USAGE', '--snapshot reads a file; it cannot be combined with --kubeconfig or --context');

@@ -3,38 +3,29 @@
 import { ClusterIndex } from '../domain/cluster-index.js';
 import { systemClock } from '../domain/clock.js';
 import { checkAccess } from '../kube/access.js';
-import { NEEDED, needsAttention, renderJson, renderTable, triage } from '../triage/index.js';
+import { NEEDED, needsAttention, renderJson, renderTable, triage, type TriageReport } from '../triage/index.js';
 import { outputFormat, parseFlags } from './args.js';
+import { helpText } from './commands.js';
+import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
-import { SOURCE_FLAGS, SOURCE_HELP, loadSource } from './source.js';
+import { writeDocument } from './output.js';
+import { loadSource } from './source.js';
 
-const HELP = `Usage: rwx triage [--snapshot FILE|- | --kubeconfig FILE --context NAME] [-n NS] [--driver NAME] [-o table|json]
-
-Classify every ReadWriteMany claim by failure strand, after a preflight of access, CSIDriver, CSINode and
-leader Lease. Read only.
-
-Flags:
-${SOURCE_HELP}
-  --driver NAME         only claims whose PV (or StorageClass) uses this CSI driver
-  -o, --output FORMAT   table (default) or json (schema: docs/triage-json.md)
-  -h, --help            this help
-
-Exit codes: 0 nothing needs attention, 2 something does, 1 error.
-`;
+const HELP = helpText(
+  'triage',
+  `Classify every ReadWriteMany claim by failure strand, after a preflight of access, CSIDriver, CSINode and
+leader Lease. Read only. -o json follows docs/triage-json.md; -o name prints NAMESPACE/CLAIM of each claim that
+needs attention, one a line.`,
+);
 
 /** Runs `rwx triage`. */
 export const run: Command = async (argv, io) => {
-  const { values } = parseFlags(argv, {
-    ...SOURCE_FLAGS,
-    driver: { type: 'string' },
-    output: { type: 'string', short: 'o' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseFlags(argv, FLAGS.triage);
   if (values.help) {
     io.stdout.write(HELP);
     return 0;
   }
-  const format = outputFormat(values.output);
+  const format = outputFormat(values.output, FLAGS.triage.output.check.values);
   const kinds = NEEDED.map((n) => n.kind);
   const { snapshot, conn, namespace } = await loadSource(values, io, { kinds });
   const access = conn
@@ -49,6 +40,20 @@ export const run: Command = async (argv, io) => {
     driver: values.driver,
     access,
   });
-  io.stdout.write(format === 'json' ? renderJson(report) : renderTable(report));
+  if (format === 'json') io.stdout.write(renderJson(report));
+  else if (format === 'yaml') await writeDocument(io, format, JSON.parse(renderJson(report)));
+  else if (format === 'name') {
+    io.stdout.write(claimNames(report));
+    // The names alone cannot say what was not decided; stderr does, as the table would.
+    for (const u of report.undecided) io.stderr.write(`rwx triage: ${u}\n`);
+  } else io.stdout.write(renderTable(report));
   return needsAttention(report) ? 2 : 0;
 };
+
+/** `-o name`: NAMESPACE/CLAIM of each claim that needs attention, one a line (for xargs and scripts). */
+function claimNames(report: TriageReport): string {
+  return report.claims
+    .filter((c) => c.needsAttention)
+    .map((c) => `${c.namespace}/${c.name}\n`)
+    .join('');
+}

@@ -43,6 +43,6 @@ describe('rwx demo', () => {
   it('rejects a bad --speed', async () => {
     const c = captureIo();
     expect(await main(['demo', '--speed', 'fast'], c.io)).toBe(1);
-    expect(c.err()).toMatch(/--speed must be a number/);
+    expect(c.err()).toMatch(/--speed: fast is not a number above 0/);
   });
 });

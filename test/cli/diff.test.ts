@@ -35,7 +35,7 @@ describe('rwx diff', () => {
     [['daemonset/nope'], /daemonset nope not found/],
     [['daemonset/ebs-csi-node', '--from', '7'], /revision 7 of daemonset ebs-csi-node not found \(have 2, 1\)/],
     [['deployment/x'], /expected exactly one daemonset\/NAME/],
-    [['daemonset/ebs-csi-node', '--to', 'latest'], /--to: "latest" is not a revision number/],
+    [['daemonset/ebs-csi-node', '--to', 'latest'], /--to: latest is not a whole number/],
   ])('%j -> exit 1', async (args, msg) => {
     const r = await rwx('diff', ...args, '--snapshot', seed);
     expect(r.code).toBe(1);

@@ -45,11 +45,11 @@ describe('rwx scan', () => {
 
   it.each([
     // a malformed duration
-    [['--stuck-after', 'soon'], /--stuck-after: "soon" is not a duration/],
+    [['--stuck-after', 'soon'], /--stuck-after: soon is not a positive duration/],
     // a bad override
-    [['--plugin', 'nfs'], /--plugin: "nfs" is not DRIVER=NAMESPACE\/DAEMONSET/],
+    [['--plugin', 'nfs'], /--plugin: nfs is not DRIVER=NAMESPACE\/DAEMONSET/],
     // bad output format
-    [['-o', 'yaml'], /--output must be one of table, json/],
+    [['-o', 'xml'], /--output: xml is not one of table, json, yaml, name/],
     // a missing file
     [['--snapshot', '/nonexistent/x.json'], /snapshot \/nonexistent\/x.json: cannot read/],
   ])('%j is a one-line error, exit 1', async (args, msg) => {

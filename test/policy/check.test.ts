@@ -35,7 +35,9 @@ describe('parseManifests', () => {
   });
   // malformed YAML without {{ }} is a plain INPUT error naming the line
   it('rejects malformed YAML', () => {
-    expect(() => parseManifests('kind: A\n  bad: [\n', 'x.yaml')).toThrow(/^x\.yaml: line \d+: not valid YAML/);
+    expect(() => parseManifests('kind: A\n  bad: [\n', 'x.yaml')).toThrow(
+      /^x\.yaml: document 1: malformed YAML at line \d+/,
+    );
   });
   // a scalar document is not an object
   it('rejects scalars', () => {

@@ -100,7 +100,7 @@ describe('rwx policy check', () => {
   const usage: [string, string[], RegExp][] = [
     ['no input', ['policy', 'check'], /give -f FILE/],
     ['no subcommand', ['policy'], /expected `rwx policy check`/],
-    ['bad output', ['policy', 'check', '-f', '-', '-o', 'yaml'], /--output must be one of table, json/],
+    ['bad output', ['policy', 'check', '-f', '-', '-o', 'xml'], /--output: xml is not one of table, json, yaml/],
     ['both inputs', ['policy', 'check', '-f', '-', '--cluster'], /cannot be combined/],
     ['unknown flag', ['policy', 'check', '--bogus'], /bogus/],
   ];
