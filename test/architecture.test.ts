@@ -14,7 +14,20 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PURE_LAYERS = ['domain', 'detect', 'correlate', 'advise', 'evaluate', 'triage', 'render', 'policy'];
 
 /** The folders that do I/O or wire things together; they may import any pure folder and each other, acyclically. */
-const OUTER = ['kube', 'watch', 'store', 'notify', 'slack', 'commands', 'config', 'gate', 'serve', 'cli', 'agent'];
+const OUTER = [
+  'kube',
+  'watch',
+  'store',
+  'notify',
+  'slack',
+  'commands',
+  'config',
+  'gate',
+  'serve',
+  'cli',
+  'agent',
+  'fleet',
+];
 
 /** The packages a pure folder may use: none of them does I/O. */
 const PURE_PACKAGES = new Set(['cron-parser', 'yaml', 'node:crypto']);

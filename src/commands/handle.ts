@@ -13,7 +13,7 @@ import { respond, type CommandReply } from './message.js';
 import { section } from '../render/slack-blocks.js';
 import type { ParsedCommand } from './parse.js';
 import { renderDrain, renderUnknownNode } from './render-drain.js';
-import { renderStatus, type OpenIncident } from './render-status.js';
+import { renderFleetStatus, renderStatus, type ClusterLiveness, type OpenIncident } from './render-status.js';
 import { renderTriage } from './render-triage.js';
 import { engineFilters, narrowReport } from './scope.js';
 
@@ -31,6 +31,8 @@ export interface CommandServices {
   evaluate(index: ClusterIndex, now: number): Pick<Evaluation, 'incidents' | 'drain'>;
   /** Open incidents from the incident store, for /rwx status. */
   openIncidents(): Promise<OpenIncident[]>;
+  /** In a fleet (src/fleet): every cluster and whether it answers; /rwx status then groups by cluster. */
+  clusters?(): Promise<ClusterLiveness[]>;
 }
 
 /** Runs one parsed command and renders the reply. Never throws. */
@@ -43,7 +45,9 @@ export async function runCommand(cmd: ParsedCommand, svc: CommandServices): Prom
       case 'usage':
         return renderUsage(cmd.error);
       case 'status':
-        return renderStatus(await svc.openIncidents(), svc.clock.now(), pub);
+        return svc.clusters
+          ? renderFleetStatus(await svc.openIncidents(), await svc.clusters(), svc.clock.now(), pub, cmd.cluster)
+          : renderStatus(await svc.openIncidents(), svc.clock.now(), pub);
       case 'triage': {
         const now = svc.clock.now();
         const report = svc.triage(svc.cluster.index(), { now, ...engineFilters(cmd.scope) });

@@ -10,6 +10,7 @@ export const USAGE_LINES: readonly string[] = [
   '`/rwx drain NODE` — is it safe to drain NODE? BLOCK, CAUTION or OK, with what to do instead',
   '`/rwx status` — open incidents, their verdict and a link to each thread',
   '`/rwx help` — this text',
+  '`@CLUSTER` as the last word names the cluster a command is about, where several share this app: `/rwx drain node-19 @prod-eu-1`',
 ];
 
 const FOOTER =

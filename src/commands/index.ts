@@ -8,7 +8,7 @@ import type { SlackApi } from '../slack/api.js';
 import type { SlackAppDeps } from '../slack/app.js';
 import { UsergroupCache, USERGROUP_TTL_MS, type AccessPolicy, type UsergroupDirectory } from './authorize.js';
 import type { CommandServices } from './handle.js';
-import { createCommandQueue, createCommandWorker, type ReportUploader } from './queue.js';
+import { createCommandQueue, createCommandWorker, type CommandJob, type ReportUploader } from './queue.js';
 import type { CommandObserver } from './observe.js';
 import { registerCommands } from './register.js';
 import { fetchResponseSender, type ResponseSender } from './response-url.js';
@@ -52,6 +52,11 @@ export interface CommandSetup {
   slack?: Pick<SlackApi, 'uploadFile'>;
   /** Origins besides *.slack.com that response_urls may point at (SLACK_API_URL's origin for fakes). */
   extraResponseOrigins?: readonly string[];
+  /**
+   * Where the listener puts the work, instead of this cluster's queue (src/fleet: the queue of the cluster the
+   * command is about). The worker still serves this cluster's queue (`redis.prefix`).
+   */
+  enqueue?: (job: CommandJob, jobId?: string) => Promise<unknown>;
   /** Start a worker in this process (default true); a replica running only the listener sets false. */
   worker?: boolean;
   workerConcurrency?: number;
@@ -92,7 +97,9 @@ export function setupCommands(app: App, s: CommandSetup): { close(): Promise<voi
       s.clock,
       s.usergroupTtlMs ?? USERGROUP_TTL_MS,
     ),
-    enqueue: (job, id) => queue.enqueue(job, id),
+    enqueue: async (job, id) => {
+      await (s.enqueue ?? queue.enqueue)(job, id);
+    },
     ...(s.authBudgetMs !== undefined ? { authBudgetMs: s.authBudgetMs } : {}),
     ...(s.log ? { log: s.log } : {}),
     ...(s.observe ? { observe: s.observe } : {}),

@@ -6,8 +6,11 @@
 //   /rwx drain NODE [public]
 //   /rwx status [public]
 //   /rwx help            (also: empty text)
+// Any of the first three may name the cluster it is about with one `@CLUSTER` word (by convention the last one:
+// `/rwx drain node-19 @prod-eu-1`); where several clusters share the Slack app (src/fleet) it routes the command.
 // `public` is recognised only as the last word (so `/rwx triage public public` triages namespace "public" in
 // the channel), and `/rwx drain public` asks about a node named "public".
+import { isClusterName } from '../domain/cluster.js';
 import { decodeSlackEntities, shorten } from '../render/escape.js';
 import { isValidName, nameRule, type NameKind } from './names.js';
 
@@ -20,10 +23,11 @@ export type TriageScope =
   | { kind: 'driver'; driver: string };
 
 /** A parsed `/rwx` command; `public` means answer in the channel rather than ephemerally. */
+/** `cluster`: the `@CLUSTER` word, when the command names one. */
 export type ParsedCommand =
-  | { kind: 'triage'; scope: TriageScope; public: boolean }
-  | { kind: 'drain'; node: string; public: boolean }
-  | { kind: 'status'; public: boolean }
+  | { kind: 'triage'; scope: TriageScope; public: boolean; cluster?: string }
+  | { kind: 'drain'; node: string; public: boolean; cluster?: string }
+  | { kind: 'status'; public: boolean; cluster?: string }
   | { kind: 'help' }
   | { kind: 'usage'; error: string };
 
@@ -36,9 +40,23 @@ export function parseCommand(rawText: string | undefined | null): ParsedCommand 
   if (raw.length > MAX_TEXT * 2) return usage(`the command text is too long (${raw.length} characters)`);
   const text = decodeSlackEntities(raw).trim();
   if (text.length > MAX_TEXT) return usage(`the command text is too long (${text.length} characters)`);
-  const words = text.length === 0 ? [] : text.split(/\s+/u);
+  const all = text.length === 0 ? [] : text.split(/\s+/u);
+  const named = all.filter((w) => w.startsWith('@'));
+  const words = all.filter((w) => !w.startsWith('@'));
   const [sub, ...rest] = words;
-  if (sub === undefined) return { kind: 'help' };
+  if (sub === undefined && named.length === 0) return { kind: 'help' };
+  if (named.length > 1) return usage('name one cluster at most (one `@CLUSTER`)');
+  const cluster = named[0]?.slice(1);
+  if (cluster !== undefined && !isClusterName(cluster))
+    return usage(`"${show(cluster)}" is not a cluster name: after @ it must be a DNS label such as prod-eu-1`);
+  const cmd = parseWords(sub, rest);
+  if (cluster === undefined || cmd.kind === 'usage') return cmd;
+  if (cmd.kind === 'help') return usage('`help` is the same for every cluster: leave out `@CLUSTER`');
+  return { ...cmd, cluster };
+}
+
+function parseWords(sub: string | undefined, rest: string[]): ParsedCommand {
+  if (sub === undefined) return usage('a command is needed before `@CLUSTER` (e.g. `/rwx status @prod-eu-1`)');
   switch (sub.toLowerCase()) {
     case 'help':
       return rest.length === 0 ? { kind: 'help' } : usage('`help` takes no arguments');

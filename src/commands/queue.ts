@@ -36,9 +36,12 @@ export interface CommandQueueOptions {
   prefix: string;
 }
 
-/** Creates the producer side. `jobId` (e.g. the trigger_id) makes a redelivered envelope a no-op. */
+/**
+ * Creates the producer side. `jobId` (e.g. the trigger_id) makes a redelivered envelope a no-op; `enqueue`
+ * resolves with the id of the job (the existing one for a redelivery).
+ */
 export function createCommandQueue(opts: CommandQueueOptions): {
-  enqueue(job: CommandJob, jobId?: string): Promise<void>;
+  enqueue(job: CommandJob, jobId?: string): Promise<string | undefined>;
   close(): Promise<void>;
   queue: Queue<CommandJob>;
 } {
@@ -46,13 +49,14 @@ export function createCommandQueue(opts: CommandQueueOptions): {
   return {
     queue,
     async enqueue(job, jobId) {
-      await queue.add('command', job, {
+      const added = await queue.add('command', job, {
         ...(jobId ? { jobId: jobId.replace(/:/g, '_') } : {}),
         attempts: 4,
         backoff: { type: 'exponential', delay: 1000 },
         removeOnComplete: { count: 1000 },
         removeOnFail: { count: 1000 },
       });
+      return added.id;
     },
     close: () => queue.close(),
   };

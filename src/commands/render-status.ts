@@ -24,6 +24,15 @@ export interface OpenIncident {
   mutedUntil?: number;
   /** Set when the incident is resolved and its thread waits for these CronJobs ("namespace/name") until `until`. */
   followingUp?: { cronJobs: string[]; until?: number };
+  /** The fleet cluster it belongs to (src/fleet), when several clusters share the app. */
+  cluster?: string;
+}
+
+/** Whether a fleet cluster's bot is answering (src/fleet/heartbeat.ts), for a status grouped by cluster. */
+export interface ClusterLiveness {
+  name: string;
+  silentForMs: number;
+  silent: boolean;
 }
 
 const VERDICT: Record<Verdict, string> = {
@@ -49,13 +58,7 @@ export function renderStatus(incidents: readonly OpenIncident[], now: number, pu
     const text = ':large_green_circle: No open storage incidents.';
     return { response: respond(text, [section(text)], pub) };
   }
-  // Open ones first (newest first), then those only followed up.
-  const sorted = [...incidents].sort(
-    (a, b) =>
-      Number(!!a.followingUp) - Number(!!b.followingUp) ||
-      (b.openedAt ?? 0) - (a.openedAt ?? 0) ||
-      a.key.localeCompare(b.key),
-  );
+  const sorted = sortForStatus(incidents);
   const room = SLACK_BLOCK_LIMIT - 2;
   const shown = sorted.slice(0, room);
   const lines = shown.map((i) => line(i, now));
@@ -68,6 +71,51 @@ export function renderStatus(incidents: readonly OpenIncident[], now: number, pu
   const blocks: Block[] = [section(head), ...lines.map((l) => section(l))];
   if (sorted.length > shown.length) blocks.push(context(`…and ${sorted.length - shown.length} more`));
   return { response: respond([head, ...lines].join('\n'), blocks, pub) };
+}
+
+/**
+ * The fleet's status: one group per cluster (only `only` when given), each headed by whether its bot answers (a
+ * silent one is said to be, and its incidents are shown as it last recorded them), then its incidents as
+ * renderStatus lists them. Within Slack's block limit.
+ */
+export function renderFleetStatus(
+  incidents: readonly OpenIncident[],
+  clusters: readonly ClusterLiveness[],
+  now: number,
+  pub: boolean,
+  only?: string,
+): CommandReply {
+  const names = [...new Set([...clusters.map((c) => c.name), ...incidents.flatMap((i) => i.cluster ?? [])])]
+    .filter((n) => only === undefined || n === only)
+    .sort();
+  const lines: string[] = [];
+  for (const name of names) {
+    const mine = sortForStatus(incidents.filter((i) => i.cluster === name));
+    const c = clusters.find((x) => x.name === name);
+    const open = mine.filter((i) => !i.followingUp).length;
+    const state = !c
+      ? ':red_circle: no heartbeat: its bot is down or cannot reach Redis'
+      : c.silent
+        ? `:red_circle: silent for ${age(c.silentForMs)}: its bot is down or cannot reach Redis; its incidents as last recorded`
+        : ':large_green_circle: answering';
+    lines.push(`*${untrusted(name, 63)}* · ${state} · ${open === 0 ? 'no open incidents' : `${open} open`}`);
+    lines.push(...mine.map((i) => line(i, now)));
+  }
+  if (names.length === 0) lines.push(only ? `No cluster \`${untrusted(only, 63)}\` in this fleet.` : 'No cluster.');
+  const room = SLACK_BLOCK_LIMIT - 1;
+  const blocks: Block[] = lines.slice(0, room).map((l) => section(l));
+  if (lines.length > room) blocks.push(context(`…and ${lines.length - room} more lines`));
+  return { response: respond(lines.join('\n'), blocks, pub) };
+}
+
+// Open ones first (newest first), then those only followed up.
+function sortForStatus(incidents: readonly OpenIncident[]): OpenIncident[] {
+  return [...incidents].sort(
+    (a, b) =>
+      Number(!!a.followingUp) - Number(!!b.followingUp) ||
+      (b.openedAt ?? 0) - (a.openedAt ?? 0) ||
+      a.key.localeCompare(b.key),
+  );
 }
 
 function line(i: OpenIncident, now: number): string {

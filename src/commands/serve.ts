@@ -10,7 +10,8 @@ import { RedisIncidentStore } from '../store/redis-store.js';
 import type { SlackApi } from '../slack/api.js';
 import { triage } from '../triage/triage.js';
 import type { CommandServices } from './handle.js';
-import { commandsHook, type ApiCaller } from './index.js';
+import { commandsHook, fetchResponseSender, type ApiCaller, type ResponseSender } from './index.js';
+import type { CommandJob } from './queue.js';
 import type { CommandObserver } from './observe.js';
 import { openIncidentsFromStore } from './status-source.js';
 
@@ -32,6 +33,22 @@ export interface ServeCommandsOptions {
   observe?: CommandObserver;
   /** For usergroups.users.list and conversations.open; default fastClient(botToken, apiUrl). */
   client?: ApiCaller;
+  /**
+   * In a fleet (src/fleet): this cluster's own key prefix (its command queue and worker), where the listener puts
+   * commands (the queue of the cluster each is about), /rwx status over every cluster, and the worker's sender.
+   */
+  fleet?: {
+    prefix: string;
+    enqueue: (job: CommandJob, jobId?: string) => Promise<unknown>;
+    status: Pick<CommandServices, 'openIncidents' | 'clusters'>;
+    sender: ResponseSender;
+  };
+}
+
+/** The response_url sender of `rwx serve`: Slack's origins, and SLACK_API_URL's when it is overridden (fakes). */
+export function serveResponseSender(config: Config): ResponseSender {
+  const apiOrigin = config.slack.apiUrl ? new URL(config.slack.apiUrl).origin : undefined;
+  return fetchResponseSender({ extraOrigins: apiOrigin ? [apiOrigin] : [] });
 }
 
 /** The services the handlers use in `rwx serve`. */
@@ -67,8 +84,9 @@ export function commandsForServe(o: ServeCommandsOptions): ReturnType<typeof com
   const apiOrigin = o.config.slack.apiUrl ? new URL(o.config.slack.apiUrl).origin : undefined;
   const hook = commandsHook({
     access: o.config.access,
-    services: serveServices(o),
-    redis: { connection, prefix: o.config.redis.prefix },
+    services: { ...serveServices(o), ...o.fleet?.status },
+    redis: { connection, prefix: o.fleet?.prefix ?? o.config.redis.prefix },
+    ...(o.fleet ? { enqueue: o.fleet.enqueue, sender: o.fleet.sender } : {}),
     clock: o.clock,
     slack: o.slack,
     botToken: o.config.slack.botToken,

@@ -23,6 +23,8 @@ export type ConfigKey =
   | 'allowedUsergroups'
   | 'driverDaemonSets'
   | 'clusterName'
+  | 'fleet'
+  | 'channelClusters'
   | 'kubeconfig'
   | 'kubeContext'
   | 'logLevel';
@@ -56,6 +58,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   allowedUsergroups: [] as readonly string[],
   driverDaemonSets: {} as Readonly<Record<string, string>>,
   clusterName: '',
+  fleet: false,
+  channelClusters: {} as Readonly<Record<string, string>>,
   logLevel: 'info',
 } as const satisfies Partial<Record<ConfigKey, unknown>>);
 
@@ -192,7 +196,21 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     key: 'clusterName',
     form: 'text',
     secret: false,
-    doc: 'Cluster name shown in messages; several clusters can share one channel.',
+    doc: 'Cluster name shown in messages; several clusters can share one channel. Required with RWX_FLEET (then a DNS label: it names the cluster in `@CLUSTER` and in Redis keys).',
+  },
+  {
+    env: 'RWX_FLEET',
+    key: 'fleet',
+    form: 'true or false',
+    secret: false,
+    doc: 'Several clusters share this Redis and one Slack app: commands and buttons are routed to the cluster they are about, revisions that broke one cluster are recognised in the others ([docs/fleet.md](fleet.md)).',
+  },
+  {
+    env: 'RWX_CHANNEL_CLUSTERS',
+    key: 'channelClusters',
+    form: 'channel=cluster,... (YAML: a map)',
+    secret: false,
+    doc: 'With RWX_FLEET: the cluster a command in a channel is about when it names none (`/rwx drain NODE @CLUSTER` names one).',
   },
   {
     env: 'KUBECONFIG',

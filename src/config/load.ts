@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isClusterName } from '../domain/cluster.js';
 import { RwxError } from '../errors.js';
 import { CONFIG_KEYS, DEFAULT_CONFIG, type ConfigKey } from './keys.js';
 import { rawConfigSchema, toConfig, type Config } from './schema.js';
@@ -125,6 +126,7 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     const text = secret ? hide(key, issue.message, raw[key]) : issueText(issue.message, raw[key]);
     keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   }
+  for (const [key, text] of fleetProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   for (const [key, text] of redisProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   if (opts.slack !== 'optional') {
     for (const [key, text] of slackProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
@@ -160,6 +162,22 @@ function redisProblems(raw: Record<string, unknown>): [ConfigKey, string][] {
     return []; // a malformed REDIS_URL is reported on its own
   }
   return [['redisPassword', 'REDIS_URL already carries a password: give it in one of the two only']];
+}
+
+/** A fleet member must have a name that can be written as `@CLUSTER` and used in Redis keys. */
+function fleetProblems(raw: Record<string, unknown>): [ConfigKey, string][] {
+  const on = raw.fleet === true || /^(true|yes|on|1)$/i.test(String(raw.fleet ?? '').trim());
+  if (!on) return [];
+  const name = String(raw.clusterName ?? '').trim();
+  if (isClusterName(name)) return [];
+  return [
+    [
+      'clusterName',
+      name === ''
+        ? 'required with RWX_FLEET (expected a DNS label such as prod-eu-1)'
+        : `"${name}" must be a DNS label with RWX_FLEET (lower-case letters, digits and -, e.g. prod-eu-1)`,
+    ],
+  ];
 }
 
 /** Combinations `rwx serve` cannot start with, checked on the raw values so they are reported with type errors. */

@@ -80,6 +80,8 @@ export function toFileForm(c: Config): Record<ConfigKey, unknown> {
       Object.entries(c.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]),
     ),
     clusterName: c.clusterName,
+    fleet: c.fleet.enabled,
+    channelClusters: { ...c.fleet.channelClusters },
     kubeconfig: opt(c.kube.kubeconfig),
     kubeContext: opt(c.kube.context),
     logLevel: c.logLevel,

@@ -2,6 +2,7 @@
 // value (so numbers, lists and maps are accepted in both forms). Output: the typed, nested Config. Messages name
 // the expected form; load.ts prefixes the variable or file key they came from.
 import { z } from 'zod';
+import { isClusterName } from '../domain/cluster.js';
 import { parseDuration } from '../domain/duration.js';
 import type { NsName } from '../domain/findings.js';
 
@@ -43,8 +44,14 @@ export interface Config {
   };
   /** CSI driver name -> its node plugin DaemonSet, overriding discovery. */
   driverDaemonSets: Readonly<Record<string, NsName>>;
-  /** '' when unset. */
+  /** '' when unset; with fleet enabled, a DNS label. */
   clusterName: string;
+  /** Several clusters on one Redis and one Slack app (src/fleet): routing, heartbeats, fleet correlation. */
+  fleet: {
+    enabled: boolean;
+    /** Channel ID or name (without '#') -> the cluster a command there is about when it names none. */
+    channelClusters: Readonly<Record<string, string>>;
+  };
   kube: { kubeconfig?: string; context?: string };
   logLevel: (typeof LOG_LEVELS)[number];
 }
@@ -123,6 +130,40 @@ const driverMap = z
     return out;
   });
 
+/** A boolean from YAML, or true/false/yes/no/on/off/1/0 from the environment. */
+const bool = z.union([z.boolean(), z.string()], { error: 'expected true or false' }).transform((v, ctx) => {
+  if (typeof v === 'boolean') return v;
+  const s = v.trim().toLowerCase();
+  if (['true', 'yes', 'on', '1'].includes(s)) return true;
+  if (['false', 'no', 'off', '0'].includes(s)) return false;
+  return fail(ctx, `"${v}" is not true or false`);
+});
+
+/** channel=cluster pairs (env) or a map (YAML): channel IDs or names, cluster names as DNS labels. */
+const channelMap = z
+  .union([z.string(), z.record(z.string(), z.string())], { error: 'expected channel=cluster,... or a map' })
+  .transform((v, ctx) => {
+    const pairs: [string, string][] =
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+            .map((s) => {
+              const i = s.indexOf('=');
+              return i < 0 ? [s, ''] : [s.slice(0, i).trim(), s.slice(i + 1).trim()];
+            })
+        : Object.entries(v).map(([k, c]) => [k.trim(), String(c).trim()]);
+    const out: Record<string, string> = {};
+    for (const [channel, cluster] of pairs) {
+      if (!CHANNEL.test(channel) || channel === '*' || !isClusterName(cluster)) {
+        return fail(ctx, `"${channel}=${cluster}" is not channel=cluster (expected e.g. C0123ABCD=prod-eu-1)`);
+      }
+      out[channel.replace(/^#/, '')] = cluster;
+    }
+    return out;
+  });
+
 const url = (schemes: string[], form: string) =>
   optText(form).transform((s, ctx) => {
     if (s === undefined) return undefined;
@@ -165,6 +206,8 @@ export const rawConfigSchema = z.strictObject({
   allowedUsergroups: list(USERGROUP, 'user group IDs (S0123ABCD)'),
   driverDaemonSets: driverMap,
   clusterName: z.union([z.string(), z.number()], { error: 'expected text' }).transform((v) => String(v).trim()),
+  fleet: bool,
+  channelClusters: channelMap,
   kubeconfig: optText('a file path'),
   kubeContext: optText('a context name'),
   logLevel: text(LOG_LEVELS.join(', ')).pipe(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` })),
@@ -208,6 +251,7 @@ export function toConfig(r: RawConfig): Config {
     },
     driverDaemonSets: r.driverDaemonSets,
     clusterName: r.clusterName,
+    fleet: { enabled: r.fleet, channelClusters: r.channelClusters },
     kube: {
       ...(r.kubeconfig ? { kubeconfig: r.kubeconfig } : {}),
       ...(r.kubeContext ? { context: r.kubeContext } : {}),

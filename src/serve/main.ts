@@ -14,12 +14,14 @@ import { createWebSlackApi } from '../slack/web-api.js';
 import { redisReplayLedger } from '../slack/request-guard.js';
 import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
 import { webUsergroupDirectory as webUsergroups } from '../commands/slack-adapters.js';
-import { commandsForServe } from '../commands/serve.js';
+import { splitKey } from '../domain/cluster.js';
+import { commandsForServe, serveResponseSender } from '../commands/serve.js';
+import { memberPrefix, qualifyIncidents, startFleetMember, type FleetMemberOptions } from '../fleet/member.js';
 import { systemClock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import type { ClusterSource } from '../watch/source.js';
-import { startServe, type RunningServe, type ServeParts } from './app.js';
+import { startServe, type NotifierPort, type RunningServe, type ServeParts } from './app.js';
 import { namedNotifier } from './cluster-name.js';
 import { ServeMetrics } from './metrics.js';
 import { slackLogger } from './log.js';
@@ -39,6 +41,8 @@ export interface ServeOverrides {
   bolt?: boolean;
   /** Notifier tuning for tests. */
   notifier?: { lockTtlMs?: number; backoffMs?: number };
+  /** Fleet timers for tests (heartbeat, names, silence, how long a routed command may wait). */
+  fleet?: FleetMemberOptions['tuning'];
 }
 
 /** Starts the bot from a loaded Config. Throws RwxError (CONFIG, REDIS_UNREACHABLE) before anything runs. */
@@ -62,16 +66,21 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   );
   // The index is created by the watcher inside startServe; resolution facts read it through this late binding.
   const late: { running?: RunningServe } = {};
-  const notifier = serveNotifier(config, { redis, slack, log, metrics }, o, () => late.running?.watcher.index);
+  const prefix = ownPrefix(config);
+  const notifier = serveNotifier(config, prefix, { redis, slack, log, metrics }, o, () => late.running?.watcher.index);
   metrics.queueDepthFrom({ notify: () => notifier.queueDepth() });
   // Bolt's HTTP receiver owns PORT in HTTP mode: the ops endpoints are mounted on it as custom routes.
   const bolt = o.bolt ?? true;
   const boltOnPort = bolt && config.slack.mode === 'http';
-  const openKeys = await unresolvedKeys(notifier.store);
+  // The pipeline knows incidents by their own keys; a fleet member's records carry the cluster too.
+  const openKeys = (await unresolvedKeys(notifier.store)).map((k) => (config.fleet.enabled ? splitKey(k).key : k));
   const running = await startServe({
     source,
     openKeys,
-    notifier: namedNotifier(notifier, config.clusterName),
+    notifier: namedNotifier(
+      config.fleet.enabled ? qualifiedNotifier(notifier, config.clusterName) : notifier,
+      config.clusterName,
+    ),
     project: serveProjector(project),
     log,
     metrics,
@@ -87,8 +96,48 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     ...o.parts,
   });
   late.running = running;
-  if (bolt) await startSlackApp(config, running, { notifier, redis, slack, log, metrics }, o);
+  if (bolt) await startSlackApp(config, running, { notifier, redis, slack, log, metrics, prefix }, o);
   return running;
+}
+
+/** This cluster's own key prefix: RWX_REDIS_PREFIX, or in a fleet the cluster's part of it (src/fleet/keys.ts). */
+function ownPrefix(config: Config): string {
+  return config.fleet.enabled ? memberPrefix(config.redis.prefix, config.clusterName) : config.redis.prefix;
+}
+
+// In a fleet, incident keys carry the cluster (records, Slack metadata and button values never collide).
+function qualifiedNotifier(notifier: NotifierPort, cluster: string): NotifierPort {
+  return {
+    submit: (incidents, now) => notifier.submit(qualifyIncidents(incidents, cluster), now),
+    close: () => notifier.close(),
+  };
+}
+
+// A fleet member for this bot (heartbeat, names, routing); closed with the bot, before Redis.
+async function startFleet(config: Config, r: RunningServe, s: Shared & { notifier: Notifier }, o: ServeOverrides) {
+  const connection = s.redis.duplicate({ maxRetriesPerRequest: null });
+  connection.on('error', () => undefined); // reported by the bot's own Redis readiness check
+  const member = await startFleetMember({
+    base: config.redis.prefix,
+    self: config.clusterName,
+    channelClusters: config.fleet.channelClusters,
+    redis: s.redis,
+    connection,
+    clock: o.parts?.clock ?? systemClock,
+    index: () => r.watcher.index,
+    synced: () => r.watcher.synced(),
+    local: s.notifier,
+    store: s.notifier.store,
+    slack: s.slack,
+    sender: serveResponseSender(config),
+    log: s.log,
+    ...(o.fleet ? { tuning: o.fleet } : {}),
+  });
+  r.addCloser('fleet', async () => {
+    await member.close();
+    connection.disconnect();
+  });
+  return member;
 }
 
 /** What the serve composition shares between the notifier, the Slack app and /rwx. */
@@ -100,10 +149,16 @@ interface Shared {
 }
 
 // The notifier with the configured timers; resolution facts come from the watcher's cache once it exists.
-function serveNotifier(config: Config, s: Shared, o: ServeOverrides, index: () => ClusterIndex | undefined): Notifier {
+function serveNotifier(
+  config: Config,
+  prefix: string,
+  s: Shared,
+  o: ServeOverrides,
+  index: () => ClusterIndex | undefined,
+): Notifier {
   return createNotifier({
     redis: s.redis,
-    prefix: config.redis.prefix,
+    prefix,
     slack: s.slack,
     channel: config.slack.channel,
     logger: s.log,
@@ -130,10 +185,11 @@ function serveNotifier(config: Config, s: Shared, o: ServeOverrides, index: () =
 async function startSlackApp(
   config: Config,
   r: RunningServe,
-  s: Shared & { notifier: Notifier },
+  s: Shared & { notifier: Notifier; prefix: string },
   o: ServeOverrides,
 ): Promise<void> {
   const clock = o.parts?.clock ?? systemClock;
+  const fleet = config.fleet.enabled ? await startFleet(config, r, s, o) : undefined;
   // Usergroup look-ups and DMs (buttons and /rwx): one fail-fast client, its log lines through pino.
   const client = fastClient(config.slack.botToken, config.slack.apiUrl, slackLogger(s.log, 'web-api'));
   const cmds = commandsForServe({
@@ -146,6 +202,9 @@ async function startSlackApp(
     log: s.log,
     observe: s.metrics.commandObserver(),
     client,
+    ...(fleet
+      ? { fleet: { prefix: s.prefix, enqueue: fleet.enqueue, status: fleet.status, sender: fleet.sender } }
+      : {}),
   });
   const groups = new UsergroupCache(webUsergroups(client), clock);
   const app = createSlackApp({
@@ -154,7 +213,7 @@ async function startSlackApp(
     ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
     ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
     port: o.port ?? config.port,
-    actions: s.notifier,
+    actions: fleet?.actions ?? s.notifier,
     registerCommands: cmds.register,
     authorize: async (user, channel) =>
       (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,

@@ -1,0 +1,123 @@
+// One cluster's part in a fleet (RWX_FLEET): what `rwx serve` adds when several clusters share one Redis and one
+// Slack app. It keeps the cluster's heartbeat and published names current, routes the commands and clicks it
+// receives to the cluster they are about (router.ts, actions.ts), runs the worker for clicks routed to it, and
+// gives /rwx status the whole fleet. Its own records and queues live under the cluster's prefix (keys.ts).
+import type { ConnectionOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { CommandServices, ResponseSender } from '../commands/index.js';
+import type { IncidentActions } from '../domain/actions.js';
+import type { Clock } from '../domain/clock.js';
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import { qualifyKey } from '../domain/cluster.js';
+import type { Incident } from '../domain/incident.js';
+import type { SlackApi } from '../slack/api.js';
+import type { IncidentStore } from '../store/incident-store.js';
+import { routedActions, startActionWorker } from './actions.js';
+import { beat, fleetHealth, HEARTBEAT_EVERY_MS } from './heartbeat.js';
+import { fleetKeys, type FleetKeys } from './keys.js';
+import { namesOf, publishNames, PUBLISH_EVERY_MS } from './names.js';
+import { fromCluster } from './render.js';
+import { createRouter } from './router.js';
+import { fleetStatusSources } from './status.js';
+
+/** The prefix of cluster `name`'s own keys in a fleet whose RWX_REDIS_PREFIX is `base`. */
+export function memberPrefix(base: string, name: string): string {
+  return fleetKeys(base).cluster(name);
+}
+
+/** The incidents as a fleet member records and posts them: key qualified by the cluster (titles are named). */
+export function qualifyIncidents(incidents: Incident[], cluster: string): Incident[] {
+  return incidents.map((i) => ({ ...i, key: qualifyKey(cluster, i.key) }));
+}
+
+/** What a member is started with. */
+export interface FleetMemberOptions {
+  /** RWX_REDIS_PREFIX (the fleet's base prefix) and RWX_CLUSTER_NAME. */
+  base: string;
+  self: string;
+  channelClusters: Readonly<Record<string, string>>;
+  /** The bot's connection (heartbeats, names, status) and one for BullMQ (maxRetriesPerRequest: null). */
+  redis: Redis;
+  connection: ConnectionOptions;
+  clock: Clock;
+  /** The watcher's cache and whether it has synced (names are published only from a complete cache). */
+  index: () => ClusterIndex | undefined;
+  synced: () => boolean;
+  /** This cluster's notifier (its button operations) and its store, and Slack for private replies to clicks. */
+  local: IncidentActions;
+  store: Pick<IncidentStore, 'get'>;
+  slack: Pick<SlackApi, 'postEphemeral'>;
+  /** Answers on response_urls. */
+  sender: ResponseSender;
+  log?: { warn(obj: object, msg: string): void };
+  /** Tests shorten these. */
+  tuning?: { heartbeatMs?: number; publishMs?: number; silentAfterMs?: number; answerTimeoutMs?: number };
+}
+
+/** A running member: the hooks `rwx serve` plugs into its Slack app and commands. */
+export interface FleetMember {
+  keys: FleetKeys;
+  /** The listener's enqueue (routes to the cluster the command is about). */
+  enqueue: ReturnType<typeof createRouter>['enqueue'];
+  /** The button operations (this cluster's here, the others' routed). */
+  actions: IncidentActions;
+  /** /rwx status over the whole fleet. */
+  status: Pick<CommandServices, 'openIncidents' | 'clusters'>;
+  /** The worker's response_url sender: every answer says which cluster gave it. */
+  sender: ResponseSender;
+  /** Writes the heartbeat and publishes the names now (also done periodically). */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a member: first heartbeat and names at once, then periodically until close(). */
+export async function startFleetMember(o: FleetMemberOptions): Promise<FleetMember> {
+  const keys = fleetKeys(o.base);
+  const t = o.tuning ?? {};
+  const health = () => fleetHealth(o.redis, keys.heartbeats, o.clock, t.silentAfterMs);
+  const router = createRouter({
+    redis: o.redis,
+    connection: o.connection,
+    keys,
+    self: o.self,
+    channelClusters: o.channelClusters,
+    sender: o.sender,
+    clock: o.clock,
+    ...(t.silentAfterMs !== undefined ? { silentAfterMs: t.silentAfterMs } : {}),
+    ...(t.answerTimeoutMs !== undefined ? { answerTimeoutMs: t.answerTimeoutMs } : {}),
+    ...(o.log ? { log: o.log } : {}),
+  });
+  const actions = routedActions({ connection: o.connection, keys, self: o.self, local: o.local, health });
+  const worker = startActionWorker({ ...o, prefix: keys.cluster(o.self) });
+  const heartbeat = () => beat(o.redis, keys.heartbeats, o.self, o.clock.now());
+  const publish = async () => {
+    const index = o.index();
+    if (index && o.synced()) await publishNames(o.redis, keys, o.self, namesOf(index));
+  };
+  const quietly = (what: string, f: () => Promise<void>) => () =>
+    void f().catch((e: unknown) => o.log?.warn({ err: String(e) }, `fleet: ${what} failed`));
+  await heartbeat();
+  await publish();
+  const timers = [
+    setInterval(quietly('heartbeat', heartbeat), t.heartbeatMs ?? HEARTBEAT_EVERY_MS),
+    setInterval(quietly('publishing names', publish), t.publishMs ?? PUBLISH_EVERY_MS),
+  ];
+  const status = fleetStatusSources({ redis: o.redis, keys, self: o.self, clock: o.clock, ...t });
+  return {
+    keys,
+    enqueue: router.enqueue,
+    actions,
+    status,
+    sender: { send: (url, body) => o.sender.send(url, fromCluster(body, o.self)) },
+    async refresh() {
+      await heartbeat();
+      await publish();
+    },
+    async close() {
+      for (const timer of timers) clearInterval(timer);
+      await router.close();
+      await actions.close();
+      await worker.close();
+    },
+  };
+}
