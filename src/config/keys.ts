@@ -53,7 +53,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   groupInterval: '5m',
   repeatInterval: '4h',
   cronJobGrace: '10m',
-  watchIdleTimeout: '5m',
+  watchIdleTimeout: '2m30s',
   allowedChannels: [] as readonly string[],
   allowedUsergroups: [] as readonly string[],
   driverDaemonSets: {} as Readonly<Record<string, string>>,
@@ -168,7 +168,7 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     key: 'watchIdleTimeout',
     form: 'duration',
     secret: false,
-    doc: 'Watchdog: restart a watch that delivered no event or bookmark for this long.',
+    doc: 'A watch that delivered no event or bookmark for this long is stalled (the API server sends a bookmark about every minute): it is restarted, and until it is heard from again the replica does not hold the evaluator lease.',
   },
   {
     env: 'RWX_ALLOWED_CHANNELS',

@@ -11,6 +11,7 @@ import { realTimers, type Timers } from '../watch/timers.js';
 import { ClusterWatcher, type Projector } from '../watch/watcher.js';
 import { closeServer, listen, opsHandler, readiness, type ReadyCheck } from './http.js';
 import type { ServeMetrics } from './metrics.js';
+import type { EvaluatorLease } from './lease.js';
 import { Pipeline, type Stages } from './pipeline.js';
 
 /** The notifier as the pipeline uses it: incidents in (the full current set), close on shutdown. */
@@ -47,8 +48,10 @@ export interface ServeParts {
   fallback?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Closed last, in order, on stop (Bolt app, Redis connections). */
   closers?: { name: string; close: () => Promise<unknown> }[];
-  /** Incidents open before this process started (the store's unresolved records): see Pipeline.openKeys. */
-  openKeys?: readonly string[];
+  /** The store's unresolved incidents (Pipeline.assumeOpen): read at start and when this process takes over. */
+  openKeys?: () => Promise<readonly string[]>;
+  /** One active evaluator per cluster (lease.ts): without one, this process always submits (demo, one replica). */
+  lease?: EvaluatorLease;
   /** Reflector tunables for tests (backoff, page size). */
   reflector?: ConstructorParameters<typeof ClusterWatcher>[0]['reflector'];
 }
@@ -78,7 +81,10 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
   const clock = parts.clock ?? systemClock;
   const log = parts.log;
   const watcher = newWatcher(parts, clock);
-  const pipeline = newPipeline(parts, watcher, clock);
+  const turn = evaluatorTurn(parts, watcher);
+  const pipeline = newPipeline(parts, watcher, clock, turn.active);
+  turn.pipeline = pipeline;
+  if (parts.openKeys) pipeline.assumeOpen(await parts.openKeys());
   parts.metrics.queueDepthFrom({ work: () => watcher.queue.length });
   parts.metrics.watchStatusFrom(() => watcher.status());
 
@@ -92,6 +98,7 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
   const tick = async (): Promise<void> => {
     const restarted = watcher.tick(clock.now());
     if (restarted) log.debug({ restarted }, 'watchdog restarted watches');
+    await turn.renew();
     await pipeline.tick(clock.now());
   };
   const interval = parts.tickMs === 0 ? undefined : everyTick(tick, parts.tickMs ?? 1000, log);
@@ -110,6 +117,7 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
       watcher.stop();
       await done.catch(() => undefined);
       await pipeline.flush().catch((e: unknown) => log.warn({ err: e }, 'last flush failed'));
+      await parts.lease?.release(); // the standby takes over at its next tick, not after the TTL
       await parts.notifier.close().catch((e: unknown) => log.warn({ err: e }, 'notifier close failed'));
       if (http) await closeServer(http.server);
       for (const c of closers)
@@ -145,10 +153,20 @@ function newWatcher(parts: ServeParts, clock: Clock): ClusterWatcher {
 
 // The pipeline over the watcher's cache; it correlates only once every watch has synced. One evaluation = the
 // correlated incidents handed to the notifier (records written, jobs enqueued), counted as it succeeds or fails.
-function newPipeline(parts: ServeParts, watcher: ClusterWatcher, clock: Clock): Pipeline {
+function newPipeline(
+  parts: ServeParts,
+  watcher: ClusterWatcher,
+  clock: Clock,
+  active: () => Promise<boolean>,
+): Pipeline {
   const { metrics, notifyClock } = parts;
   const sink = {
     submit: async (inc: Incident[], now: number) => {
+      // A standby evaluates (its cache stays warm) but only the lease holder records; checked right before.
+      if (!(await active())) {
+        metrics.evaluated('standby');
+        return;
+      }
       try {
         await parts.notifier.submit(inc, notifyClock ? notifyClock.now() : now);
       } catch (e) {
@@ -159,18 +177,39 @@ function newPipeline(parts: ServeParts, watcher: ClusterWatcher, clock: Clock): 
     },
   };
   const gauges = metrics.pipeline();
-  const open = new Set(parts.openKeys ?? []);
-  return new Pipeline(
-    watcher.index,
-    watcher.queue,
-    parts.stages,
-    sink,
-    clock,
-    gauges,
-    () => watcher.synced(),
-    undefined,
-    open,
-  );
+  return new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, gauges, () => watcher.synced());
+}
+
+/** The lease side of the serve loop: renewed every tick, checked before every submit. */
+interface EvaluatorTurn {
+  pipeline?: Pipeline;
+  renew(): Promise<void>;
+  active(): Promise<boolean>;
+}
+
+// Holds the lease while this process's view is known to be current (watcher.current: every watch synced and
+// heard from lately, the API answering); on
+// taking over, the store's open incidents are assumed open so the first pass keeps them as the last holder had them.
+function evaluatorTurn(parts: ServeParts, watcher: ClusterWatcher): EvaluatorTurn {
+  const lease = parts.lease;
+  let held = lease === undefined;
+  if (lease) parts.metrics.evaluatorActiveIs(false);
+  const t: EvaluatorTurn = {
+    async renew() {
+      if (!lease) return;
+      const now = await lease.renew(watcher.current());
+      if (now === held) return;
+      held = now;
+      parts.metrics.evaluatorActiveIs(now);
+      parts.log.info(
+        { lease: lease.id },
+        now ? 'evaluator lease taken: this replica evaluates' : 'evaluator lease given up: standby',
+      );
+      if (now && parts.openKeys) t.pipeline?.assumeOpen(await parts.openKeys().catch(() => []));
+    },
+    active: async () => (lease ? held && (await lease.holds()) : true),
+  };
+  return t;
 }
 
 // Watches synced and the API reachable, then the caller's checks (Redis).

@@ -25,6 +25,7 @@ import { startServe, type NotifierPort, type RunningServe, type ServeParts } fro
 import { namedNotifier } from './cluster-name.js';
 import { ServeMetrics } from './metrics.js';
 import { slackLogger } from './log.js';
+import { redisEvaluatorLease } from './lease.js';
 import { connectRedis, redactRedisUrl, redisProbe } from './redis.js';
 import { observeResolution, realStages } from './stages.js';
 
@@ -39,6 +40,8 @@ export interface ServeOverrides {
   parts?: Partial<ServeParts>;
   /** Start the Bolt app (buttons; HTTP or Socket Mode per config). Default true; tests drive Slack directly. */
   bolt?: boolean;
+  /** Evaluator lease TTL (default LEASE_TTL_MS, 10 s) for tests. */
+  leaseTtlMs?: number;
   /** Notifier tuning for tests. */
   notifier?: { lockTtlMs?: number; backoffMs?: number };
   /** Fleet timers for tests (heartbeat, names, silence, how long a routed command may wait). */
@@ -72,11 +75,18 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   // Bolt's HTTP receiver owns PORT in HTTP mode: the ops endpoints are mounted on it as custom routes.
   const bolt = o.bolt ?? true;
   const boltOnPort = bolt && config.slack.mode === 'http';
-  // The pipeline knows incidents by their own keys; a fleet member's records carry the cluster too.
-  const openKeys = (await unresolvedKeys(notifier.store)).map((k) => (config.fleet.enabled ? splitKey(k).key : k));
+  // The pipeline knows incidents by their own keys; a fleet member's records carry the cluster too (and the
+  // other clusters' records are theirs). One evaluator per cluster: in a fleet, the lease is the cluster's.
+  const ownKeys = async (): Promise<string[]> =>
+    (await unresolvedKeys(notifier.store))
+      .map((k) => (config.fleet.enabled ? splitKey(k) : { cluster: config.clusterName, key: k }))
+      .filter((k) => k.cluster === config.clusterName)
+      .map((k) => k.key);
+  const leasePrefix = config.fleet.enabled ? `${config.redis.prefix}:${config.clusterName}` : config.redis.prefix;
   const running = await startServe({
     source,
-    openKeys,
+    openKeys: ownKeys,
+    lease: redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs),
     notifier: namedNotifier(
       config.fleet.enabled ? qualifiedNotifier(notifier, config.clusterName) : notifier,
       config.clusterName,

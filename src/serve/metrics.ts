@@ -127,8 +127,13 @@ export class ServeMetrics {
   });
   readonly evaluations = new Counter({
     name: 'rwx_evaluations_total',
-    help: 'Evaluations (correlate the cache, hand the incidents to the notifier) by outcome (ok, error)',
+    help: 'Evaluations (correlate the cache, hand the incidents to the notifier) by outcome (ok, error, standby=not handed over: another replica holds the evaluator lease)',
     labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  readonly evaluatorActive = new Gauge({
+    name: 'rwx_evaluator_active',
+    help: '1 while this replica holds the evaluator lease and records incidents, 0 while it stands by',
     registers: [this.registry],
   });
   readonly lastEvaluation = new Gauge({
@@ -187,7 +192,8 @@ export class ServeMetrics {
     for (const verdict of VERDICTS) this.incidentsOpened.inc({ verdict }, 0);
     for (const command of COMMAND_NAMES)
       for (const outcome of COMMAND_OUTCOMES) this.commands.inc({ command, outcome }, 0);
-    for (const outcome of ['ok', 'error']) this.evaluations.inc({ outcome }, 0);
+    for (const outcome of ['ok', 'error', 'standby']) this.evaluations.inc({ outcome }, 0);
+    this.evaluatorActive.set(1);
     this.lastEvaluation.set(0);
   }
 
@@ -216,10 +222,18 @@ export class ServeMetrics {
     };
   }
 
-  /** Records one evaluation's outcome; a success also stamps the time of the last successful one. */
-  evaluated(ok: boolean): void {
-    this.evaluations.inc({ outcome: ok ? 'ok' : 'error' });
+  /**
+   * Records one evaluation's outcome; a success, or a standby's evaluation (the loop runs, another replica records),
+   * also stamps the time of the last successful one.
+   */
+  evaluated(ok: boolean | 'standby'): void {
+    this.evaluations.inc({ outcome: ok === 'standby' ? 'standby' : ok ? 'ok' : 'error' });
     if (ok) this.lastEvaluation.set(this.clock.now() / 1000);
+  }
+
+  /** Whether this replica holds the evaluator lease (src/serve/lease.ts). */
+  evaluatorActiveIs(active: boolean): void {
+    this.evaluatorActive.set(active ? 1 : 0);
   }
 
   /** The notifier's view: a posted root opens an incident and ends its stuck-to-posted time. */

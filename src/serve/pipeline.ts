@@ -68,9 +68,19 @@ export class Pipeline {
     private readonly ready: () => boolean = () => true,
     /** See keepFiring(): how long an established incident outlives a blip in the correlation. */
     private readonly keepFiringForMs = KEEP_FIRING_FOR_MS,
-    /** Incidents open before this process started (the store's unresolved records), until the first pass. */
-    private assumedOpen: ReadonlySet<string> = new Set(),
   ) {}
+
+  /** Incidents open before this pass that the last pass may not have seen (the store's unresolved records). */
+  private assumedOpen: ReadonlySet<string> = new Set();
+
+  /**
+   * Treats `keys` as open in the next pass (then they stay open only if it reports them): at start-up and on taking
+   * over evaluation, the store's unresolved records, so the first pass keeps them as they were.
+   */
+  assumeOpen(keys: Iterable<string>): void {
+    this.assumedOpen = new Set([...this.assumedOpen, ...keys]);
+    this.dirty = true;
+  }
 
   /** The incidents open going into the next pass: the last pass's, or at start-up the store's. */
   openKeys(): ReadonlySet<string> {

@@ -61,6 +61,8 @@ export class Reflector {
   private handle: WatchHandle | undefined;
   private timer: unknown;
   private lastActivity = 0;
+  /** When the server was last heard from (a list completed, an event or a bookmark): a restart does not move it. */
+  private lastHeard = 0;
   private watchStarted = 0;
   private watchEvents = 0;
   private failures = 0;
@@ -106,6 +108,15 @@ export class Reflector {
     return true;
   }
 
+  /**
+   * Whether this kind's view is known to be current at `now`: the server was heard from (a list completed, an event
+   * or a bookmark) within stallMs, the watchdog's limit (one definition of a stalled watch). Restarting a watch does
+   * not make a view current: a half-open or blackholed connection restarted is just as silent.
+   */
+  current(now: number): boolean {
+    return this.synced && this.state !== 'waiting' && now - this.lastHeard < this.opts.stallMs;
+  }
+
   /** The last resourceVersion seen ('' before the first list or after a 410). */
   get resourceVersion(): string {
     return this.rv;
@@ -139,6 +150,7 @@ export class Reflector {
       return;
     }
     this.rv = rv;
+    this.lastHeard = this.clock.now();
     this.synced = true; // before listEnd, so the sink sees this kind as synced when it checks all kinds
     this.sink.listEnd(this.kind);
     this.recovered();
@@ -167,7 +179,7 @@ export class Reflector {
   }
 
   private onEvent(type: WatchEventType, obj: KubeObject): void {
-    this.lastActivity = this.clock.now();
+    this.lastActivity = this.lastHeard = this.clock.now();
     if (type === 'ERROR') {
       // A Status object: 410 means our resourceVersion was compacted away; the stream ends next.
       if ((obj as { code?: number }).code === 410) this.gone = true;

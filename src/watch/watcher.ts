@@ -111,6 +111,14 @@ export class ClusterWatcher {
     return this.unreachableSince === undefined;
   }
 
+  /**
+   * Whether the whole cache is known to be current at `now`: every kind synced, the API answering, and every watch
+   * heard from recently (Reflector.current). What a replica must be to record incidents (src/serve/lease.ts).
+   */
+  current(now = this.clock.now()): boolean {
+    return this.synced() && this.reachable() && this.reflectors.every((r) => r.current(now));
+  }
+
   /** Per-kind state, for /readyz and debugging. */
   status(): { kind: KindKey; state: string; synced: boolean; error?: string }[] {
     return this.reflectors.map((r) => {

@@ -37,7 +37,7 @@ describe('loadConfig', () => {
       groupIntervalMs: 300_000,
       repeatIntervalMs: 4 * 3_600_000,
       cronJobGraceMs: 600_000,
-      watchIdleTimeoutMs: 300_000,
+      watchIdleTimeoutMs: 150_000,
     });
     expect(c.slack.mode).toBe('socket');
     // empty allowed-channels list means: only the incident channel

@@ -1,0 +1,62 @@
+// One active evaluator per cluster: a lease in Redis. Replicas that see the cluster differently (a watch that died
+// silently, a partition from the API server) must not take turns writing their own view of an incident: two views
+// edit the root back and forth (stuck count 6, 5, 7, 5...). Of the two ways out, a lease and freshness stamps on
+// every record, the lease is chosen because it keeps ONE view writing at a time, which a per-record comparison
+// cannot: the staler replica still decides alone which incidents exist and which cleared (absence is not a record
+// it could compare against), and comparing resourceVersions across replicas needs both to have seen the same
+// resource. The holder gives the lease up as soon as its own view is not known to be current (a watch not synced
+// or stalled, the API unreachable), so a healthy standby takes over within one TTL; a crashed holder's lease
+// expires within one TTL. Standbys keep watching and correlating (their cache stays warm for /rwx and a
+// takeover), they only do not submit. Safety does not rest on timing alone: the holder checks the lease right
+// before each submit, and the per-incident lock still serialises every Slack step.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
+
+/** The lease as the serve loop uses it. */
+export interface EvaluatorLease {
+  /** This process's id in the lease (host, pid, random). */
+  readonly id: string;
+  /** Takes or extends the lease when `eligible`, else gives it up; whether this process holds it now. */
+  renew(eligible: boolean): Promise<boolean>;
+  /** Whether this process holds the lease right now (one Redis read). */
+  holds(): Promise<boolean>;
+  /** Gives the lease up if held (on shutdown: the standby takes over at once). */
+  release(): Promise<void>;
+}
+
+/** Default lease TTL: failover within this plus one tick. */
+export const LEASE_TTL_MS = 10_000;
+
+// Extend only our own lease; take it when free.
+const RENEW = `
+local cur = redis.call('GET', KEYS[1])
+if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0`;
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+/** A lease on `<prefix>:evaluator`. Redis errors count as not holding it (nothing can be submitted then anyway). */
+export function redisEvaluatorLease(redis: Redis, prefix: string, ttlMs = LEASE_TTL_MS): EvaluatorLease {
+  const key = `${prefix}:evaluator`;
+  const id = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+  const run = async (script: string, ...args: (string | number)[]): Promise<boolean> => {
+    try {
+      return Number(await redis.eval(script, 1, key, ...args)) === 1;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    id,
+    renew: (eligible) => (eligible ? run(RENEW, id, ttlMs) : run(RELEASE, id).then(() => false)),
+    holds: async () => {
+      try {
+        return (await redis.get(key)) === id;
+      } catch {
+        return false;
+      }
+    },
+    release: () => run(RELEASE, id).then(() => undefined),
+  };
+}
