@@ -17,6 +17,7 @@ import { beat, fleetHealth, HEARTBEAT_EVERY_MS } from './heartbeat.js';
 import { fleetKeys, type FleetKeys } from './keys.js';
 import { namesOf, publishNames, PUBLISH_EVERY_MS } from './names.js';
 import { fromCluster } from './render.js';
+import { rateLimitedSlack, redisChannelLimiter } from './rate-limit.js';
 import { createRouter } from './router.js';
 import { fleetStatusSources } from './status.js';
 
@@ -28,6 +29,11 @@ export function memberPrefix(base: string, name: string): string {
 /** The incidents as a fleet member records and posts them: key qualified by the cluster (titles are named). */
 export function qualifyIncidents(incidents: Incident[], cluster: string): Incident[] {
   return incidents.map((i) => ({ ...i, key: qualifyKey(cluster, i.key) }));
+}
+
+/** `slack` with chat.postMessage spaced per channel across the fleet (rate-limit.ts). */
+export function fleetSlack(slack: SlackApi, redis: Redis, base: string): SlackApi {
+  return rateLimitedSlack(slack, redisChannelLimiter(redis, fleetKeys(base).rate));
 }
 
 /** What a member is started with. */

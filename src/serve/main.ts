@@ -16,7 +16,13 @@ import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
 import { webUsergroupDirectory as webUsergroups } from '../commands/slack-adapters.js';
 import { splitKey } from '../domain/cluster.js';
 import { commandsForServe, serveResponseSender } from '../commands/serve.js';
-import { memberPrefix, qualifyIncidents, startFleetMember, type FleetMemberOptions } from '../fleet/member.js';
+import {
+  fleetSlack,
+  memberPrefix,
+  qualifyIncidents,
+  startFleetMember,
+  type FleetMemberOptions,
+} from '../fleet/member.js';
 import { systemClock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
@@ -70,7 +76,15 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   // The index is created by the watcher inside startServe; resolution facts read it through this late binding.
   const late: { running?: RunningServe } = {};
   const prefix = ownPrefix(config);
-  const notifier = serveNotifier(config, prefix, { redis, slack, log, metrics }, o, () => late.running?.watcher.index);
+  // A fleet shares Slack's per-channel rate: the notifier's posts take turns from one limiter in Redis.
+  const posting = config.fleet.enabled ? fleetSlack(slack, redis, config.redis.prefix) : slack;
+  const notifier = serveNotifier(
+    config,
+    prefix,
+    { redis, slack: posting, log, metrics },
+    o,
+    () => late.running?.watcher.index,
+  );
   metrics.queueDepthFrom({ notify: () => notifier.queueDepth() });
   // Bolt's HTTP receiver owns PORT in HTTP mode: the ops endpoints are mounted on it as custom routes.
   const bolt = o.bolt ?? true;
