@@ -42,22 +42,32 @@ export const run: Command = async (argv, io) => {
   }
 };
 
+// The signal handlers are installed before anything starts: a SIGTERM while Redis, the API or Slack are still
+// being reached is not lost (Node's default would kill the process mid-start); the bot stops as soon as the
+// start-up returns, which no outage holds for long (each connection attempt has its deadline; Slack is retried in
+// the background).
 async function serve(config: Config, log: Logger, env: NodeJS.ProcessEnv): Promise<number> {
-  const running = await runServe(config, log, { env });
-  log.info({ channel: config.slack.channel, mode: config.slack.mode }, 'rwx serve started');
+  let received: string | undefined;
+  let stop: (s: string) => void = (s) => (received ??= s);
   const onTerm = () => stop('SIGTERM');
   const onInt = () => stop('SIGINT');
-  let stop: (s: string) => void = () => undefined;
-  const signal = await new Promise<string>((resolve) => {
-    stop = resolve;
-    process.once('SIGTERM', onTerm);
-    process.once('SIGINT', onInt);
-    running.done.catch(() => resolve('pipeline failure'));
-  });
-  process.removeListener('SIGTERM', onTerm);
-  process.removeListener('SIGINT', onInt);
-  log.info({ signal }, 'stopping');
-  await running.stop();
+  process.once('SIGTERM', onTerm);
+  process.once('SIGINT', onInt);
+  let signal: string;
+  try {
+    const running = await runServe(config, log, { env });
+    log.info({ channel: config.slack.channel, mode: config.slack.mode }, 'rwx serve started');
+    signal = await new Promise<string>((resolve) => {
+      if (received) return resolve(received);
+      stop = resolve;
+      running.done.catch(() => resolve('pipeline failure'));
+    });
+    log.info({ signal }, 'stopping');
+    await running.stop();
+  } finally {
+    process.removeListener('SIGTERM', onTerm);
+    process.removeListener('SIGINT', onInt);
+  }
   log.info({}, 'stopped');
   log.flush();
   return signal === 'pipeline failure' ? 1 : 0;

@@ -11,7 +11,8 @@ export interface StatusContext {
 
 /**
  * The error for a non-success `status` while doing `what`: 401 KUBE_UNAUTHORIZED, 403 KUBE_FORBIDDEN, 404 NOT_FOUND,
- * 410 KUBE_GONE, anything else KUBE_API (retryable). `body` is the API's Status object (or its JSON text).
+ * 410 KUBE_GONE, 502/503/504 KUBE_UNREACHABLE (a proxy or an API server that cannot serve: the cluster cannot be
+ * seen, as when refused), anything else KUBE_API (retryable). `body` is the API's Status object (or its JSON text).
  */
 export function statusError(status: number, body: unknown, what: string, ctx: StatusContext = {}): RwxError {
   const msg = statusMessage(body);
@@ -24,7 +25,9 @@ export function statusError(status: number, body: unknown, what: string, ctx: St
   }
   if (status === 404) return new RwxError('NOT_FOUND', `${what}: ${msg || 'not found'}`, opts);
   if (status === 410) return new RwxError('KUBE_GONE', `${what}: ${msg || 'resource version too old'}`, opts);
-  return new RwxError('KUBE_API', `${what}: ${server} answered ${status}${msg ? `: ${msg}` : ''}`, opts);
+  const answered = `${what}: ${server} answered ${status}${msg ? `: ${msg}` : ''}`;
+  if (status === 502 || status === 503 || status === 504) return new RwxError('KUBE_UNREACHABLE', answered, opts);
+  return new RwxError('KUBE_API', answered, opts);
 }
 
 /** The first line of a Status object's message (object or JSON text); '' when there is none. */

@@ -12,6 +12,7 @@ import type { SlackApi } from '../slack/api.js';
 import { createSlackApp } from '../slack/app.js';
 import { createWebSlackApi } from '../slack/web-api.js';
 import { redisReplayLedger } from '../slack/request-guard.js';
+import { type LINK_BACKOFF, SlackLink } from '../slack/link.js';
 import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
 import { webUsergroupDirectory as webUsergroups } from '../commands/slack-adapters.js';
 import { splitKey } from '../domain/cluster.js';
@@ -52,6 +53,8 @@ export interface ServeOverrides {
   notifier?: { lockTtlMs?: number; backoffMs?: number };
   /** Fleet timers for tests (heartbeat, names, silence, how long a routed command may wait). */
   fleet?: FleetMemberOptions['tuning'];
+  /** Backoff of the Slack connection loop (tests shorten it). */
+  slackBackoff?: typeof LINK_BACKOFF;
 }
 
 /** Starts the bot from a loaded Config. Throws RwxError (CONFIG, REDIS_UNREACHABLE) before anything runs. */
@@ -97,6 +100,9 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       .filter((k) => k.cluster === config.clusterName)
       .map((k) => k.key);
   const leasePrefix = config.fleet.enabled ? `${config.redis.prefix}:${config.clusterName}` : config.redis.prefix;
+  // Not ready until Socket Mode is connected (HTTP mode: auth.test succeeded); the Bolt app keeps it current.
+  const link = new SlackLink();
+  const slackCheck = bolt ? [{ name: 'slack', probe: () => link.probe() }] : [];
   const running = await startServe({
     source,
     openKeys: ownKeys,
@@ -114,13 +120,13 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       driverDaemonSets: config.driverDaemonSets,
     }),
     watchIdleMs: config.timers.watchIdleTimeoutMs,
-    checks: [{ name: 'redis', probe: redisProbe(redis) }],
+    checks: [{ name: 'redis', probe: redisProbe(redis) }, ...slackCheck],
     ...(boltOnPort ? {} : { port: o.port ?? config.port }),
     closers: [{ name: 'redis', close: () => redis.quit() }],
     ...o.parts,
   });
   late.running = running;
-  if (bolt) await startSlackApp(config, running, { notifier, redis, slack, log, metrics, prefix }, o);
+  if (bolt) await startSlackApp(config, running, { notifier, redis, slack, log, metrics, prefix, link }, o);
   return running;
 }
 
@@ -209,7 +215,7 @@ function serveNotifier(
 async function startSlackApp(
   config: Config,
   r: RunningServe,
-  s: Shared & { notifier: Notifier; prefix: string },
+  s: Shared & { notifier: Notifier; prefix: string; link: SlackLink },
   o: ServeOverrides,
 ): Promise<void> {
   const clock = o.parts?.clock ?? systemClock;
@@ -245,6 +251,8 @@ async function startSlackApp(
     logger: slackLogger(s.log, 'bolt'),
     // Replicas share the ledger: a request accepted by one is a replay for every other.
     replays: redisReplayLedger(s.redis, config.redis.prefix),
+    link: s.link,
+    ...(o.slackBackoff ? { backoff: o.slackBackoff } : {}),
   });
   try {
     await app.start();

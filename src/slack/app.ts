@@ -1,12 +1,13 @@
 // The Bolt 5 app: Socket Mode when an app token is set, else the HTTP receiver (signed requests on
 // `/slack/events`). It handles the incident root's buttons; slash commands plug in through `registerCommands`.
-import { App, HTTPReceiver, LogLevel, type CustomRoute, type Logger } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, SocketModeReceiver, webApi, type CustomRoute, type Logger } from '@slack/bolt';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { RwxError, toRwxError } from '../errors.js';
 import type { IncidentActions } from '../domain/actions.js';
 import { type SlackAppDeps, registerIncidentButtons } from './buttons.js';
+import { botIdentity, keepSocketConnected, LINK_BACKOFF, SlackLink, verifyAuth } from './link.js';
 import { guardSlackRequests, memoryReplayLedger, type ReplayLedger } from './request-guard.js';
 
 export type { SlackAppDeps } from './buttons.js';
@@ -31,16 +32,29 @@ export interface SlackAppOptions {
   logger?: Logger;
   /** HTTP mode: where accepted requests are remembered to refuse replays (serve: Redis); default this process. */
   replays?: ReplayLedger;
+  /** Where the connection state goes (the serve composition reads it for /readyz); default a new one. */
+  link?: SlackLink;
+  /** Backoff between connection attempts (tests shorten it). */
+  backoff?: typeof LINK_BACKOFF;
 }
 
 /** A built app: `start()` connects (Socket Mode) or listens (HTTP); `port` is set after start in HTTP mode. */
 export interface SlackApp {
   app: App;
   mode: 'socket' | 'http';
+  /**
+   * Listens (HTTP) and connects to Slack. Resolves after the first connection attempt whatever its outcome, so a
+   * Slack outage leaves the bot running and unready (`link`) while it retries; rejects on a wrong token.
+   */
   start(): Promise<void>;
   stop(): Promise<void>;
   port?: number;
+  /** Connected (Socket Mode) or authenticated (HTTP, auth.test), for /readyz. */
+  link: SlackLink;
 }
+
+/** Web API client options for connection attempts: no retry (the connection loop retries), a deadline. */
+const FAIL_FAST = { retryConfig: { retries: 0 }, timeout: 10_000 };
 
 /** Builds the Bolt app with the incident buttons registered; throws RwxError('CONFIG') on a bad combination. */
 export function createSlackApp(opts: SlackAppOptions): SlackApp {
@@ -49,14 +63,27 @@ export function createSlackApp(opts: SlackAppOptions): SlackApp {
   if (!socket && !opts.signingSecret)
     throw new RwxError('CONFIG', 'SLACK_SIGNING_SECRET is required when SLACK_APP_TOKEN is not set');
   const clientOptions = opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {};
+  // Fail fast per attempt (the connection loops retry); Bolt's own client would retry for half an hour.
+  const probe = new webApi.WebClient(opts.botToken, { ...clientOptions, ...FAIL_FAST });
+  const identity = botIdentity(() => probe.auth.test());
   const common = {
-    token: opts.botToken,
+    authorize: async () => ({ botToken: opts.botToken, ...(await identity()) }),
     clientOptions,
     ...(opts.logger ? { logger: opts.logger } : { logLevel: LogLevel.ERROR }),
   };
   const clock = opts.clock ?? systemClock;
-  const app = socket
-    ? new App({ ...common, appToken: opts.appToken, socketMode: true, installerOptions: { clientOptions } })
+  // Socket Mode: our own receiver, its client's reconnection off (keepSocketConnected in link.ts does it).
+  const socketReceiver = socket
+    ? new SocketModeReceiver({
+        appToken: opts.appToken!,
+        autoReconnectEnabled: false,
+        // One bounded apps.connections.open per attempt: the loop retries (the SDK default retries for 30 min).
+        installerOptions: { clientOptions: { ...clientOptions, ...FAIL_FAST } },
+        ...(opts.logger ? { logger: opts.logger } : { logLevel: LogLevel.ERROR }),
+      })
+    : undefined;
+  const app = socketReceiver
+    ? new App({ ...common, receiver: socketReceiver })
     : new App({ ...common, receiver: guardedReceiver(opts, opts.signingSecret!) });
   const deps: SlackAppDeps = { actions: opts.actions, clock, authorize: opts.authorize ?? (async () => true) };
   app.error(async (e) => {
@@ -66,18 +93,25 @@ export function createSlackApp(opts: SlackAppOptions): SlackApp {
   registerIncidentButtons(app, deps);
   opts.registerCommands?.(app, deps);
 
+  const link = opts.link ?? new SlackLink();
+  const log = opts.logger ?? console;
+  const backoff = opts.backoff ?? LINK_BACKOFF;
+  let connection: { stop(): Promise<void> } | undefined;
   const built: SlackApp = {
     app,
+    link,
     mode: socket ? 'socket' : 'http',
     async start() {
-      if (socket) {
-        await app.start();
+      if (socketReceiver) {
+        connection = await keepSocketConnected(socketReceiver.client, () => app.start(), link, log, backoff);
         return;
       }
       const server = (await app.start(opts.port ?? 3000)) as Server;
       built.port = (server.address() as AddressInfo).port;
+      connection = await verifyAuth(identity, link, log, backoff);
     },
     async stop() {
+      await connection?.stop();
       await app.stop();
     },
   };

@@ -92,7 +92,9 @@ export class KubeClusterSource implements ClusterSource {
       )
       .then((c) => {
         controller = c;
+        // The client resolves after the response; it has already called done (closed) unless the status was 200.
         if (closed) c.abort();
+        else cb.onOpen?.();
       })
       .catch(finish);
     return {

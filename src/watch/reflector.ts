@@ -168,6 +168,9 @@ export class Reflector {
       this.kind,
       { resourceVersion: this.rv, timeoutSeconds: this.opts.watchTimeoutSeconds },
       {
+        onOpen: () => {
+          if (gen === this.gen && this.failures > 0) this.recovered();
+        },
         onEvent: (type, obj) => {
           if (gen === this.gen) this.onEvent(type, obj);
         },

@@ -16,6 +16,8 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 
 /** Callbacks for one watch stream. `onDone` is called exactly once: null for a normal close, else the error. */
 export interface WatchCallbacks {
+  /** The API server accepted the watch (HTTP 200): it answers again, even on a quiet cluster with no event. */
+  onOpen?(): void;
   onEvent(type: WatchEventType, obj: KubeObject): void;
   onDone(err: unknown): void;
 }

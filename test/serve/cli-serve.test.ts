@@ -68,6 +68,35 @@ describe('rwx serve', () => {
     expect((await get('/healthz')).status).toBe(0); // the port is closed
   });
 
+  it('handles SIGTERM from the start of the process: one arriving while it still starts stops it, exit 0', async () => {
+    sim = await startSimulator({
+      scenario: 'scenarios/cni-sandbox.yaml',
+      clock: new ManualClock(Date.parse('2026-11-30T09:15:00Z')),
+    });
+    slack = await startFakeSlack();
+    // Slack holds the start-up: the first auth.test never answers (the attempt's deadline ends it).
+    slack.hang('auth.test', 1);
+    const port = await freePort();
+    const env = {
+      SLACK_BOT_TOKEN: 'xoxb-cli-test',
+      SLACK_SIGNING_SECRET: 'secret',
+      SLACK_CHANNEL: 'C0INCIDENT',
+      SLACK_API_URL: slack.apiUrl,
+      REDIS_URL,
+      RWX_REDIS_PREFIX: prefix,
+      PORT: String(port),
+      LOG_LEVEL: 'silent',
+    };
+    const io = { stdout: { write: () => true }, stderr: { write: () => true }, stdin: new PassThrough(), env };
+    const before = process.listenerCount('SIGTERM');
+    const exit = main(['serve', '--kubeconfig', sim.kubeconfigPath], io);
+    await until(() => process.listenerCount('SIGTERM') > before, 'the SIGTERM handler');
+    await until(() => slack!.callsOf('auth.test').length > 0, 'start-up waiting on Slack');
+    process.emit('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(process.listenerCount('SIGTERM')).toBe(before);
+  }, 20_000);
+
   it('fails with one line naming the variable when configuration is missing', async () => {
     let err = '';
     const io = {
