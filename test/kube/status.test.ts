@@ -11,7 +11,8 @@ describe('statusError', () => {
     [410, 'KUBE_GONE', true, /list pods: pods is forbidden/],
     [429, 'KUBE_API', true, /answered 429/], // throttled: retry
     [500, 'KUBE_API', true, /https:\/\/k answered 500/],
-    [503, 'KUBE_API', true, /answered 503/],
+    [503, 'KUBE_UNREACHABLE', true, /answered 503/], // cannot serve: the cluster cannot be seen, as when refused
+    [502, 'KUBE_UNREACHABLE', true, /answered 502/],
   ])('%d is %s', (status, code, retryable, msg) => {
     const e = statusError(status, { message: 'pods is forbidden\nsecond line' }, 'list pods', { server: 'https://k' });
     expect(e.code).toBe(code);
