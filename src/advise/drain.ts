@@ -14,7 +14,7 @@ import type { VolumeAttachment } from '../domain/objects.js';
 import { nsKey, timeMs } from '../domain/refs.js';
 import { RwxError } from '../errors.js';
 import { DEFAULT_DETECT_CONFIG } from '../detect/config.js';
-import { claimOfVolume } from '../detect/storage-path.js';
+import { claimOfVolume, holdsVolumes } from '../detect/storage-path.js';
 import { nameList } from '../domain/names.js';
 import { rollbackOf, rollbackStep } from './rollback.js';
 
@@ -43,7 +43,7 @@ export function staleAttachments(
 ): VolumeAttachment[] {
   const claimsInUse = new Set<string>();
   for (const p of index.podsOnNode(node)) {
-    if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+    if (!holdsVolumes(p)) continue; // a finished pod being deleted still holds its volume
     for (const v of p.spec?.volumes ?? []) {
       const c = v ? claimOfVolume(p, v) : undefined;
       if (c) claimsInUse.add(nsKey(p.metadata?.namespace, c));

@@ -4,6 +4,7 @@ import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { Incident } from '../domain/incident.js';
 import { MAX_NAMES, nameList } from '../domain/names.js';
 import { nsKey } from '../domain/refs.js';
+import { configSteps, imagePullSteps } from './not-storage-steps.js';
 import { rollbackOf, rollbackStep } from './rollback.js';
 
 /** The StorageClass of the first stuck claim, for the post-fix mount gate; a placeholder when unknown. */
@@ -69,6 +70,8 @@ export function nextSteps(index: ClusterIndex, inc: Incident): string[] {
       ];
     }
     case 'NOT_STORAGE': {
+      if (inc.key.startsWith('config/')) return [...configSteps(inc), ...cronSteps(inc)];
+      if (inc.key === 'not-storage/image-pull') return [...imagePullSteps(inc), ...cronSteps(inc)];
       if (inc.node) {
         return [
           `Not storage: read the FailedCreatePodSandBox messages (kubectl describe pod) and check the CNI plugin pods and container runtime on ${node}.`,

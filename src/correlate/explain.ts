@@ -7,15 +7,11 @@ import { formatAge } from '../domain/duration.js';
 import type { Draft } from './group.js';
 import { driverOf } from './group.js';
 import { memberKey } from './members.js';
+import { configText, imagePullText, type IncidentText } from './explain-config.js';
 import { controllerOf } from '../domain/refs.js';
 import { nameList } from '../domain/names.js';
 
-/** Title, summary and explanations of a draft. */
-export interface IncidentText {
-  title: string;
-  summary: string;
-  explanations: string[];
-}
+export type { IncidentText } from './explain-config.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -47,6 +43,23 @@ function timedOutLines(d: Draft): string[] {
     : [];
 }
 
+/** What the stuck pods of a draft fail at: "mounts", "unmounts" or "mounts and unmounts". */
+function stuckWhat(d: Draft): string {
+  const term = d.pods.filter((f) => f.kind === 'stuck-terminating').length;
+  if (term === 0) return 'mounts';
+  return term === d.pods.length ? 'unmounts' : 'mounts and unmounts';
+}
+
+/** Pods stuck Terminating in a rollout incident: unpublish fails under the new revision; silent ones say so. */
+function unmountLines(d: Draft, newRev: number): string[] {
+  const term = d.pods.filter((f) => f.kind === 'stuck-terminating');
+  if (term.length === 0) return [];
+  const silent = term.filter((f) => f.events.length === 0).length;
+  return [
+    `${plural(term.length, 'pod')} stuck Terminating: the kubelet cannot unmount their volumes under revision ${newRev} of the node plugin (NodeUnpublishVolume/NodeUnstageVolume). Force-deleting them would leave the mounts behind on the node.${silent > 0 ? ` ${plural(silent, 'pod')} of them show no event: a kubelet often writes a failed unmount to its own log only, so they are counted as unmount suspects.` : ''}`,
+  ];
+}
+
 /** Volumes of the stuck pods whose VolumeAttachment on the pod's node says attached. */
 function attachedCount(index: ClusterIndex, d: Draft): { attached: number; total: number } {
   let attached = 0;
@@ -68,13 +81,14 @@ function rolloutText(index: ClusterIndex, d: Draft, nodes: readonly IncidentNode
   const newN = c.newStuck + c.newFine;
   const oldN = c.oldStuck + c.oldFine;
   const prev = ev.previousRevision !== undefined ? `revision ${ev.previousRevision}` : 'the previous revision';
-  const title = `${d.driver}: stuck mounts follow ${ds} revision ${ev.newRevision}`;
+  const what = stuckWhat(d);
+  const title = `${d.driver}: stuck ${what} follow ${ds} revision ${ev.newRevision}`;
   const recovering = ev.recoveringPods ?? [];
   const state = ev.rolledBack ? ` (rolling back${recovering.length === d.pods.length ? ', recovering' : ''})` : '';
   const summary =
-    `FOLLOWS_ROLLOUT${state}: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts, ${c.oldStuck} of ${oldN} on ${prev}; ` +
+    `FOLLOWS_ROLLOUT${state}: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck ${what}, ${c.oldStuck} of ${oldN} on ${prev}; ` +
     `${plural(d.pods.length, 'stuck pod')}${recovering.length > 0 ? ` (${recovering.length} recovering)` : ''}, rollout ${ev.updatedNodes}/${ev.desiredNodes} nodes${ev.rolloutStart ? ` since ${ev.rolloutStart}` : ''}`;
-  const out: string[] = [...timedOutLines(d)];
+  const out: string[] = [...timedOutLines(d), ...unmountLines(d, ev.newRevision)];
   if (ev.rolledBack)
     out.push(
       `${ds} has been rolled back off revision ${ev.newRevision} (to ${prev}); ${ev.updatedNodes} of ${ev.desiredNodes} nodes still run revision ${ev.newRevision}. Do not run \`kubectl rollout undo\` again: it would bring revision ${ev.newRevision} back.`,
@@ -89,7 +103,7 @@ function rolloutText(index: ClusterIndex, d: Draft, nodes: readonly IncidentNode
     );
   if (oldN > 0)
     out.push(
-      `Not flaky nodes: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck mounts and ${c.oldStuck} of ${oldN} on ${prev}; the fault follows the rollout order, not any node.`,
+      `Not flaky nodes: ${c.newStuck} of ${newN} nodes on revision ${ev.newRevision} have stuck ${what} and ${c.oldStuck} of ${oldN} on ${prev}; the fault follows the rollout order, not any node.`,
     );
   const cordoned = nodes.filter((n) => index.get('nodes', n.node)?.spec?.unschedulable).map((n) => n.node);
   if (cordoned.length > 0)
@@ -179,6 +193,10 @@ function siblingLines(index: ClusterIndex, d: Draft, newRev: number): string[] {
   return out;
 }
 
+function withCron(t: IncidentText, d: Draft, nodes: readonly IncidentNode[]): IncidentText {
+  return { ...t, explanations: [...t.explanations, ...cronLines(d, nodes)] };
+}
+
 /** Writes the text of a draft whose node rows are built. */
 export function incidentText(index: ClusterIndex, d: Draft, nodes: readonly IncidentNode[]): IncidentText {
   const pods = d.pods.length;
@@ -206,6 +224,8 @@ export function incidentText(index: ClusterIndex, d: Draft, nodes: readonly Inci
       };
     }
     case 'NOT_STORAGE': {
+      if (d.key.startsWith('config/')) return withCron(configText(d.pods, age), d, nodes);
+      if (d.key === 'not-storage/image-pull') return withCron(imagePullText(d.pods, age), d, nodes);
       const where = d.node ?? plural(nodeCount, 'node');
       const names = [...new Set(d.pods.map((f) => f.node).filter((n): n is string => !!n))].sort();
       return {

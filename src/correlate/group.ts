@@ -4,7 +4,9 @@
 // Rules, in order:
 // 1. Pods stuck for a network cause (FailedCreatePodSandBox) form one NOT_STORAGE incident `not-storage` for the
 //    whole cluster (a CNI rollout breaks nodes one after another: one thread that lists them, not one per node);
-//    never with storage.
+//    never with storage. Pods whose Secret, ConfigMap, projected, downward API or emptyDir volumes fail (cause
+//    'config') form NOT_STORAGE `config/<namespace>/<kind>/<name>` per missing object (or `config/<namespace>` when
+//    the kubelet names none), and slow image pulls NOT_STORAGE `not-storage/image-pull`: never a storage incident.
 // 2. Pods stuck with no storage or network evidence group as UNEXPLAINED under `unexplained/cause-unknown`, except
 //    that a pod stuck in ContainerCreating whose claim uses a driver found to follow a rollout, on a node whose
 //    plugin runs the bad revision, joins that rollout incident (the kubelet's FailedMount may be missing: events
@@ -14,12 +16,15 @@
 //    stuck pods, including those recovering after their node's plugin was replaced (not evidence, see rollout.ts).
 //    An incident already open under that key stays FOLLOWS_ROLLOUT on the weaker sustain test (sustainsRollout):
 //    partial recovery is not resolution, and the pods still stuck never start a second incident.
-// 4. The remaining storage pods, and pods stuck Terminating on unmount failures (node-local by nature), group per
-//    node as FOLLOWS_NODE when the node holds stuck mounts of two or more drivers, or stuck unmounts, or is the only
+// 4. Pods stuck Terminating on a storage cause (an unmount failure, or no event at all on a pod with a storage
+//    volume: detect/stuck-terminating.ts) take the same rollout test per driver (new revision stuck, old not; a pod
+//    that mounted under the new revision does not veto it, mounting is not unmounting): a wave that follows a plugin
+//    rollout joins that rollout's incident `rollout/<ns>/<ds>@<rev>`, one incident and not one per node.
+// 5. The remaining storage pods, and the remaining pods stuck Terminating, group per node as FOLLOWS_NODE when the node holds stuck mounts of two or more drivers, or stuck unmounts, or is the only
 //    node with stuck mounts of a driver and either two or more workloads are stuck there or the same plugin revision
 //    demonstrably mounts on another node (so the node, not the plugin, is what differs). The rest stay UNEXPLAINED per driver (`unexplained/<driver>`,
 //    driver "unresolved" when the volume leads to no CSI driver, e.g. a missing Secret).
-// 5. A CronJob finding joins the group of any stuck pod of its Jobs (the seed's backup never ran because its pod
+// 6. A CronJob finding joins the group of any stuck pod of its Jobs (the seed's backup never ran because its pod
 //    was stuck); otherwise it forms its own UNEXPLAINED group `cronjob/<ns>/<name>`, labelled as such.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/findings.js';
@@ -78,11 +83,14 @@ export function groupFindings(
   const nodeCandidates: StuckPodFinding[] = [];
   const cronJobs: CronJobFinding[] = [];
   const unknown: StuckPodFinding[] = [];
+  const terminatingByDriver = new Map<string, StuckPodFinding[]>();
   for (const f of findings) {
     if (f.kind === 'cronjob-missed') cronJobs.push(f);
     else if (f.cause === 'network') draft('not-storage', { verdict: 'NOT_STORAGE' }).pods.push(f);
+    else if (f.cause === 'config') draft(configKey(f), { verdict: 'NOT_STORAGE' }).pods.push(f);
+    else if (f.cause === 'image') draft('not-storage/image-pull', { verdict: 'NOT_STORAGE' }).pods.push(f);
     else if (f.cause === 'unknown') unknown.push(f);
-    else if (f.kind === 'stuck-terminating') nodeCandidates.push(f);
+    else if (f.kind === 'stuck-terminating') push(terminatingByDriver, driverOf(f) ?? 'unresolved', f);
     else push(creatingByDriver, driverOf(f) ?? 'unresolved', f);
   }
 
@@ -143,7 +151,23 @@ export function groupFindings(
   for (const f of unknown)
     if (!joined.has(f)) draft('unexplained/cause-unknown', { verdict: 'UNEXPLAINED' }).pods.push(f);
 
-  // Rule 4: which nodes the remaining storage pods follow.
+  // Rule 4: unmount failures that follow a plugin rollout; the rest are node candidates.
+  for (const [driver, fs] of terminatingByDriver) {
+    const ds = plugins.get(driver);
+    const others = new Set(
+      [...stuckDriversByNode].filter(([, ds2]) => [...ds2].some((d) => d !== driver)).map(([n]) => n),
+    );
+    const analysis = ds ? analyzeRollout(index, ds, driver, fs, others, { unmount: true }) : undefined;
+    if (!ds || !analysis?.fits) {
+      nodeCandidates.push(...fs);
+      continue;
+    }
+    const key = rolloutKey(analysis.evidence);
+    const d = draft(key, { verdict: 'FOLLOWS_ROLLOUT', driver, daemonSet: ds, rollout: analysis });
+    d.pods.push(...fs);
+  }
+
+  // Rule 5: which nodes the remaining storage pods follow.
   const nodeFault = new Set<string>();
   for (const f of nodeCandidates) if (f.node) nodeFault.add(f.node);
   for (const [node, drivers] of stuckDriversByNode) if (drivers.size >= 2) nodeFault.add(node);
@@ -180,7 +204,7 @@ export function groupFindings(
     }
   }
 
-  // Rule 5: CronJobs join the group of their Jobs' stuck pods.
+  // Rule 6: CronJobs join the group of their Jobs' stuck pods.
   const byMember = new Map<string, Draft>();
   for (const d of drafts.values())
     for (const f of d.pods) if (!byMember.has(memberKey(f))) byMember.set(memberKey(f), d);
@@ -192,6 +216,12 @@ export function groupFindings(
     (home ?? draft(`cronjob/${c.cronJob.namespace}/${c.cronJob.name}`, { verdict: 'UNEXPLAINED' })).cronJobs.push(c);
   }
   return [...drafts.values()];
+}
+
+/** The NOT_STORAGE key of a configuration fault: the first missing object, else the namespace. */
+function configKey(f: StuckPodFinding): string {
+  const o = f.configObjects?.[0];
+  return o ? `config/${f.pod.namespace}/${o.kind}/${o.name}` : `config/${f.pod.namespace}`;
 }
 
 /**

@@ -83,6 +83,14 @@ export function isRecovering(f: StuckPodFinding, plugin: Pod | undefined): boole
   return now - created < RECOVERY_WINDOW_MS;
 }
 
+/**
+ * How the rollout test reads its findings. `unmount`: the findings are pods stuck Terminating on unmount failures
+ * (the same 2x2: new revision stuck, old not), where a pod that mounted under the new revision is no counter-proof.
+ */
+export interface RolloutTestOptions {
+  unmount?: boolean;
+}
+
 /** How long after its node's plugin pod was replaced a pod stuck from before still counts as recovering. */
 export const RECOVERY_WINDOW_MS = 5 * 60_000;
 
@@ -97,6 +105,7 @@ export function analyzeRollout(
   driver: string,
   findings: readonly StuckPodFinding[],
   otherDriverNodes: ReadonlySet<string>,
+  opts: RolloutTestOptions = {},
 ): RolloutAnalysis | undefined {
   const revs = revisionsOf(index, ds);
   const newest = newestRevision(revs);
@@ -139,7 +148,9 @@ export function analyzeRollout(
   }
   const rolloutStart = timeMs(newest.metadata?.creationTimestamp);
   const complete = counts.oldFine + counts.oldStuck === 0;
-  let fits = counts.newStuck > 0 && counts.oldStuck === 0 && (counts.newProven ?? 0) === 0;
+  // A pod that mounted under the new revision proves it mounts, not that it unmounts: no veto for unmount failures.
+  const vetoed = !opts.unmount && (counts.newProven ?? 0) > 0;
+  let fits = counts.newStuck > 0 && counts.oldStuck === 0 && !vetoed;
   if (fits && !complete) {
     const servedStuck = [...stuckNodes];
     fits = !(servedStuck.length === 1 && otherDriverNodes.has(servedStuck[0] ?? ''));

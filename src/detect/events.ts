@@ -1,6 +1,7 @@
 // Events as evidence, and the cause of a stuck pod decided from them. Pure: reads event fields only.
 import type { Cause, EventEvidence } from '../domain/findings.js';
-import type { KubeEvent } from '../domain/objects.js';
+import type { KubeEvent, Pod } from '../domain/objects.js';
+import { blamesStorage } from './storage-path.js';
 import { timeMs } from '../domain/refs.js';
 
 /** Reasons that mean the kubelet or attach/detach controller could not attach or mount a volume. */
@@ -60,21 +61,37 @@ export function isNetworkEvent(e: KubeEvent): boolean {
   return NETWORK_REASONS.has(e.reason ?? '');
 }
 
+/** The kubelet started pulling an image: the pod got past its volumes and its sandbox. */
+export function isImagePullEvent(e: KubeEvent): boolean {
+  return e.reason === 'Pulling';
+}
+
 /**
- * The cause of a pod stuck in ContainerCreating. Volumes are mounted before the sandbox is created, so mount
- * failures win, unless a sandbox failure was seen more recently than the last mount failure (the mount since
- * succeeded and the pod moved on to the next step).
+ * The cause of a pod stuck in ContainerCreating. The kubelet mounts volumes, then creates the sandbox, then pulls
+ * images, so mount failures win unless a sandbox failure or an image pull was seen more recently than the last
+ * mount failure (the mount since succeeded and the pod moved on: a slow pull is not storage). A mount failure is
+ * storage when it is about the pod's storage volumes (storage-path.ts blamesStorage), and 'config' when only its
+ * Secret, ConfigMap, projected, downward API or emptyDir volumes fail. Without the pod, every mount failure is storage.
  */
-export function causeFromEvents(events: readonly KubeEvent[]): Cause {
+export function causeFromEvents(events: readonly KubeEvent[], pod?: Pod): Cause {
   let storage: number | undefined;
+  let config: number | undefined;
   let network: number | undefined;
+  let image: number | undefined;
   for (const e of events) {
     const t = eventLastSeen(e) ?? 0;
-    if (isStorageEvent(e)) storage = Math.max(storage ?? 0, t);
-    else if (isNetworkEvent(e)) network = Math.max(network ?? 0, t);
+    if (isStorageEvent(e)) {
+      if (!pod || blamesStorage(pod, e)) storage = Math.max(storage ?? 0, t);
+      else config = Math.max(config ?? 0, t);
+    } else if (isNetworkEvent(e)) network = Math.max(network ?? 0, t);
+    else if (isImagePullEvent(e)) image = Math.max(image ?? 0, t);
   }
-  if (storage !== undefined && (network === undefined || storage >= network)) return 'storage';
-  if (network !== undefined) return 'network';
+  const mount = storage ?? config;
+  const mountLast = Math.max(storage ?? 0, config ?? 0);
+  const later = Math.max(network ?? -1, image ?? -1);
+  if (mount !== undefined && mountLast >= later) return storage !== undefined ? 'storage' : 'config';
+  if (network !== undefined && network >= (image ?? -1)) return 'network';
+  if (image !== undefined) return 'image';
   return 'unknown';
 }
 

@@ -6,7 +6,7 @@ import { resolveWorkload } from './owner.js';
 
 /** The cause-specific fields each detector adds to the common ones. */
 export type StuckDetails = Pick<StuckPodFinding, 'cause' | 'storage' | 'events'> &
-  Partial<Pick<StuckPodFinding, 'finalizers'>>;
+  Partial<Pick<StuckPodFinding, 'finalizers' | 'configObjects' | 'configVolumes'>>;
 
 /** A stuck-pod finding of `kind` for `pod`, stuck since `since` (epoch ms) as of `now`. */
 export function stuckPodFinding(

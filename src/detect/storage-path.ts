@@ -3,6 +3,7 @@ import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { StoragePath } from '../domain/findings.js';
 import type { KubeEvent, PersistentVolumeClaim, Pod, Volume } from '../domain/objects.js';
 import { nsKey } from '../domain/refs.js';
+import { inTreePlugin, isStorageSource, missingObjectsIn, volumeSource } from './volume-source.js';
 
 const UNMOUNTED = /unmounted volumes=\[([^\]]*)\]/;
 const FOR_VOLUME = /for volume "([^"]+)"/;
@@ -35,9 +36,16 @@ export function claimDriver(index: ClusterIndex, pvc: PersistentVolumeClaim): st
   return (sc ? index.get('storageClasses', sc)?.provisioner : undefined) || undefined;
 }
 
-/** Follows one pod volume to its claim, PV and CSI driver; later links stay undefined when unknown. */
+/**
+ * Follows one pod volume to its claim, PV and CSI driver; later links stay undefined when unknown. An inline CSI
+ * volume names its driver; an in-tree volume (inline, or a PV without `csi`) names its in-tree plugin instead.
+ */
 export function storagePathOf(index: ClusterIndex, pod: Pod, v: Volume): StoragePath {
   const path: StoragePath = { volume: v.name ?? '' };
+  const inline = (v.csi as { driver?: unknown } | undefined)?.driver;
+  if (typeof inline === 'string' && inline) path.driver = inline;
+  const tree = inTreePlugin(v);
+  if (tree) path.inTree = tree;
   const claimName = claimOfVolume(pod, v);
   if (!claimName) return path;
   const namespace = pod.metadata?.namespace ?? '';
@@ -48,21 +56,70 @@ export function storagePathOf(index: ClusterIndex, pod: Pod, v: Volume): Storage
   if (pvName) path.pv = pvName;
   const driver = pvc ? claimDriver(index, pvc) : undefined;
   if (driver) path.driver = driver;
+  const pvTree = pv && !pv.spec?.csi ? inTreePlugin(pv.spec as Volume) : undefined;
+  if (pvTree) path.inTree = pvTree;
   const modes = pvc?.status?.accessModes ?? pvc?.spec?.accessModes ?? pv?.spec?.accessModes;
   if (modes && modes.length > 0) path.accessModes = [...modes];
   return path;
 }
 
+/** The pod's storage volumes (volume-source.ts): claims, generic ephemeral, inline CSI and in-tree volumes. */
+export function storageVolumes(pod: Pod): Volume[] {
+  return (pod.spec?.volumes ?? []).filter((v): v is Volume => !!v && isStorageSource(volumeSource(v)));
+}
+
+/**
+ * Whether a mount or unmount event of `pod` is about its storage rather than its configuration. It is when it names
+ * a storage volume, or a name that is no volume of the pod (a PV name: `MountDevice failed for volume "pvc-..."`);
+ * it is not when every name it gives is a Secret, ConfigMap, projected, downward API, emptyDir or hostPath volume.
+ * Naming nothing, it is storage unless it says a Secret or ConfigMap is missing or the pod has no storage volume.
+ */
+export function blamesStorage(pod: Pod, e: KubeEvent): boolean {
+  const message = e.message ?? '';
+  const volumes = pod.spec?.volumes ?? [];
+  const names = volumesNamedIn(message);
+  if (names.length > 0) {
+    const byName = new Map(volumes.map((v) => [v?.name ?? '', v]));
+    return names.some((n) => {
+      const v = byName.get(n);
+      return !v || isStorageSource(volumeSource(v));
+    });
+  }
+  if (missingObjectsIn(message, volumes).length > 0) return false;
+  return storageVolumes(pod).length > 0;
+}
+
 /**
  * The storage paths of the volumes the events blame. A name in an event may be the pod's volume name
  * ("unmounted volumes=[data]") or the PV name (`MountVolume.MountDevice failed for volume "pvc-..."`).
- * When the events name nothing the pod has, every claim-backed volume is returned.
+ * When the events name no storage volume the pod has, every storage volume is returned. Configuration volumes
+ * (secrets, config maps...) never appear: they are not storage.
  */
 export function blamedStorage(index: ClusterIndex, pod: Pod, events: readonly KubeEvent[]): StoragePath[] {
-  const volumes = pod.spec?.volumes ?? [];
-  const all = volumes.map((v) => storagePathOf(index, pod, v));
+  const all = storageVolumes(pod).map((v) => storagePathOf(index, pod, v));
   const named = new Set<string>();
   for (const e of events) for (const n of volumesNamedIn(e.message ?? '')) named.add(n);
   const blamed = all.filter((p) => named.has(p.volume) || (p.pv !== undefined && named.has(p.pv)));
-  return blamed.length > 0 ? blamed : all.filter((p) => p.claim !== undefined);
+  return blamed.length > 0 ? blamed : all;
+}
+
+/**
+ * Whether a pod still holds its volumes: it is not in a terminal phase, or it is but is being deleted (since
+ * Kubernetes 1.27 the kubelet sets Failed/Succeeded before it tears the volumes down, and the pod object stays until
+ * the teardown is done). A finished pod that is not being deleted has had its volumes unmounted.
+ */
+export function holdsVolumes(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return (phase !== 'Succeeded' && phase !== 'Failed') || !!pod.metadata?.deletionTimestamp;
+}
+
+/**
+ * Whether a mount event of `pod` is about the volume of claim `claimName` (bound to PV `pv`): it names that volume
+ * or PV, or names no volume at all and is about the pod's storage (blamesStorage).
+ */
+export function blamesClaim(pod: Pod, e: KubeEvent, claimName: string, pv?: string | null): boolean {
+  const names = volumesNamedIn(e.message ?? '');
+  if (names.length === 0) return blamesStorage(pod, e);
+  const vol = (pod.spec?.volumes ?? []).find((v) => v && claimOfVolume(pod, v) === claimName)?.name;
+  return names.some((n) => n === vol || (!!pv && n === pv));
 }

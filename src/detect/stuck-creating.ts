@@ -1,13 +1,14 @@
 // Detector: pods stuck in ContainerCreating (init containers included, Job-owned pods included) longer than
 // stuckAfter, counted from the PodScheduled condition. The cause comes from the pod's events.
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import type { StuckPodFinding } from '../domain/findings.js';
-import type { ContainerStatus, Pod } from '../domain/objects.js';
+import type { ConfigObject, StuckPodFinding } from '../domain/findings.js';
+import type { ContainerStatus, KubeEvent, Pod, Volume } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
 import type { DetectContext } from './config.js';
-import { causeFromEvents, evidenceOf } from './events.js';
+import { causeFromEvents, evidenceOf, isStorageEvent } from './events.js';
 import { stuckPodFinding } from './pod-finding.js';
-import { blamedStorage } from './storage-path.js';
+import { blamedStorage, blamesStorage, volumesNamedIn } from './storage-path.js';
+import { isStorageSource, missingObjectsIn, volumeSource } from './volume-source.js';
 import { collect } from './collect.js';
 
 const CREATING = new Set(['ContainerCreating', 'PodInitializing']);
@@ -42,13 +43,31 @@ export function stuckCreatingFinding(index: ClusterIndex, pod: Pod, ctx: DetectC
   const since = scheduledAt(pod);
   if (since === undefined || ctx.now - since <= ctx.config.stuckAfterMs) return undefined;
   const events = index.eventsFor('Pod', pod.metadata?.namespace, pod.metadata?.name ?? '');
-  const cause = causeFromEvents(events);
+  const cause = causeFromEvents(events, pod);
   return stuckPodFinding(index, pod, 'stuck-creating', since, ctx.now, {
     cause,
-    // Only storage failures blame volumes; a sandbox failure says nothing about the pod's claims.
-    storage: cause === 'network' ? [] : blamedStorage(index, pod, events),
+    // Only storage failures (or no evidence at all) blame volumes; a sandbox, image or configuration failure says
+    // nothing about the pod's claims, and a configuration volume is never storage.
+    storage: cause === 'storage' || cause === 'unknown' ? blamedStorage(index, pod, events.filter(isStorageEvent)) : [],
+    ...(cause === 'config' ? configFault(pod, events) : {}),
     events: evidenceOf(events, ctx.now),
   });
+}
+
+/** The configuration volumes that failed and the Secrets/ConfigMaps the kubelet says are missing. */
+function configFault(pod: Pod, events: readonly KubeEvent[]): Pick<StuckPodFinding, 'configObjects' | 'configVolumes'> {
+  const volumes = (pod.spec?.volumes ?? []).filter((v): v is Volume => !!v);
+  const failed = events.filter((e) => isStorageEvent(e) && !blamesStorage(pod, e));
+  const objects = new Map<string, ConfigObject>();
+  const names = new Set<string>();
+  for (const e of failed) {
+    for (const o of missingObjectsIn(e.message ?? '', volumes)) objects.set(`${o.kind}/${o.name}`, o);
+    for (const n of volumesNamedIn(e.message ?? '')) names.add(n);
+  }
+  const configVolumes = volumes
+    .filter((v) => names.has(v.name ?? '') && !isStorageSource(volumeSource(v)))
+    .map((v) => v.name ?? '');
+  return { configObjects: [...objects.values()], configVolumes };
 }
 
 /** Every pod stuck in ContainerCreating. Linear in the number of pods. */

@@ -1,6 +1,12 @@
 // Detector: pods stuck Terminating longer than deletion + grace + stuckAfter, with their finalizers and
-// unmount-failure evidence ("device or resource busy": seed strand 3, where force-deleting leaves orphaned stage
-// references behind).
+// unmount-failure evidence ("device or resource busy"; force-deleting such a pod leaves the staged mount orphaned on
+// the node). A pod in a terminal phase (Failed, Succeeded) with a deletionTimestamp counts too: since Kubernetes
+// 1.27 the kubelet sets the phase before it tears the volumes down, so it still holds them.
+//
+// The cause is storage when an unmount event is about the pod's storage volumes, and also when there is no unmount
+// event at all but the pod has a storage volume: real kubelets often log a failed teardown to their own log only,
+// so the missing event is no evidence of health ("an unmount suspect"). Not when a finalizer holds the pod (the
+// finalizer alone explains it), nor for a pod with only configuration volumes: then the cause is unknown.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { StuckPodFinding } from '../domain/findings.js';
 import type { Pod } from '../domain/objects.js';
@@ -8,7 +14,7 @@ import { timeMs } from '../domain/refs.js';
 import type { DetectContext } from './config.js';
 import { evidenceOf, isUnmountEvent } from './events.js';
 import { stuckPodFinding } from './pod-finding.js';
-import { blamedStorage } from './storage-path.js';
+import { blamedStorage, blamesStorage, storageVolumes } from './storage-path.js';
 import { collect } from './collect.js';
 
 /**
@@ -32,9 +38,13 @@ export function stuckTerminatingFinding(
   if (since === undefined || ctx.now - since <= ctx.config.stuckAfterMs) return undefined;
   const events = index.eventsFor('Pod', pod.metadata?.namespace, pod.metadata?.name ?? '');
   const unmount = events.filter(isUnmountEvent);
+  const storageUnmount = unmount.filter((e) => blamesStorage(pod, e));
+  const held = (pod.metadata?.finalizers ?? []).length > 0;
+  const suspect = unmount.length === 0 && !held && storageVolumes(pod).length > 0;
+  const cause = storageUnmount.length > 0 || suspect ? 'storage' : unmount.length > 0 ? 'config' : 'unknown';
   return stuckPodFinding(index, pod, 'stuck-terminating', since, ctx.now, {
-    cause: unmount.length > 0 ? 'storage' : 'unknown',
-    storage: blamedStorage(index, pod, unmount),
+    cause,
+    storage: cause === 'config' ? [] : blamedStorage(index, pod, storageUnmount),
     finalizers: [...(pod.metadata?.finalizers ?? [])],
     events: evidenceOf(unmount.length > 0 ? unmount : events, ctx.now),
   });

@@ -2,7 +2,13 @@
 // Keys are stable across evaluations so the incident store can tell new members from known ones.
 
 /** What a stuck pod is waiting on, decided from its events. */
-export type Cause = 'storage' | 'network' | 'unknown';
+export type Cause = 'storage' | 'network' | 'config' | 'image' | 'unknown';
+
+/** An API object a configuration volume (secret, configMap, projected) needs, e.g. `secret "payments-tls"`. */
+export interface ConfigObject {
+  kind: 'secret' | 'configmap';
+  name: string;
+}
 
 /** A namespaced object by name. */
 export interface NsName {
@@ -37,6 +43,8 @@ export interface StoragePath {
   claim?: NsName;
   pv?: string;
   driver?: string;
+  /** The in-tree volume plugin ("nfs", "iscsi") when no CSI driver serves the volume: the kubelet mounts it. */
+  inTree?: string;
   accessModes?: string[];
 }
 
@@ -57,6 +65,10 @@ export interface StuckPodFinding {
   storage: StoragePath[];
   /** For stuck-terminating: finalizers still on the pod. */
   finalizers?: string[];
+  /** For cause 'config': the Secrets and ConfigMaps the kubelet says are missing (in the pod's namespace). */
+  configObjects?: ConfigObject[];
+  /** For cause 'config': the pod's volumes that failed (secret, configMap, projected, downwardAPI, emptyDir...). */
+  configVolumes?: string[];
   events: EventEvidence[];
 }
 

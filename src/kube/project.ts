@@ -4,6 +4,7 @@
 // become RFC 3339 strings, so live, snapshot and simulator objects have the same JSON shape.
 import type { KindKey } from '../domain/kinds.js';
 import type { ObjectsByKind } from '../domain/snapshot.js';
+import { IN_TREE_FIELDS } from '../detect/volume-source.js';
 
 /** A field whitelist: `true` keeps the value whole; an object keeps only its listed fields (per element for arrays). */
 type Shape = true | { [field: string]: Shape };
@@ -44,6 +45,26 @@ const CONTAINER_STATUS: Shape = {
   },
 };
 const TOP: Shape = { apiVersion: true, kind: true, metadata: META };
+/** An in-tree volume source: kept as a marker (src/detect/volume-source.ts needs to know it is there, not its fields). */
+const MARK: Shape = { readOnly: true };
+/**
+ * A pod volume: enough to tell storage (claims, ephemeral, inline CSI and in-tree) from configuration (secret,
+ * configMap, projected, downwardAPI), scratch (emptyDir) and hostPath, and which Secret or ConfigMap it reads.
+ */
+const VOLUME: Shape = {
+  name: true,
+  persistentVolumeClaim: true,
+  hostPath: true,
+  ephemeral: true,
+  csi: { driver: true },
+  ...Object.fromEntries(IN_TREE_FIELDS.map((f) => [f, MARK])),
+  nfs: { server: true, path: true },
+  secret: { secretName: true, optional: true },
+  configMap: { name: true, optional: true },
+  projected: { sources: { secret: { name: true }, configMap: { name: true }, serviceAccountToken: { path: true } } },
+  downwardAPI: { defaultMode: true },
+  emptyDir: { medium: true, sizeLimit: true },
+};
 
 /** The whitelists of the high-volume kinds, mirroring src/domain/objects.ts. */
 const SHAPES: Partial<Record<KindKey, Shape>> = {
@@ -54,7 +75,7 @@ const SHAPES: Partial<Record<KindKey, Shape>> = {
       terminationGracePeriodSeconds: true,
       nodeSelector: true,
       serviceAccountName: true,
-      volumes: { name: true, persistentVolumeClaim: true, hostPath: true, ephemeral: true },
+      volumes: VOLUME,
       containers: CONTAINER,
       initContainers: CONTAINER,
     },

@@ -32,7 +32,7 @@ export const VERDICT_TEXT: Readonly<Record<Verdict, string>> = {
   FOLLOWS_ROLLOUT: ':rotating_light: Follows a node plugin rollout',
   FOLLOWS_NODE: ':warning: Follows one node',
   UNEXPLAINED: ':grey_question: Unexplained',
-  NOT_STORAGE: ':information_source: Not storage (pod sandbox / network)',
+  NOT_STORAGE: ':information_source: Not storage',
 };
 
 /** The root message of an incident's thread, with its ack/mute/resolve state and buttons. */

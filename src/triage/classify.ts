@@ -2,10 +2,11 @@
 // attachments by PV, events by object, CSINode by node): cost per claim is proportional to that claim's pods.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { EventEvidence } from '../domain/findings.js';
-import type { PersistentVolumeClaim, Pod } from '../domain/objects.js';
+import type { KubeEvent, PersistentVolumeClaim, Pod } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
 import { formatAge } from '../domain/duration.js';
-import { claimDriver } from '../detect/storage-path.js';
+import { causeFromEvents } from '../detect/events.js';
+import { blamesClaim, claimDriver, holdsVolumes } from '../detect/storage-path.js';
 import { adviceFor } from './advice.js';
 import { CLAIM_REASONS, POD_REASONS, eventEvidence } from './events.js';
 import type { AttachmentEvidence, ClaimReport, NodeEvidence, Phase, PodEvidence } from './types.js';
@@ -34,8 +35,6 @@ const NO_EVIDENCE: ClaimReport['evidence'] = Object.freeze({
   nodes: NONE,
   attachments: NONE,
 });
-
-const ACTIVE = (p: Pod): boolean => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed';
 
 /** Whether a claim asks for ReadWriteMany (spec, or status once bound). */
 export function isRwx(pvc: PersistentVolumeClaim): boolean {
@@ -106,7 +105,9 @@ export function classifyClaim(index: ClusterIndex, pvc: PersistentVolumeClaim, c
   let consumers = all;
   let settled = true; // every consumer Running and not deleting: no pod-level strand possible
   for (const p of all) {
-    if (!ACTIVE(p)) consumers = all.filter(ACTIVE);
+    // A finished pod holds no volume, unless it is being deleted (holdsVolumes: the 1.27+ kubelet sets the phase
+    // before the teardown): then it is a consumer, and UNPUBLISH_STUCK rather than a stale attachment.
+    if (!holdsVolumes(p)) consumers = all.filter(holdsVolumes);
     if (p.metadata?.deletionTimestamp || p.status?.phase !== 'Running') settled = false;
   }
   const status = pvc.status?.phase ?? (volume ? 'Bound' : 'Pending');
@@ -132,7 +133,7 @@ export function classifyClaim(index: ClusterIndex, pvc: PersistentVolumeClaim, c
 
   const found: Found[] = [];
   if (!settled) {
-    const mount = mountFailed(index, ctx, consumers, c.driver);
+    const mount = mountFailed(index, ctx, consumers, c);
     if (mount) found.push(mount);
     const stuck = unpublishStuck(index, ctx, consumers);
     if (stuck) found.push(stuck);
@@ -212,10 +213,13 @@ function classifyUnbound(
   );
 }
 
-function mountFailed(index: ClusterIndex, ctx: ClassifyContext, consumers: Pod[], driver: string | null) {
+function mountFailed(index: ClusterIndex, ctx: ClassifyContext, consumers: Pod[], c: ClaimRef) {
+  const driver = c.driver;
   const stuck: { pod: Pod; events: EventEvidence[] }[] = [];
   for (const p of consumers) {
     if (p.metadata?.deletionTimestamp || (p.status?.phase ?? 'Pending') !== 'Pending' || !p.spec?.nodeName) continue;
+    // Only events about this claim's volume: a missing Secret of the same pod is not this claim's mount failure.
+    const about = (e: KubeEvent): boolean => blamesClaim(p, e, c.name, c.volume);
     const events = eventEvidence(
       index,
       'Pod',
@@ -223,12 +227,16 @@ function mountFailed(index: ClusterIndex, ctx: ClassifyContext, consumers: Pod[]
       p.metadata?.name ?? '',
       POD_REASONS,
       ctx.now,
+      about,
     );
     const creating = [...(p.status?.containerStatuses ?? []), ...(p.status?.initContainerStatuses ?? [])].some(
       (cs) => cs?.state?.waiting?.reason === 'ContainerCreating',
     );
     const since = timeMs(p.status?.startTime) ?? timeMs(p.metadata?.creationTimestamp);
     const old = since === undefined || ctx.now - since >= MOUNT_GRACE_MS;
+    // Stuck on a Secret, the sandbox or an image pull (detect/events.ts causeFromEvents): not this claim's mount.
+    const cause = causeFromEvents(index.eventsFor('Pod', p.metadata?.namespace, p.metadata?.name ?? ''), p);
+    if (cause !== 'storage' && cause !== 'unknown') continue;
     if (events.some((e) => e.type === 'Warning') || (creating && old)) stuck.push({ pod: p, events });
   }
   if (stuck.length === 0) return undefined;

@@ -1,6 +1,7 @@
 // Event evidence: the latest relevant Events of an object, with count and age, from the index (no scan).
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { EventEvidence } from '../domain/findings.js';
+import type { KubeEvent } from '../domain/objects.js';
 import { eventLastSeen, toEvidence } from '../detect/events.js';
 
 /** Reasons that explain a claim that does not provision or bind. */
@@ -24,7 +25,7 @@ export const POD_REASONS: ReadonlySet<string> = new Set([
 /** Most events per object kept as evidence (latest first). */
 export const MAX_EVENTS_PER_OBJECT = 3;
 
-/** The latest events of `kind/namespace/name` whose reason is in `reasons`, newest first, as evidence. */
+/** The latest events of `kind/namespace/name` whose reason is in `reasons` (and that `about` keeps), newest first. */
 export function eventEvidence(
   index: ClusterIndex,
   kind: string,
@@ -32,10 +33,11 @@ export function eventEvidence(
   name: string,
   reasons: ReadonlySet<string>,
   now: number,
+  about: (e: KubeEvent) => boolean = () => true,
 ): EventEvidence[] {
   return index
     .eventsFor(kind, namespace, name)
-    .filter((e) => reasons.has(e.reason ?? ''))
+    .filter((e) => reasons.has(e.reason ?? '') && about(e))
     .map((e) => ({ e, at: eventLastSeen(e) ?? 0 }))
     .sort((a, b) => b.at - a.at)
     .slice(0, MAX_EVENTS_PER_OBJECT)

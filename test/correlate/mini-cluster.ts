@@ -26,10 +26,12 @@ export interface Placed {
   /** Workload (StatefulSet) name; defaults to the pod name. */
   workload?: string;
   /** FailedMount (default), FailedCreatePodSandBox, or none. */
-  reason?: 'FailedMount' | 'FailedCreatePodSandBox' | 'none';
+  reason?: 'FailedMount' | 'FailedCreatePodSandBox' | 'FailedUnmount' | 'none';
   driver?: string;
   /** Running since this long ago instead of stuck. */
   runningFor?: number;
+  /** Stuck Terminating (deleted 20m ago, started 1h ago) instead of creating; `reason` FailedUnmount by default. */
+  terminating?: boolean;
 }
 
 /** Options of the mini cluster. */
@@ -64,14 +66,18 @@ export function miniCluster(o: MiniOpts = {}): ClusterIndex {
         claims: { data: `c-${p.name}` },
         owner: { kind: 'StatefulSet', name: p.workload ?? p.name, uid: `uid-sts-${p.workload ?? p.name}` },
         ...(p.runningFor !== undefined ? { started: ago(p.runningFor - MIN) } : {}),
+        ...(p.terminating ? { scheduled: ago(HOUR), started: ago(HOUR - MIN), deleted: ago(20 * MIN) } : {}),
       }),
     );
     if (p.runningFor === undefined && p.reason !== 'none') {
+      const reason = p.reason ?? (p.terminating ? 'FailedUnmount' : 'FailedMount');
       const msg =
-        p.reason === 'FailedCreatePodSandBox'
+        reason === 'FailedCreatePodSandBox'
           ? 'failed to setup network for sandbox: plugin type="calico" failed'
-          : failedMount(['data']);
-      out.push(event('ns', p.name, p.reason ?? 'FailedMount', msg, ago(MIN), 5));
+          : reason === 'FailedUnmount'
+            ? `UnmountVolume.TearDown failed for volume "data" : rpc error: code = Internal desc = unmount failed: target is busy`
+            : failedMount(['data']);
+      out.push(event('ns', p.name, reason, msg, ago(MIN), 5));
     }
   }
   out.push(...(o.extra ?? []));

@@ -101,6 +101,111 @@ describe('stuckCreatingFinding', () => {
   });
 });
 
+// Only storage is storage: a FailedMount of a Secret, ConfigMap, projected, downward API or emptyDir volume is a
+// configuration fault (its own cause, the missing object named), and a slow image pull is not storage either.
+describe('configuration volumes and image pulls are not storage', () => {
+  const withVolumes = (): Pod => {
+    const p = pod('api-0', { ns: 'api', node: 'n1', scheduled: ago(10 * MIN), claims: { data: 'data-claim' } });
+    p.metadata!.namespace = 'api';
+    p.spec!.volumes = [
+      { name: 'data', persistentVolumeClaim: { claimName: 'data-claim' } },
+      { name: 'tls', secret: { secretName: 'payments-tls' } },
+      { name: 'cfg', configMap: { name: 'app-config' } },
+      { name: 'kube-api-access', projected: { sources: [{ configMap: { name: 'kube-root-ca.crt' } }] } },
+      { name: 'podinfo', downwardAPI: { items: [] } },
+      { name: 'scratch', emptyDir: { sizeLimit: '1Gi' } },
+    ];
+    return p;
+  };
+  const mount = (message: string, minutesAgo = 1) =>
+    event('api', 'api-0', 'FailedMount', message, ago(minutesAgo * MIN), 3);
+  it.each<[string, { kind?: string }[], string, string[], string[]]>([
+    // the issue's example: the secret is missing
+    [
+      'missing secret',
+      [mount('MountVolume.SetUp failed for volume "tls" : secret "payments-tls" not found')],
+      'config',
+      ['secret/payments-tls'],
+      [],
+    ],
+    [
+      'missing config map',
+      [mount('MountVolume.SetUp failed for volume "cfg" : configmap "app-config" not found')],
+      'config',
+      ['configmap/app-config'],
+      [],
+    ],
+    // the kubelet's wording for a projected source it has not registered
+    [
+      'projected, not registered',
+      [mount('MountVolume.SetUp failed for volume "kube-api-access" : object "api"/"kube-root-ca.crt" not registered')],
+      'config',
+      ['configmap/kube-root-ca.crt'],
+      [],
+    ],
+    // the timeout lists only configuration volumes
+    [
+      'timeout on config volumes only',
+      [
+        mount(
+          'Unable to attach or mount volumes: unmounted volumes=[tls podinfo], unattached volumes=[], timed out waiting for the condition',
+        ),
+      ],
+      'config',
+      [],
+      [],
+    ],
+    [
+      'emptyDir',
+      [mount('MountVolume.SetUp failed for volume "scratch" : mkdir /var/lib/kubelet/pods/x: no space left on device')],
+      'config',
+      [],
+      [],
+    ],
+    // a claim and a secret both unmounted: the claim makes it storage, and only the claim is blamed
+    ['claim and secret', [mount(failedMount(['data', 'tls']))], 'storage', [], ['data']],
+    // the volume names a PV: storage
+    [
+      'PV named',
+      [mount('MountVolume.MountDevice failed for volume "pv-ns-data-claim" : rpc error: code = Internal')],
+      'storage',
+      [],
+      ['data'],
+    ],
+    // the mount went through and the image is being pulled: not storage
+    [
+      'slow image pull',
+      [event('api', 'api-0', 'Pulling', 'Pulling image "registry/big:1"', ago(4 * MIN), 1, 'Normal')],
+      'image',
+      [],
+      [],
+    ],
+    // a mount failure after the pull started (the pod restarted its attempt): storage again
+    [
+      'mount failure after a pull',
+      [
+        event('api', 'api-0', 'Pulling', 'Pulling image "registry/big:1"', ago(8 * MIN), 1, 'Normal'),
+        mount(failedMount(['data'])),
+      ],
+      'storage',
+      [],
+      ['data'],
+    ],
+  ])('%s', (_name, objects, cause, missing, volumes) => {
+    const p = withVolumes();
+    const f = stuckCreatingFinding(indexWith(p, ...objects), p, ctx);
+    expect(f?.cause).toBe(cause);
+    expect((f?.configObjects ?? []).map((o) => `${o.kind}/${o.name}`)).toEqual(missing);
+    expect(f?.storage.map((s) => s.volume)).toEqual(volumes);
+  });
+
+  it('names the configuration volumes that failed', () => {
+    const p = withVolumes();
+    const e = mount('Unable to attach or mount volumes: unmounted volumes=[tls podinfo], unattached volumes=[]');
+    expect(stuckCreatingFinding(indexWith(p, e), p, ctx)?.configVolumes).toEqual(['tls', 'podinfo']);
+  });
+});
+
 describe('detectStuckCreating', () => {
   it('includes Job-owned pods and resolves them to their CronJob', () => {
     const cj = cronJob('ns', 'backup', '0 2 * * *');

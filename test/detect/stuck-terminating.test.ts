@@ -28,14 +28,28 @@ describe('detectStuckTerminating', () => {
     ],
     // grace ran out exactly 5m ago: stuckAfter not exceeded
     ['too recent', { deleted: ago(5 * MIN), grace: 30 }, [], undefined],
-    // grace ran out 5m10s ago: stuck, the 30s grace is not added a second time
+    // grace ran out 5m10s ago: stuck, the 30s grace is not added a second time; no event, but the pod has a
+    // claim and nothing else holds it: an unmount suspect (real kubelets often log teardown failures only)
     [
       'grace not added twice',
       { deleted: ago(5 * MIN + 10_000), grace: 30 },
       [],
-      { cause: 'unknown', finalizers: [], stuckSeconds: 5 * 60 + 10 },
+      { cause: 'storage', finalizers: [], stuckSeconds: 5 * 60 + 10 },
     ],
-    // held by a finalizer, no unmount events -> unknown cause, finalizers listed
+    // Kubernetes 1.27+: the kubelet sets a terminal phase before it tears volumes down; the pod still holds them
+    [
+      'terminal phase, still terminating',
+      { deleted: ago(20 * MIN), grace: 30, phase: 'Failed' },
+      [],
+      { cause: 'storage', finalizers: [], stuckSeconds: 20 * 60 },
+    ],
+    [
+      'succeeded, still terminating',
+      { deleted: ago(20 * MIN), grace: 30, phase: 'Succeeded' },
+      [event('ns', 'p', 'FailedUnmount', busy, ago(MIN), 2)],
+      { cause: 'storage', finalizers: [], stuckSeconds: 20 * 60 },
+    ],
+    // held by a finalizer, no unmount events -> unknown cause (the finalizer explains it), finalizers listed
     [
       'finalizer',
       { deleted: ago(30 * MIN), grace: 0, finalizers: ['example.com/protect'] },
@@ -62,6 +76,27 @@ describe('detectStuckTerminating', () => {
     expect({ cause: f?.cause, finalizers: f?.finalizers, stuckSeconds: f?.stuckSeconds }).toEqual(want);
     expect(f?.kind).toBe('stuck-terminating');
     expect(f?.storage.map((s) => [s.volume, s.accessModes])).toEqual([['shared', ['ReadWriteMany']]]);
+  });
+
+  // Only storage is storage: configuration volumes never make an unmount suspect nor a storage path.
+  it.each<[string, { kind?: string }[], string, string[]]>([
+    ['config volumes only, no event', [], 'unknown', []],
+    [
+      'a secret volume fails to unmount',
+      [event('ns', 'c', 'FailedUnmount', 'UnmountVolume.TearDown failed for volume "tls" : remove busy', ago(MIN))],
+      'config',
+      [],
+    ],
+  ])('%s', (_name, objects, cause, storage) => {
+    const p = pod('c', { ns: 'ns', node: 'n1', started: ago(59 * MIN), deleted: ago(20 * MIN) });
+    p.spec!.volumes = [
+      { name: 'tls', secret: { secretName: 'payments-tls' } },
+      { name: 'cfg', configMap: { name: 'app' } },
+      { name: 'scratch', emptyDir: {} },
+    ];
+    const [f] = detectStuckTerminating(ClusterIndex.fromSnapshot(snapshotOf([p, ...objects])), ctx);
+    expect(f?.cause).toBe(cause);
+    expect(f?.storage.map((s) => s.volume)).toEqual(storage);
   });
 
   it('keeps the unmount events as evidence', () => {

@@ -61,7 +61,11 @@ describe('project', () => {
       },
       spec: {
         nodeName: 'node-01',
-        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }, { name: 'cm' }],
+        // the volume's source is kept (a configMap is not storage: src/detect/volume-source.ts), its items are not
+        volumes: [
+          { name: 'data', persistentVolumeClaim: { claimName: 'data' } },
+          { name: 'cm', configMap: { name: 'c' } },
+        ],
         containers: [
           {
             name: 'web',

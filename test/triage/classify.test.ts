@@ -236,6 +236,44 @@ const CASES: Case[] = [
       s.pods.push(pod(NS, 'data-web-0', { claim: 'data', state: 'terminating', deletedAgo: -20 }));
     },
   },
+  // Kubernetes 1.27+: a deleted pod in a terminal phase still holds its volume while the kubelet tears it down. Its
+  // claim is UNPUBLISH_STUCK, and the attachment on its node is in use, not stale.
+  {
+    name: 'terminal phase, terminating, still holds the volume',
+    phase: 'UNPUBLISH_STUCK',
+    detail: /terminating: job-0 20m past grace/,
+    build: (s) => {
+      healthyClaim(s, NS, 'data');
+      s.pods.length = 0;
+      const p = pod(NS, 'job-0', { claim: 'data', state: 'terminating', deletedAgo: 1200, finalizers: null });
+      p.status = { phase: 'Failed', containerStatuses: null };
+      s.pods.push(p);
+      s.volumeAttachments.push(va('csi-fff', 'pvc-data', 'node-01'));
+    },
+    check: (c) => expect(c.alsoPhases).toEqual([]),
+  },
+  // Only storage is storage: the claim's pod is stuck on a missing Secret; the claim itself mounts fine.
+  {
+    name: 'a missing secret is not the claim mount failing',
+    phase: 'OK',
+    detail: /1 pod\(s\)/,
+    build: (s) => {
+      s.pvcs.push(pvc(NS, 'data'));
+      s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }));
+      const p = pod(NS, 'web-0', { claim: 'data', state: 'creating', startedAgo: 3600 });
+      p.spec!.volumes!.push({ name: 'tls', secret: { secretName: 'payments-tls' } });
+      s.pods.push(p);
+      s.events.push(
+        event(
+          NS,
+          'Pod',
+          'web-0',
+          'FailedMount',
+          'MountVolume.SetUp failed for volume "tls" : secret "payments-tls" not found',
+        ),
+      );
+    },
+  },
   // Attached on a node that runs no consumer: the orphaned stage reference; ordered recovery.
   {
     name: 'stale attachment',
