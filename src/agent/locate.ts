@@ -1,5 +1,6 @@
 // Finding the agent on a node through the API: the pod carrying the agent label on that node, its IP and the
 // port of its container port named "agent". Read-only (one pod list with label and field selectors).
+import { AGENT_ENABLE_HINT } from '../domain/proof.js';
 import { RwxError } from '../errors.js';
 import type { KubeConnection } from '../kube/connect.js';
 import { apiError } from '../kube/read.js';
@@ -19,11 +20,8 @@ export const AGENT_SELECTOR = Object.entries(AGENT_LABELS)
   .join(',');
 /** The name of the agent's port in deploy/components/agent; otherwise the first port of the "agent" container. */
 export const AGENT_PORT_NAME = 'agent';
-/** Where to read how to enable the agent. */
-export const ENABLE_HINT = [
-  'the node agent is opt-in: kubectl apply -k deploy/overlays/socket-mode-agent,',
-  'add deploy/components/agent to your overlay, or set agent.enabled=true in the Helm chart (docs/agent.md)',
-].join(' ');
+/** Where to read how to enable the agent (the same line the thread says). */
+export const ENABLE_HINT = AGENT_ENABLE_HINT;
 
 /** An agent pod as the bot needs it. */
 export interface AgentPod {

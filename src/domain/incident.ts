@@ -1,6 +1,7 @@
 // Incidents: what the correlator makes of findings, and what every renderer (terminal, Slack) and the drain
 // advice read. An incident is one correlated group: one (node plugin DaemonSet, revision), or one node.
 import type { CronJobFinding, NsName, StuckPodFinding, WorkloadRef } from './findings.js';
+import type { IncidentProof } from './proof.js';
 
 /** Where the fault lies. NOT_STORAGE groups pods stuck for a non-storage cause (sandbox/CNI). */
 export type Verdict = 'FOLLOWS_ROLLOUT' | 'FOLLOWS_NODE' | 'UNEXPLAINED' | 'NOT_STORAGE';
@@ -129,5 +130,6 @@ export interface Incident {
   /** Ordered next steps (rollback command, cordon list, "leave stuck pods alone"...). */
   nextSteps: string[];
   /** One line per confusing observation and what explains it (attached volumes, "deleting helps half the time"...). */
-  explanations?: string[];
+  explanations?: string[]; /** What the node agents say about the incident's nodes (set by the serve pipeline; absent elsewhere). */
+  proof?: IncidentProof;
 }

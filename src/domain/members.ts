@@ -1,5 +1,6 @@
 // The members of an incident as a post showed them: what a later post compares with to name what joined since.
 import type { Incident } from './incident.js';
+import { proofKeys } from './proof.js';
 
 /** What a previous post showed: enough to tell new nodes and workloads from known ones. */
 export interface PostedMembers {
@@ -7,6 +8,8 @@ export interface PostedMembers {
   workloads: string[];
   pods: string[];
   cronJobs: string[];
+  /** What the node agents' proof stated (proofKeys); absent in records written before the proof existed. */
+  proof?: string[];
 }
 
 /** The members an incident shows now, in the form PostedMembers records. */
@@ -19,6 +22,7 @@ export function membersOf(incident: Incident): PostedMembers {
     workloads: incident.workloads.map((w) => `${w.kind}/${w.namespace}/${w.name}`).sort(),
     pods: incident.pods.map((p) => p.key).sort(),
     cronJobs: incident.cronJobs.map((c) => c.key).sort(),
+    ...(incident.proof ? { proof: proofKeys(incident.proof) } : {}),
   };
 }
 

@@ -70,6 +70,7 @@ export interface Container {
   args?: string[] | null;
   command?: string[] | null;
   volumeMounts?: VolumeMount[] | null;
+  ports?: { name?: string; containerPort?: number }[] | null;
   securityContext?: {
     privileged?: boolean | null;
     capabilities?: { add?: string[] | null; drop?: string[] | null } | null;
@@ -106,6 +107,7 @@ export interface Pod extends KubeObject {
     containerStatuses?: ContainerStatus[] | null;
     initContainerStatuses?: ContainerStatus[] | null;
     startTime?: string | null;
+    podIP?: string | null;
   };
 }
 

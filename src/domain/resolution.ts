@@ -1,6 +1,7 @@
 // What the cluster says about an incident's members once it cleared or was resolved by hand: the facts the
 // resolution reply and its follow-up state. The notifier asks for them (ObserveResolution), the renderers say them.
 import type { IncidentHistory } from './history.js';
+import type { IncidentProof } from './proof.js';
 
 /** What the caller observed when an incident cleared. Pods are "namespace/name"; each appears in one list. */
 export interface ResolutionFacts {
@@ -30,6 +31,8 @@ export interface ResolutionFacts {
   }[];
   /** Set when someone pressed Resolve rather than every member recovering. */
   manual?: { user: string; at: number };
+  /** The incident's nodes checked again by their agents at the resolution: are the mounts visible from the host now? */
+  proof?: IncidentProof;
 }
 
 /**

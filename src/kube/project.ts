@@ -32,6 +32,8 @@ const CONTAINER: Shape = {
   command: true,
   securityContext: true,
   volumeMounts: { name: true, mountPath: true, mountPropagation: true, readOnly: true, subPath: true },
+  // The node agent's port (the bot finds agents among the pods it watches); slimPod drops it from other pods.
+  ports: { name: true, containerPort: true },
 };
 const CONTAINER_STATUS: Shape = {
   name: true,
@@ -83,6 +85,7 @@ const SHAPES: Partial<Record<KindKey, Shape>> = {
       phase: true,
       reason: true,
       startTime: true,
+      podIP: true,
       conditions: CONDITION,
       containerStatuses: CONTAINER_STATUS,
       initContainerStatuses: CONTAINER_STATUS,

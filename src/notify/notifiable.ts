@@ -2,6 +2,7 @@
 // the renderers or the correlator put around them. The root is edited when this changes, so a release that
 // rewords a message does not edit every open thread, and ages (which change by themselves) never count.
 import type { Incident } from '../domain/incident.js';
+import { proofKeys } from '../domain/proof.js';
 import { hashOf } from '../render/slack-blocks.js';
 
 /**
@@ -35,6 +36,8 @@ export function notifiable(incident: Incident): unknown {
     workloads: incident.workloads.map((w) => [w.kind, w.namespace, w.name, w.pods]),
     pods: incident.pods.map((p) => [p.key, p.kind, p.node]),
     cronJobs: incident.cronJobs.map((c) => [c.key, c.missedRuns, c.lastSuccessfulTime]),
+    // What the node agents proved (not pending requests, failure reasons or times): a new proof edits the root.
+    ...(incident.proof ? { proof: proofKeys(incident.proof) } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
 // "Do not drain" advice. Evidence goes to the thread (slack-thread.ts).
 import type { Incident, Verdict } from '../domain/incident.js';
 import { escapeSlack } from './escape.js';
+import { proofRootBlock } from './slack-proof.js';
 import {
   ACTION_IDS,
   type Block,
@@ -56,6 +57,8 @@ export function renderIncidentRoot(
       ),
     );
   }
+  const proof = state.resolvedAt === undefined ? proofRootBlock(incident.proof) : undefined;
+  if (proof) blocks.push(proof);
   blocks.push(preSection('*Nodes*', nodeTable(incident, ages)));
   blocks.push(listSection('*Affected workloads*', workloadLines(incident, ages)));
   if (state.resolvedAt === undefined) blocks.push(buttons(incident.key, state));

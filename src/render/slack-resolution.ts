@@ -6,6 +6,7 @@ import type { Incident } from '../domain/incident.js';
 import type { HistoryPod, IncidentHistory } from '../domain/history.js';
 import type { ResolutionFacts } from '../domain/resolution.js';
 import { escapeSlack } from './escape.js';
+import { proofRecheckBlock, provenVisible } from './slack-proof.js';
 import {
   type Block,
   type SlackMessage,
@@ -29,7 +30,11 @@ export function cronJobDoneLine(label: string, c: { at?: string; gone?: boolean 
 }
 
 // One group of pods: what the line says after the pod, in the order an on-call engineer acts on them.
-const POD_GROUPS: { field: keyof Omit<ResolutionFacts, 'cronJobs' | 'manual'>; says: string; count: string }[] = [
+const POD_GROUPS: {
+  field: keyof Omit<ResolutionFacts, 'cronJobs' | 'manual' | 'proof'>;
+  says: string;
+  count: string;
+}[] = [
   {
     field: 'deleted',
     says: 'deleted or replaced during the incident: re-test it, a new pod proves nothing about its node',
@@ -82,6 +87,8 @@ export function renderResolution(incident: Incident, history: IncidentHistory, f
       : `• ${label} has *not* completed a run since: its missed runs are a second finding, check what they cost${next}`;
   });
   if (crons.length > 0) blocks.push(listSection('*CronJobs*', crons));
+  const recheck = proofRecheckBlock(facts.proof);
+  if (recheck) blocks.push(recheck);
   const before = beforeClosing(incident, history, facts);
   if (before.length > 0) blocks.push(listSection('*Before closing*', before));
   return { text: fallbackText(`Resolved: ${incident.title}`), blocks: capBlocks(blocks) };
@@ -100,7 +107,9 @@ function beforeClosing(incident: Incident, history: IncidentHistory, facts: Reso
       history.nodes.map(escapeSlack).join(', ') +
       (history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '');
     lines.push(
-      '• On a node that was broken, check the CSI mount of a test volume appears in the host mount namespace, not only in the plugin container.',
+      visibleEverywhere(facts)
+        ? '• The node agents found every CSI mount visible from the host on the formerly broken nodes (above): the propagation is back.'
+        : '• On a node that was broken, check the CSI mount of a test volume appears in the host mount namespace, not only in the plugin container.',
       `• Mount a fresh claim with a short-lived pod on each formerly broken node, one node at a time${nodes ? `: ${nodes}` : ''}.`,
       '• Uncordon the nodes you cordoned, and bring any drained node back into service.',
     );
@@ -111,4 +120,9 @@ function beforeClosing(incident: Incident, history: IncidentHistory, facts: Reso
     );
   }
   return lines;
+}
+
+// Whether the agents checked every node the incident had again and found every CSI mount visible from the host.
+function visibleEverywhere(facts: ResolutionFacts): boolean {
+  return facts.proof !== undefined && provenVisible(facts.proof);
 }

@@ -3,6 +3,7 @@
 import type { Incident } from '../domain/incident.js';
 import { type DepartedMembers, type PostedMembers, membersOf, podOfMemberKey } from '../domain/members.js';
 import { escapeSlack } from './escape.js';
+import { proofChangeLines, proofEvidenceBlock } from './slack-proof.js';
 import {
   type Block,
   type SlackMessage,
@@ -21,6 +22,8 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
   const blocks: Block[] = [section('*Evidence*')];
   // The same explanations `rwx scan` prints (src/correlate/explain.ts): one source, so the thread and the CLI agree.
   const meaning = (incident.explanations ?? []).map((e) => `• ${escapeSlack(e)}`);
+  const proof = proofEvidenceBlock(incident.proof);
+  if (proof) blocks.push(proof);
   if (meaning.length > 0) blocks.push(listSection('*Why it looks like something else*', meaning));
   const r = incident.rollout;
   if (r) {
@@ -65,7 +68,9 @@ export function renderChangeReply(
   const cronJobs = added(now.cronJobs, before.cronJobs);
   const pods = added(now.pods, before.pods);
   const left = departedLines(departed);
-  if (nodes.length + workloads.length + cronJobs.length + pods.length + left.length === 0) return undefined;
+  const proof = proofChangeLines(incident.proof, before.proof);
+  const changes = nodes.length + workloads.length + cronJobs.length + pods.length + left.length + proof.length;
+  if (changes === 0) return undefined;
   const lines: string[] = [];
   for (const n of nodes) {
     const row = incident.nodes.find((x) => x.node === n);
@@ -80,6 +85,7 @@ export function renderChangeReply(
     for (const p of pods) lines.push(`• newly stuck pod \`${escapeSlack(podOfMemberKey(p))}\``);
   }
   lines.push(...left);
+  lines.push(...proof);
   const head = `*Changed:* ${escapeSlack(incident.summary)}`;
   return {
     text: fallbackText(`Changed: ${incident.summary}`),

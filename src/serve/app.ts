@@ -13,6 +13,9 @@ import { closeServer, listen, opsHandler, readiness, type ReadyCheck } from './h
 import type { ServeMetrics } from './metrics.js';
 import type { EvaluatorLease } from './lease.js';
 import { Pipeline, type Stages } from './pipeline.js';
+import { NodeProofs, agentsInIndex, type NodeProofOptions } from './proof.js';
+import { notifierWithProof } from './proof-sink.js';
+import { CORRELATE } from '../watch/keys.js';
 
 /** The notifier as the pipeline uses it: incidents in (the full current set), close on shutdown. */
 export interface NotifierPort {
@@ -52,6 +55,11 @@ export interface ServeParts {
   openKeys?: () => Promise<readonly string[]>;
   /** One active evaluator per cluster (lease.ts): without one, this process always submits (demo, one replica). */
   lease?: EvaluatorLease;
+  /**
+   * Ask the node agents about incident nodes (docs/agent.md); undefined: never. `locate` defaults to the agent pods
+   * among the watched pods; the demo points it at its simulated agents.
+   */
+  proof?: Partial<NodeProofOptions>;
   /** Reflector tunables for tests (backoff, page size). */
   reflector?: ConstructorParameters<typeof ClusterWatcher>[0]['reflector'];
 }
@@ -60,6 +68,8 @@ export interface ServeParts {
 export interface RunningServe {
   watcher: ClusterWatcher;
   pipeline: Pipeline;
+  /** The node agents' answers, when `proof` was given (the resolution facts read them). */
+  proofs?: NodeProofs;
   /** Bound port of the ops server, when one was asked for. */
   port?: number;
   /** The /healthz /readyz /metrics handler, for mounting on another server (Bolt's customRoutes in HTTP mode). */
@@ -82,7 +92,10 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
   const log = parts.log;
   const watcher = newWatcher(parts, clock);
   const turn = evaluatorTurn(parts, watcher);
-  const pipeline = newPipeline(parts, watcher, clock, turn.active);
+  const proofs = parts.proof && new NodeProofs({ locate: agentsInIndex(() => watcher.index), ...parts.proof });
+  proofs?.onUpdate(() => watcher.queue.add(CORRELATE));
+  const notifier = proofs ? notifierWithProof(parts.notifier, proofs, () => watcher.index) : parts.notifier;
+  const pipeline = newPipeline({ ...parts, notifier }, watcher, clock, turn.active);
   turn.pipeline = pipeline;
   if (parts.openKeys) pipeline.assumeOpen(await parts.openKeys());
   parts.metrics.queueDepthFrom({ work: () => watcher.queue.length });
@@ -134,6 +147,7 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
     done,
     ops,
     addCloser: (name, close) => closers.unshift({ name, close }),
+    ...(proofs ? { proofs } : {}),
     ...(http ? { port: http.port } : {}),
     notReady: () => readiness(checks),
   };

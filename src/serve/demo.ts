@@ -17,6 +17,9 @@ import { ServeMetrics } from './metrics.js';
 import { connectRedis } from './redis.js';
 import { loadSimulator, type RunningSimulator, type SimScenario } from './simulator.js';
 import { observeResolution, realStages } from './stages.js';
+import { startDemoAgents, type DemoAgents } from './demo-agents.js';
+import type { NodeProofs } from './proof.js';
+import { observeWithProof } from './proof-sink.js';
 
 /** What the demo runs with; see DEMO_TIMERS for the shortened notification timers. */
 export interface DemoOptions {
@@ -44,6 +47,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const scenario = await loadScenario(o.scenario);
   const say = (s: string) => o.out.write(`${s}\n`);
   let sim: RunningSimulator | undefined;
+  let demoAgents: DemoAgents | undefined;
   const prefix = `rwx-demo-${randomBytes(4).toString('hex')}`;
   try {
     sim = await startSimulator({ scenario, realtime: true, speed: o.speed });
@@ -51,7 +55,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     for (const line of introduction(o, scenario, s.url, prefix)) say(line);
     const slack = new TerminalSlack({ out: o.out, stamp: () => `[${hhmm(s.now())}]` });
     const metrics = new ServeMetrics();
-    const late: { index?: ClusterIndex } = {};
+    const late: { index?: ClusterIndex; proofs?: NodeProofs } = {};
     const notifier = createNotifier({
       redis,
       prefix,
@@ -59,10 +63,22 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       channel: 'C0DEMO',
       logger: o.log,
       timers: DEMO_TIMERS,
-      observeResolution: (last, now, completionOnly) =>
-        late.index ? observeResolution(late.index)(last, now, completionOnly) : undefined,
+      observeResolution: observeWithProof(
+        (last, now, completionOnly) =>
+          late.index ? observeResolution(late.index)(last, now, completionOnly) : undefined,
+        () => late.proofs,
+      ),
       backoffMs: 200,
     });
+    // FAKE node agents, clearly labelled in every message: the proof line as a cluster with the agent shows it.
+    demoAgents = await startDemoAgents(
+      () => late.index,
+      scenario.kubelet ?? {},
+      () => s.now(),
+    );
+    say(
+      `  node agents: SIMULATED, fake reports at ${demoAgents.agents.url} (made up from the scenario, not read from a node)\n`,
+    );
     const conn = await connect({ kubeconfig: s.kubeconfigPath, env: {} });
     const running = await startServe({
       source: new KubeClusterSource(conn),
@@ -75,8 +91,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       tickMs: 250,
       stages: realStages({ stuckAfterMs: 5 * 60_000, cronJobGraceMs: 10 * 60_000, driverDaemonSets: {} }),
       watchIdleMs: 5 * 60_000,
+      proof: { locate: demoAgents.locate, ttlMs: DEMO_TIMERS.groupInterval },
     });
     late.index = running.watcher.index;
+    late.proofs = running.proofs;
     const narration = narrate(scenario, s, say);
     const posted = () => slack.messages.length > 0;
     const code = await Promise.race([
@@ -87,6 +105,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     await running.stop();
     return code;
   } finally {
+    await demoAgents?.agents.stop();
     await sim?.stop();
     await cleanPrefix(redis, prefix).catch(() => undefined);
     redis.disconnect();

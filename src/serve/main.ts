@@ -35,6 +35,8 @@ import { slackLogger } from './log.js';
 import { redisEvaluatorLease } from './lease.js';
 import { connectRedis, redactRedisUrl, redisProbe } from './redis.js';
 import { observeResolution, realStages } from './stages.js';
+import type { NodeProofs } from './proof.js';
+import { observeWithProof } from './proof-sink.js';
 
 /** What runServe may be given instead of building it (tests: a simulator source, a fake Slack). */
 export interface ServeOverrides {
@@ -87,6 +89,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     { redis, slack: posting, log, metrics },
     o,
     () => late.running?.watcher.index,
+    () => late.running?.proofs,
   );
   metrics.queueDepthFrom({ notify: () => notifier.queueDepth() });
   // Bolt's HTTP receiver owns PORT in HTTP mode: the ops endpoints are mounted on it as custom routes.
@@ -123,6 +126,8 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     checks: [{ name: 'redis', probe: redisProbe(redis) }, ...slackCheck],
     ...(boltOnPort ? {} : { port: o.port ?? config.port }),
     closers: [{ name: 'redis', close: () => redis.quit() }],
+    // The node agents are asked whenever any runs; without them the thread says the proof is unavailable.
+    proof: {},
     ...o.parts,
   });
   late.running = running;
@@ -185,6 +190,7 @@ function serveNotifier(
   s: Shared,
   o: ServeOverrides,
   index: () => ClusterIndex | undefined,
+  proofs: () => NodeProofs | undefined,
 ): Notifier {
   return createNotifier({
     redis: s.redis,
@@ -197,10 +203,10 @@ function serveNotifier(
       groupInterval: config.timers.groupIntervalMs,
       repeatInterval: config.timers.repeatIntervalMs,
     },
-    observeResolution: (last, now, completionOnly) => {
+    observeResolution: observeWithProof((last, now, completionOnly) => {
       const i = index();
       return i ? observeResolution(i)(last, now, completionOnly) : undefined;
-    },
+    }, proofs),
     observer: s.metrics.notifier({
       stuckAfterMs: config.timers.stuckAfterMs,
       cronJobGraceMs: config.timers.cronJobGraceMs,

@@ -11,6 +11,8 @@ export interface SimScenario {
   name: string;
   description?: string;
   timeline: { atMs: number; note?: string }[];
+  /** The simulated kubelet: which plugin revision hashes cannot mount (the demo's fake agents follow it). */
+  kubelet?: { brokenRevisionHashes?: string[] };
 }
 
 /** What the bot uses of a running simulator. */

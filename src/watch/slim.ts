@@ -26,7 +26,9 @@ function without<T extends object>(o: T, drop: readonly string[]): T {
 }
 const ANNOTATIONS = ['annotations'];
 const CONTAINERS = ['containers', 'initContainers'];
-const INIT_STATUSES = ['initContainerStatuses'];
+// A pod's IP is kept only for DaemonSet pods (the node agent's, which the bot fetches reports from).
+const INIT_STATUSES = ['initContainerStatuses', 'podIP'];
+const POD_IP = ['podIP'];
 
 /**
  * Trims a freshly projected pod in place (it is not shared yet: project() returns a new copy) and returns it;
@@ -45,9 +47,10 @@ export function slimPod(pod: Pod): Pod {
       ...(c?.name !== undefined ? { name: c.name } : {}),
       ...(c?.state?.running ? { state: { running: { startedAt: c.state.running.startedAt ?? null } } } : {}),
     }));
-    if ('initContainerStatuses' in status) pod.status = without(status, INIT_STATUSES);
+    if ('initContainerStatuses' in status || 'podIP' in status) pod.status = without(status, INIT_STATUSES);
     return pod;
   }
+  if (pod.status && 'podIP' in pod.status) pod.status = without(pod.status, POD_IP);
   const spec = pod.spec;
   if (spec?.containers) spec.containers = spec.containers.map(slimContainer);
   if (spec?.initContainers) spec.initContainers = spec.initContainers.map(slimContainer);

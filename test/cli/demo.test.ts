@@ -30,6 +30,13 @@ describe('rwx demo', () => {
     expect(out).toMatch(/Resolved/);
     expect(out).toMatch(/demo timers: group_wait 2s/);
     expect(out).toMatch(/kubectl rollout undo daemonset\/ebs-csi-node -n kube-system/);
+    // The FAKE agents' proof, labelled as such, turns the correlation into proof; the recovery checks it again.
+    expect(out).toMatch(/node agents: SIMULATED, fake reports/);
+    expect(out).toMatch(/Proof from the nodes: propagation lost on \d+ of \d+ nodes? checked \(SIMULATED agent/);
+    expect(out).toContain(
+      "(simulated agent) node-19: the node plugin's mount namespace holds 2 CSI mounts under /var/lib/kubelet that the host cannot see: propagation lost",
+    );
+    expect(out).toMatch(/Checked again from the nodes: the mounts are visible from the host on \d+ nodes checked/);
   }, 120_000);
 
   it('says so in one line and exits 1 when no Redis answers', async () => {

@@ -23,6 +23,10 @@ describe('rwx serve on the propagation-loss scenario', () => {
     expect(h.slack.roots()).toHaveLength(1);
     const root = rolloutRoots(h)[0]!;
     expect(root.text).toMatch(/ebs-csi-node revision 2/);
+    // No agent runs in this cluster: the root says the proof is unavailable and how to enable it, claiming nothing.
+    const rootBlocks = JSON.stringify(root.blocks);
+    expect(rootBlocks).toMatch(/proof unavailable: no rwx agent runs on node-19, [^"]*\(docs\/agent\.md\)/);
+    expect(rootBlocks).not.toMatch(/propagation lost|visible from the host/);
     // clickhouse-1 lands on node-13 at +5m and is stuck 5m later: the root is edited, never re-posted.
     for (let m = 0; m < 11; m++) await h.advance(60_000);
     await until(() => h!.slack.callsOf('chat.update').some((c) => c.args.ts === root.ts), 'chat.update of the root');
@@ -44,6 +48,9 @@ describe('rwx serve on the propagation-loss scenario', () => {
     }
     expect(reply).toContain('CronJob `data/nightly-backup` (2 scheduled runs missed');
     expect(reply).toContain('one is running now');
+    // Without agents nothing is rechecked from the nodes: the person's check stays in "Before closing".
+    expect(reply).toMatch(/Checked again from the nodes[^"]*proof unavailable: no rwx agent runs on node-19/);
+    expect(reply).toContain('check the CSI mount of a test volume appears in the host mount namespace');
     // The resolved root summarises the whole incident: the peak, not the last partial state.
     await until(() => /Resolved/.test(JSON.stringify(rolloutRoots(h!)[0]?.blocks)), 'the resolved root');
     const resolvedRoot = JSON.stringify(rolloutRoots(h)[0]?.blocks);

@@ -20,10 +20,11 @@ const pod = (ownerKind: string): Pod => ({
         args: ['--x'],
         securityContext: { privileged: true },
         volumeMounts: [{ name: 'data', mountPath: '/d' }],
+        ports: [{ name: 'agent', containerPort: 9743 }],
       },
     ],
   },
-  status: { phase: 'Pending' },
+  status: { phase: 'Pending', podIP: '10.0.0.9' },
 });
 
 describe('slimPod', () => {
@@ -64,5 +65,16 @@ describe('slimPod', () => {
     const p = slimPod(pod('DaemonSet'));
     expect(p.metadata?.annotations).toEqual({ a: 'b' });
     expect(p.spec?.containers?.[0]?.image).toBe('img');
+  });
+
+  it('keeps the pod IP and container ports of DaemonSet pods only (the node agent is fetched from them)', () => {
+    const agent = slimPod(pod('DaemonSet'));
+    expect(agent.status?.podIP).toBe('10.0.0.9');
+    expect(agent.spec?.containers?.[0]?.ports).toEqual([{ name: 'agent', containerPort: 9743 }]);
+    const ordinary = slimPod(pod('ReplicaSet'));
+    expect(ordinary.status && 'podIP' in ordinary.status).toBe(false);
+    expect(ordinary.spec?.containers?.[0]?.ports).toBeUndefined();
+    const running = slimPod({ ...pod('ReplicaSet'), status: { phase: 'Running', podIP: '10.0.0.9' } });
+    expect(running.status && 'podIP' in running.status).toBe(false);
   });
 });

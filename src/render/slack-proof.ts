@@ -1,0 +1,98 @@
+// The proof from the nodes in Slack: what the node agents say about an incident's nodes, in the root (a few
+// lines under the verdict), the evidence reply (every line), a change reply (the lines that are new), and the
+// resolution (the nodes checked again: are the mounts visible from the host now?). The wording of each finding is
+// findingText's; lines hold strings from the node (process names, paths), so every one is escaped here.
+import type { NodeFinding } from '../domain/node-report.js';
+import { AGENT_ENABLE_HINT, findingKey, type IncidentProof } from '../domain/proof.js';
+import { findingText } from '../detect/node-findings.js';
+import { escapeSlack } from './escape.js';
+import { type Block, listSection, plural } from './slack-blocks.js';
+
+/** Said after every title built from a simulated agent's report. */
+const SIMULATED = ' (SIMULATED agent: demo data, not read from a node)';
+
+/** Lines the root shows; the evidence reply shows them all. */
+const ROOT_LINES = 3;
+
+// Most telling first: what is proven broken, then what could not be checked, then what is fine.
+const ORDER: Record<NodeFinding['kind'], number> = {
+  PROPAGATION_LOST: 0,
+  ORPHANED_STAGE: 1,
+  MOUNT_OPTIONS_DIFFER: 2,
+  PROOF_UNAVAILABLE: 3,
+  PROPAGATION_VISIBLE: 4,
+};
+
+const nodeList = (nodes: readonly string[], max = 5): string =>
+  nodes.slice(0, max).join(', ') + (nodes.length > max ? ` and ${nodes.length - max} more` : '');
+
+/** The title of the proof: what it proves, in one phrase (mrkdwn, escaped). */
+export function proofTitle(proof: IncidentProof): string {
+  const lost = proof.findings.filter((f) => f.kind === 'PROPAGATION_LOST').length;
+  const checked = proof.nodes.length - proof.noAgent.length - proof.pending.length;
+  const sim = proof.simulated ? SIMULATED : '';
+  if (lost > 0)
+    return `*Proof from the nodes: propagation lost on ${lost} of ${plural(checked, 'node')} checked*${sim}`;
+  if (checked === 0 && proof.pending.length === 0) return '*Proof from the nodes: unavailable*';
+  return `*Proof from the nodes*${sim}`;
+}
+
+/** Every line of the proof, most telling first (escaped). */
+export function proofLines(proof: IncidentProof): string[] {
+  const findings = [...proof.findings].sort((a, b) => ORDER[a.kind] - ORDER[b.kind]);
+  const lines = findings.map((f) => `• ${escapeSlack(findingText(f))}`);
+  if (proof.noAgent.length > 0) lines.push(`• ${noAgentLine(proof.noAgent)}`);
+  if (proof.pending.length > 0) lines.push(`• asking the agents on ${escapeSlack(nodeList(proof.pending))}`);
+  if (proof.omittedNodes > 0) lines.push(`• ${plural(proof.omittedNodes, 'more node')} with stuck pods not asked`);
+  return lines;
+}
+
+/** The root's proof section: the title and the first few lines; undefined without a proof. */
+export function proofRootBlock(proof: IncidentProof | undefined): Block | undefined {
+  if (!proof) return undefined;
+  const lines = proofLines(proof);
+  const more = lines.length - ROOT_LINES;
+  const shown = more > 1 ? [...lines.slice(0, ROOT_LINES), `• ${more} more in the thread`] : lines;
+  return listSection(proofTitle(proof), shown);
+}
+
+/** The evidence reply's proof section: every line; undefined without a proof. */
+export function proofEvidenceBlock(proof: IncidentProof | undefined): Block | undefined {
+  return proof ? listSection(proofTitle(proof), proofLines(proof)) : undefined;
+}
+
+/** Change-reply lines for what the proof states that the last post did not (`before`: proofKeys then). */
+export function proofChangeLines(proof: IncidentProof | undefined, before: readonly string[] | undefined): string[] {
+  if (!proof) return [];
+  const old = new Set(before ?? []);
+  const lines = proof.findings.filter((f) => !old.has(findingKey(f))).map((f) => `• ${escapeSlack(findingText(f))}`);
+  const noAgent = proof.noAgent.filter((n) => !old.has(`no-agent:${n}`));
+  if (noAgent.length > 0) lines.push(`• ${noAgentLine(noAgent)}`);
+  return lines;
+}
+
+/** The resolution's section: the incident's nodes checked again by their agents; undefined without a check. */
+export function proofRecheckBlock(proof: IncidentProof | undefined): Block | undefined {
+  if (!proof) return undefined;
+  const lost = proof.findings.filter((f) => f.kind === 'PROPAGATION_LOST').length;
+  const visible = proof.findings.filter((f) => f.kind === 'PROPAGATION_VISIBLE').length;
+  let title = '*Checked again from the nodes*';
+  if (lost > 0) title += `: ${plural(lost, 'node')} still hold CSI mounts the host cannot see`;
+  else if (visible > 0) title += `: the mounts are visible from the host on ${plural(visible, 'node')} checked`;
+  if (proof.simulated) title += SIMULATED;
+  const lines = proofLines({ ...proof, pending: [] });
+  if (proof.pending.length > 0)
+    lines.push(`• not checked again (no answer yet): ${escapeSlack(nodeList(proof.pending))}`);
+  return listSection(title, lines);
+}
+
+/** Whether every node of the proof was checked and every CSI mount there is visible from the host. */
+export function provenVisible(proof: IncidentProof): boolean {
+  const visible = new Set(proof.findings.filter((f) => f.kind === 'PROPAGATION_VISIBLE').map((f) => f.node));
+  return proof.omittedNodes === 0 && proof.nodes.length > 0 && proof.nodes.every((n) => visible.has(n));
+}
+
+// The proof is unavailable where no agent runs, and how to get it: one line.
+function noAgentLine(nodes: readonly string[]): string {
+  return escapeSlack(`proof unavailable: no rwx agent runs on ${nodeList(nodes)}; ${AGENT_ENABLE_HINT}`);
+}

@@ -1,0 +1,63 @@
+// Where the node agents' proof joins the pipeline: between the evaluation and the notifier. Each evaluation's
+// incidents get what the agents said about their nodes (and the agents of nodes not asked lately are asked, in
+// the background); when an incident clears, the agents of every node it ever asked are asked again, and the
+// notifier's resolution facts carry what they answer: are the mounts visible from the host now?
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { Incident } from '../domain/incident.js';
+import { MAX_PROOF_NODES } from '../domain/proof.js';
+import type { ObserveResolution } from '../domain/resolution.js';
+import { buildProof, incidentProof, proofNodes } from '../correlate/proof.js';
+import type { NodeProofs } from './proof.js';
+
+/** What notifierWithProof wraps and is: the notifier as the pipeline uses it (NotifierPort in app.ts). */
+interface NotifierPort {
+  submit(incidents: Incident[], now: number): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** The notifier behind the proof: incidents are annotated before they are submitted. */
+export function notifierWithProof(
+  notifier: NotifierPort,
+  proofs: NodeProofs,
+  index: () => ClusterIndex | undefined,
+): NotifierPort {
+  // Per open incident key, every node its proof asked (bounded): those are checked again when it clears.
+  let asked = new Map<string, string[]>();
+  return {
+    close: () => notifier.close(),
+    async submit(incidents: Incident[], now: number) {
+      const keys = new Set(incidents.map((i) => i.key));
+      const cleared = [...asked].filter(([k]) => !keys.has(k)).flatMap(([, nodes]) => nodes);
+      if (cleared.length) await proofs.refresh([...new Set(cleared)]);
+      const idx = index();
+      const next = new Map<string, string[]>();
+      const annotated = incidents.map((incident) => {
+        const { nodes } = proofNodes(incident);
+        if (nodes.length === 0 || !idx) return incident;
+        proofs.want(nodes);
+        const before = asked.get(incident.key) ?? [];
+        next.set(incident.key, [...new Set([...before, ...nodes])].slice(0, MAX_PROOF_NODES));
+        const proof = incidentProof(idx, incident, (n) => proofs.stateOf(n));
+        return proof ? { ...incident, proof } : incident;
+      });
+      asked = next;
+      return notifier.submit(annotated, now);
+    },
+  };
+}
+
+/**
+ * The resolution facts with the agents' answers for the incident's nodes (its history's, at most
+ * MAX_PROOF_NODES), as the cache holds them: refreshed by notifierWithProof when the incident cleared, at most a
+ * TTL old after a Resolve click. Not for `completionOnly` (the CronJob question).
+ */
+export function observeWithProof(observe: ObserveResolution, proofs: () => NodeProofs | undefined): ObserveResolution {
+  return (history, now, completionOnly) => {
+    const facts = observe(history, now, completionOnly);
+    const p = proofs();
+    if (!facts || completionOnly || !p || history.nodes.length === 0) return facts;
+    const nodes = history.nodes.slice(0, MAX_PROOF_NODES);
+    const omitted = history.nodes.length - nodes.length + history.omittedNodes;
+    return { ...facts, proof: buildProof(nodes, (n) => p.stateOf(n), { omitted }) };
+  };
+}
