@@ -40,13 +40,14 @@ export const NAMESPACE_FILTERED_KINDS: ReadonlySet<KindKey> = new Set(['pods', '
  * Loads the snapshot a command works on. `kinds` (default: all) limits what the live reader lists; a snapshot
  * file is taken as it is (kinds it lacks are in `snapshot.unreadable`). With `--namespace`, objects of
  * NAMESPACE_FILTERED_KINDS outside it are dropped (live: not listed); `-A` is the default made explicit, and
- * contradicts `-n`. Throws RwxError USAGE for conflicting
+ * contradicts `-n`. Live, `onConnect` is called once connected, before the lists are read (to ask something else
+ * of the API server meanwhile). Throws RwxError USAGE for conflicting
  * flags, INPUT for a bad file, KUBE_* / CONFIG for live failures; a 403 on one kind only marks it unreadable.
  */
 export async function loadSource(
   flags: SourceFlags,
   io: CliIo,
-  opts: { kinds?: readonly KindKey[] } = {},
+  opts: { kinds?: readonly KindKey[]; onConnect?: (conn: KubeConnection, namespace: string | undefined) => void } = {},
 ): Promise<Source> {
   const namespace = flags.namespace === undefined || flags.namespace === '' ? undefined : flags.namespace;
   if (namespace && flags['all-namespaces'])
@@ -60,6 +61,7 @@ export async function loadSource(
     return namespace ? { snapshot, namespace } : { snapshot };
   }
   const conn = await connect({ kubeconfig: flags.kubeconfig, context: flags.context, env: io.env });
+  opts.onConnect?.(conn, namespace);
   const kinds = opts.kinds ?? KIND_KEYS;
   const snapshot = await readCluster(conn, { kinds, namespace, namespacedKinds: NAMESPACE_FILTERED_KINDS });
   return namespace ? { snapshot, conn, namespace } : { snapshot, conn };

@@ -2,7 +2,9 @@
 // Thin: flags, source, index, triage, render. Exit 0 nothing needs attention, 2 something does, 1 error.
 import { ClusterIndex } from '../domain/cluster-index.js';
 import { systemClock } from '../domain/clock.js';
-import { checkAccess } from '../kube/access.js';
+import type { KindKey } from '../domain/kinds.js';
+import { checkAccess, type AccessResult } from '../kube/access.js';
+import type { KubeConnection } from '../kube/connect.js';
 import { NEEDED, needsAttention, renderJson, renderTable, triage, type TriageReport } from '../triage/index.js';
 import { outputFormat, parseFlags } from './args.js';
 import { helpText } from './commands.js';
@@ -27,13 +29,16 @@ export const run: Command = async (argv, io) => {
   }
   const format = outputFormat(values.output, FLAGS.triage.output.check.values);
   const kinds = NEEDED.map((n) => n.kind);
-  const { snapshot, conn, namespace } = await loadSource(values, io, { kinds });
-  const access = conn
-    ? await checkAccess(
-        conn,
-        kinds.map((kind) => (namespace && ['pods', 'pvcs', 'events'].includes(kind) ? { kind, namespace } : { kind })),
-      )
-    : undefined;
+  // Live: the access reviews are asked while the lists are read, not after them.
+  let reviews: Promise<AccessResult[]> | undefined;
+  const onConnect = (conn: KubeConnection, namespace: string | undefined) => {
+    const scoped = (kind: KindKey) =>
+      namespace && ['pods', 'pvcs', 'events'].includes(kind) ? { kind, namespace } : { kind };
+    reviews = checkAccess(conn, kinds.map(scoped));
+    reviews.catch(() => undefined); // awaited below; a failed list must not leave it unhandled
+  };
+  const { snapshot, namespace } = await loadSource(values, io, { kinds, onConnect });
+  const access = await reviews;
   const report = triage(ClusterIndex.fromSnapshot(snapshot), {
     now: (io.clock ?? systemClock).now(),
     namespace,

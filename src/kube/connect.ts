@@ -11,7 +11,6 @@ import https from 'node:https';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
-import { parse } from 'yaml';
 import { RwxError } from '../errors.js';
 import { unreachableError } from './status.js';
 
@@ -53,7 +52,7 @@ export async function connect(opts: ConnectOptions): Promise<KubeConnection> {
   const where = files.length === 1 ? files[0] : files.length > 1 ? files.join(delimiter) : 'the in-cluster config';
   if (files.length === 0 && !opts.env.KUBERNETES_SERVICE_HOST)
     throw new RwxError('CONFIG', 'no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a cluster');
-  for (const f of files) checkKubeconfig(f);
+  for (const f of files) await checkKubeconfig(f);
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kc = new KubeConfig();
   try {
@@ -128,7 +127,7 @@ function mergeLikeKubectl(kc: KubeConfig, configs: readonly KubeConfig[]): void 
 }
 
 /** Throws CONFIG unless `file` is readable YAML with clusters, contexts or users (not, say, /etc/passwd). */
-function checkKubeconfig(file: string): void {
+async function checkKubeconfig(file: string): Promise<void> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -138,6 +137,7 @@ function checkKubeconfig(file: string): void {
     throw new RwxError('CONFIG', `cannot read kubeconfig ${file}: ${why}`, { cause: e });
   }
   let doc: unknown;
+  const { parse } = await import('yaml'); // only when connecting: snapshot commands do not load it
   try {
     doc = parse(text);
   } catch {

@@ -5,7 +5,7 @@
 // cannot prove the cluster has none (a dump of pods only says nothing about VolumeAttachments), so such kinds
 // are listed in `unreadable` with reason 'not in snapshot' and readers report what they could not decide.
 // kubectl prints an empty result as a plain `List` with no items: that proves nothing either, so it is the same.
-import { parseDocuments } from '../domain/documents.js';
+import { jsonDocuments, looksLikeJson } from '../domain/json-documents.js';
 import { RwxError } from '../errors.js';
 import { KIND_KEYS, kindKeyOf, type KindKey } from '../domain/kinds.js';
 import { emptySnapshot, type Snapshot } from '../domain/snapshot.js';
@@ -25,8 +25,12 @@ export async function loadSnapshotFile(path: string, stdin: NodeJS.ReadableStrea
 }
 
 /** Parses snapshot text (JSON stream or YAML documents); `name` is used in error messages. */
-export function parseSnapshotText(text: string, name: string): Snapshot {
-  const docs = parseDocuments(text, `snapshot ${name}`);
+export async function parseSnapshotText(text: string, name: string): Promise<Snapshot> {
+  const label = `snapshot ${name}`;
+  // The YAML library is loaded only for YAML: loading it takes longer than reading a small JSON snapshot.
+  const docs = looksLikeJson(text, label)
+    ? jsonDocuments(text, label)
+    : (await import('../domain/documents.js')).parseDocuments(text, label);
   const snap = emptySnapshot();
   const seen = new Set<KindKey>();
   docs.forEach((doc, i) => addDocument(snap, seen, doc.value, `${name}: document ${i + 1} (line ${doc.line})`));

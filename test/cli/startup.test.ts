@@ -1,5 +1,5 @@
 // Startup: the commands that read a snapshot never load @kubernetes/client-node (about half a second of module
-// loading), and the ones that connect still do. Whole processes of the built CLI (bin/rwx.js) run with a module
+// loading), nor, for a JSON snapshot, the YAML library; the ones that connect still load client-node. Whole processes of the built CLI (bin/rwx.js) run with a module
 // hook that makes importing client-node fail, so a stray static import anywhere on the path shows as a failure.
 // (The time itself is measured by `npm run bench`, bench/cli.ts, not here.)
 import { spawnSync } from 'node:child_process';
@@ -19,8 +19,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const hooks = join(dir, 'hooks.mjs');
 writeFileSync(
   hooks,
-  `export async function resolve(specifier, context, next) {
-  if (specifier.startsWith('@kubernetes/client-node')) throw new Error('BLOCKED: @kubernetes/client-node was imported');
+  `const blocked = (process.env.RWX_TEST_BLOCK ?? '').split(',');
+export async function resolve(specifier, context, next) {
+  if (blocked.includes(specifier)) throw new Error('BLOCKED: ' + specifier + ' was imported');
   return next(specifier, context);
 }\n`,
 );
@@ -43,16 +44,17 @@ const oneClaim = (() => {
 })();
 const seed = write('seed.json', seedObjects());
 
-/** Runs bin/rwx.js with client-node blocked. */
+/** Runs bin/rwx.js with client-node (and, for a JSON snapshot, the YAML library) blocked. */
 function rwx(...argv: string[]) {
+  const json = argv.some((a) => a.endsWith('.json'));
   return spawnSync(process.execPath, ['--import', register, BIN, ...argv], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: dir },
+    env: { PATH: process.env.PATH, HOME: dir, RWX_TEST_BLOCK: `@kubernetes/client-node${json ? ',yaml' : ''}` },
     timeout: 60_000,
   });
 }
 
-describe('commands on a snapshot do not load @kubernetes/client-node', () => {
+describe('commands on a snapshot do not load @kubernetes/client-node, nor the YAML library for JSON', () => {
   it.each([
     ['triage', '--snapshot', oneClaim],
     ['triage', '--snapshot', oneClaim, '-o', 'json'],
@@ -73,5 +75,15 @@ describe('commands on a snapshot do not load @kubernetes/client-node', () => {
     const r = rwx('triage', '--kubeconfig', kubeconfig);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/BLOCKED: @kubernetes\/client-node was imported/);
+  });
+
+  it('and a YAML snapshot loads the YAML library', () => {
+    const f = join(dir, 'snap.yaml');
+    writeFileSync(f, 'kind: Node\nmetadata:\n  name: n\n');
+    const r = spawnSync(process.execPath, ['--import', register, BIN, 'triage', '--snapshot', f], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: dir, RWX_TEST_BLOCK: 'yaml' },
+    });
+    expect(r.stderr).toMatch(/BLOCKED: yaml was imported/);
   });
 });

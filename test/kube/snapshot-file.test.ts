@@ -22,9 +22,9 @@ const pvJson = {
 };
 
 /** The one-line INPUT error a text produces. */
-function inputError(text: string, name = 'snap.json'): string {
+async function inputError(text: string, name = 'snap.json'): Promise<string> {
   try {
-    parseSnapshotText(text, name);
+    await parseSnapshotText(text, name);
   } catch (e) {
     if (!isRwxError(e, 'INPUT')) throw e;
     expect(e.message).not.toContain('\n');
@@ -66,15 +66,15 @@ describe('parseSnapshotText', () => {
       pods: 1,
       pvs: 1,
     },
-  ])('$name', ({ text, pods, pvs }) => {
-    const s = parseSnapshotText(text, 'snap');
+  ])('$name', async ({ text, pods, pvs }) => {
+    const s = await parseSnapshotText(text, 'snap');
     expect(s.pods).toHaveLength(pods);
     expect(s.pvs).toHaveLength(pvs);
     if (pods) expect(s.pods[0]!.metadata).not.toHaveProperty('managedFields');
   });
 
-  it('marks kinds the file does not contain as unreadable, and an empty typed list as present', () => {
-    const s = parseSnapshotText(
+  it('marks kinds the file does not contain as unreadable, and an empty typed list as present', async () => {
+    const s = await parseSnapshotText(
       `${list([podJson])}${JSON.stringify({ kind: 'VolumeAttachmentList', items: [] })}${list([])}`,
       'snap',
     );
@@ -127,8 +127,8 @@ describe('parseSnapshotText', () => {
     },
     // an empty file
     { name: 'empty', text: '  \n', msg: /snap.json: file is empty/ },
-  ])('rejects $name with one line', ({ text, msg }) => {
-    expect(inputError(text)).toMatch(msg);
+  ])('rejects $name with one line', async ({ text, msg }) => {
+    expect(await inputError(text)).toMatch(msg);
   });
 });
 
