@@ -135,7 +135,7 @@ describe('agentPodOf', () => {
   // Each case: the pod's containers, the port the bot reads the report on.
   it.each([
     [[{ name: 'agent', ports: [{ name: 'agent', containerPort: 9743 }] }], 9743], // deploy/components/agent
-    [[{ name: 'agent', ports: [{ name: 'http', containerPort: 9102 }] }], 9102], // the Helm chart
+    [[{ name: 'agent', ports: [{ name: 'http', containerPort: 9102 }] }], 9102], // a port named otherwise: the agent container's first
     [
       [
         { name: 'sidecar', ports: [{ name: 'x', containerPort: 1 }] },

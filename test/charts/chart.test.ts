@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, loadConfig } from '../../src/config/index.js';
 import {
+  agentComponentProblems,
+  agentNetworkPolicyProblems,
   agentProblems,
   envNames,
   envProblems,
@@ -18,7 +20,8 @@ import {
 } from '../deploy/checks.js';
 import { DEPLOY, ROOT, ofKind, plainObjects, type K8sObject } from '../deploy/manifests.js';
 import { HELM, RELEASE, ciValuesFiles, find, lint, template } from './helm.js';
-import { AGENT_LABELS } from '../../src/agent/locate.js';
+import { AGENT_LABELS, AGENT_PORT_NAME } from '../../src/agent/locate.js';
+import { AGENT_PORT } from '../../src/agent/server.js';
 
 const rendered = new Map<string, K8sObject[]>();
 /** Rendered on first use: a skipped suite is still collected, and must not run helm then. */
@@ -88,8 +91,10 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
     expect(probeProblems(deployment(f))).toEqual([]);
     expect(find(objs, 'Service', 'rwx')).toMatchObject({ spec: { ports: [{ name: 'http', port: 3000 }] } });
     expect(envProblems(deployment(f), objs)).toEqual([]);
+    // The node agent lives in its own namespace, as with kustomize (deploy/components/agent); the rest in the release's.
+    const isAgent = (x: K8sObject) => x.metadata.labels?.['app.kubernetes.io/component'] === 'agent';
     for (const o of objs.filter((x) => !CLUSTER_SCOPED.includes(x.kind) && !isGate(x)))
-      expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(RELEASE.namespace);
+      expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(isAgent(o) ? 'rwx-agent' : RELEASE.namespace);
   });
 
   it('the chart default settings load and equal the built-in defaults', () => {
@@ -259,7 +264,7 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
     expect(np.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(np.egress).toEqual([]);
     expect(np.ingress).toHaveLength(1);
-    expect(np.ingress[0]!.ports).toEqual([{ port: 9102, protocol: 'TCP' }]);
+    expect(np.ingress[0]!.ports).toEqual([{ port: AGENT_PORT_NAME, protocol: 'TCP' }]);
     const labels = (o: K8sObject) =>
       (o.spec as { template: { metadata: { labels: object } } }).template.metadata.labels;
     expect(labels(ds)).toMatchObject(np.podSelector.matchLabels);
@@ -272,6 +277,30 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
       valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } },
     });
     expect(ofKind(get('socket-mode-values.yaml'), 'DaemonSet')).toEqual([]);
+  });
+
+  it('agent on: the same namespace, port and NetworkPolicy as deploy/components/agent, by the same checks', () => {
+    const objs = get('agent-values.yaml');
+    // The kustomize component's checks, on the chart: namespace rwx-agent, the port named agent on AGENT_PORT,
+    // only the bot's pods (namespace rwx, component bot) admitted on it, no egress, no RBAC.
+    expect(agentComponentProblems(objs, { labels: AGENT_LABELS, portName: AGENT_PORT_NAME, port: AGENT_PORT })).toEqual(
+      [],
+    );
+    expect(agentNetworkPolicyProblems(objs, AGENT_LABELS, AGENT_PORT_NAME)).toEqual([]);
+    const ns = find(objs, 'Namespace', 'rwx-agent');
+    expect(ns?.metadata.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'privileged',
+      'pod-security.kubernetes.io/warn': 'baseline',
+      'pod-security.kubernetes.io/audit': 'baseline',
+    });
+    // The release's own namespace is not created here and keeps its level.
+    expect(ofKind(objs, 'Namespace').map((o) => o.metadata.name)).toEqual(['rwx-agent']);
+    // Opting out: the agent in the release's namespace (which must then allow privileged pods), or a namespace
+    // that exists already.
+    const inRelease = template(['ci/agent-values.yaml'], ['agent.namespace=']);
+    expect(ofKind(inRelease, 'Namespace')).toEqual([]);
+    expect(find(inRelease, 'DaemonSet', 'rwx-agent')?.metadata.namespace).toBe(RELEASE.namespace);
+    expect(ofKind(template(['ci/agent-values.yaml'], ['agent.createNamespace=false']), 'Namespace')).toEqual([]);
   });
 
   it("docs/install.md's values files render, as the docs say (channel, mode, Redis)", () => {
