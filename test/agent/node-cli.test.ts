@@ -116,12 +116,12 @@ describe('rwx node', () => {
       ['node-02', '--agent-url', 'URL'],
       /the agent at http:\S+ reports node node-19, not node-02: is --agent-url pointing at the right pod\?/,
     ],
-    [['node-02', '--agent-url', 'ftp://x'], /--agent-url must be http\(s\)/],
+    [['node-02', '--agent-url', 'ftp://x'], /--agent-url: ftp:\/\/x is not an http\(s\) URL/],
     [
       ['node-02', '--agent-url', 'URL', '--kubeconfig', 'k'],
       /--agent-url reads the agent directly; it cannot be combined with --kubeconfig/,
     ],
-    [['node-02', '--timeout', '0s', '--agent-url', 'URL'], /--timeout must be a positive duration/],
+    [['node-02', '--timeout', '0s', '--agent-url', 'URL'], /--timeout: 0s is not a positive duration/],
     [['node-02', 'node-03'], /expected exactly one NODE/],
   ])('%j -> exit 1', async (args, stderr) => {
     const r = await rwx('node', ...args.map((a) => (a === 'URL' ? agents.urlFor('node-19') : a)));

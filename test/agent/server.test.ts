@@ -130,6 +130,8 @@ describe('rwx agent (server mode) on the recorded node, read by the bot client',
     const io = { stdout: { write: () => true }, stderr: { write: () => true }, stdin: Readable.from([]), env: {} };
     await expect(runAgent(['-o', 'json'], io)).rejects.toThrow(/-o applies to --once/);
     await expect(runAgent(['--once', '--port', '1'], io)).rejects.toThrow(/--port applies to the server/);
-    await expect(runAgent(['--once', '--host-pid', '0'], io)).rejects.toThrow(/--host-pid must be a whole number >= 1/);
+    await expect(runAgent(['--once', '--host-pid', '0'], io)).rejects.toThrow(
+      /--host-pid: 0 is not a whole number from 1 to 4194304/,
+    );
   });
 });

@@ -66,7 +66,7 @@ describe('rwx config check', () => {
   it.each([
     [[], 'missing subcommand (expected: check)'],
     [['show'], 'unknown subcommand "show" (expected: check)'],
-    [['check', '--bogus'], "Unknown option '--bogus'"],
+    [['check', '--bogus'], 'unknown flag --bogus'],
   ])('rejects %j with a usage error', async (argv, fragment) => {
     const r = await rwx(['config', ...argv], ENV);
     expect(r.code).toBe(1);

@@ -68,13 +68,13 @@ describe('rwx sim', () => {
     // no scenario
     [[], /exactly one SCENARIO_FILE/],
     // a port that is not a number
-    [['x.yaml', '--port', 'abc'], /--port must be a whole number/],
+    [['x.yaml', '--port', 'abc'], /--port: abc is not a port number/],
     // an admin port that is not a number
-    [['x.yaml', '--admin-port', '1.5'], /--admin-port must be a whole number/],
+    [['x.yaml', '--admin-port', '1.5'], /--admin-port: 1.5 is not a port number/],
     // speed zero
-    [['x.yaml', '--speed', '0'], /--speed must be greater than 0/],
+    [['x.yaml', '--speed', '0'], /--speed: 0 is not a number above 0/],
     // an unknown flag
-    [['x.yaml', '--nope'], /Unknown option/],
+    [['x.yaml', '--nope'], /unknown flag --nope/],
     // a missing file
     [['/nonexistent.yaml'], /cannot read scenario \/nonexistent.yaml/],
   ];
