@@ -19,10 +19,12 @@ export type ConfigKey =
   | 'repeatInterval'
   | 'cronJobGrace'
   | 'watchIdleTimeout'
+  | 'keepFiring'
   | 'allowedChannels'
   | 'allowedUsergroups'
   | 'driverDaemonSets'
   | 'clusterName'
+  | 'replicaId'
   | 'fleet'
   | 'channelClusters'
   | 'kubeconfig'
@@ -54,10 +56,12 @@ export const DEFAULT_CONFIG = Object.freeze({
   repeatInterval: '4h',
   cronJobGrace: '10m',
   watchIdleTimeout: '2m30s',
+  keepFiring: '60s',
   allowedChannels: [] as readonly string[],
   allowedUsergroups: [] as readonly string[],
   driverDaemonSets: {} as Readonly<Record<string, string>>,
   clusterName: '',
+  replicaId: '',
   fleet: false,
   channelClusters: {} as Readonly<Record<string, string>>,
   logLevel: 'info',
@@ -171,6 +175,13 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     doc: 'A watch that delivered no event or bookmark for this long is stalled (the API server sends a bookmark about every minute): it is restarted, and until it is heard from again the replica does not hold the evaluator lease.',
   },
   {
+    env: 'RWX_KEEP_FIRING',
+    key: 'keepFiring',
+    form: 'duration',
+    secret: false,
+    doc: 'An incident that fired at least this long is kept open, as last seen, until it has been absent this long: a blip in the correlation (a node plugin pod being replaced) neither resolves the thread nor starts a second one. It also delays every resolution by as much.',
+  },
+  {
     env: 'RWX_ALLOWED_CHANNELS',
     key: 'allowedChannels',
     form: 'comma list of channel IDs or names, or *',
@@ -197,6 +208,13 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     form: 'text',
     secret: false,
     doc: 'Cluster name shown in messages; several clusters can share one channel. Required with RWX_FLEET (then a DNS label: it names the cluster in `@CLUSTER` and in Redis keys).',
+  },
+  {
+    env: 'RWX_REPLICA_ID',
+    key: 'replicaId',
+    form: 'text',
+    secret: false,
+    doc: "This replica's name in its incident locks, the same across restarts of one pod and different between pods: a restarted replica resumes the work its predecessor was killed in (it breaks that one's locks) instead of waiting for the locks to expire. Default: host name and process id (in a container: the pod name and 1).",
   },
   {
     env: 'RWX_FLEET',

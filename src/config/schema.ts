@@ -34,6 +34,8 @@ export interface Config {
     repeatIntervalMs: number;
     cronJobGraceMs: number;
     watchIdleTimeoutMs: number;
+    /** RWX_KEEP_FIRING: how long an established incident outlives its absence (src/serve/pipeline.ts). */
+    keepFiringMs: number;
   };
   /** Who may use /rwx: see isChannelAllowed / isUserAllowed in access.ts. */
   access: {
@@ -46,6 +48,8 @@ export interface Config {
   driverDaemonSets: Readonly<Record<string, NsName>>;
   /** '' when unset; with fleet enabled, a DNS label. */
   clusterName: string;
+  /** RWX_REPLICA_ID: this replica's name in its incident locks (src/notify/resume.ts); '' means host/pid. */
+  replicaId: string;
   /** Several clusters on one Redis and one Slack app (src/fleet): routing, heartbeats, fleet correlation. */
   fleet: {
     enabled: boolean;
@@ -202,10 +206,12 @@ export const rawConfigSchema = z.strictObject({
   repeatInterval: duration,
   cronJobGrace: duration,
   watchIdleTimeout: duration,
+  keepFiring: duration,
   allowedChannels: list(CHANNEL, 'channel IDs (C0123ABCD) or names, or *'),
   allowedUsergroups: list(USERGROUP, 'user group IDs (S0123ABCD)'),
   driverDaemonSets: driverMap,
   clusterName: z.union([z.string(), z.number()], { error: 'expected text' }).transform((v) => String(v).trim()),
+  replicaId: z.union([z.string(), z.number()], { error: 'expected text' }).transform((v) => String(v).trim()),
   fleet: bool,
   channelClusters: channelMap,
   kubeconfig: optText('a file path'),
@@ -238,6 +244,7 @@ export function toConfig(r: RawConfig): Config {
       repeatIntervalMs: r.repeatInterval,
       cronJobGraceMs: r.cronJobGrace,
       watchIdleTimeoutMs: r.watchIdleTimeout,
+      keepFiringMs: r.keepFiring,
     },
     access: {
       allowedChannels: allowed.includes('*')
@@ -251,6 +258,7 @@ export function toConfig(r: RawConfig): Config {
     },
     driverDaemonSets: r.driverDaemonSets,
     clusterName: r.clusterName,
+    replicaId: r.replicaId,
     fleet: { enabled: r.fleet, channelClusters: r.channelClusters },
     kube: {
       ...(r.kubeconfig ? { kubeconfig: r.kubeconfig } : {}),

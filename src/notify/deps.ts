@@ -20,6 +20,8 @@ export interface StageDeps {
   observe?: ObserveResolution;
   /** Told what was posted, for metrics. */
   observer?: NotifierObserver;
+  /** Who takes the incident locks (resume.ts: `<replica>#<incarnation>`), so a restart can tell its own. */
+  lockOwner?: string;
 }
 
 /** Hooks called after a Slack call and its record write succeeded (metrics). They must not throw. */

@@ -14,6 +14,7 @@ import { DEFAULT_TIMERS, type StepName, type Timers, decide } from './decide.js'
 import type { IncidentActions } from '../domain/actions.js';
 import { createIncidentActions } from './actions.js';
 import { recordEvaluation } from './record.js';
+import { type LockIdentity, lockIdentity, resumeInterrupted } from './resume.js';
 import { type NotifierObserver, type StageDeps, type StageOutcome, processIncident } from './stages.js';
 
 export type { NotifierObserver } from './stages.js';
@@ -57,6 +58,11 @@ export interface NotifierOptions {
   logger?: NotifierLogger;
   /** Told what was posted (metrics: incidents opened, time from stuck to posted). */
   observer?: NotifierObserver;
+  /**
+   * This replica's name in its incident locks (RWX_REPLICA_ID; default host/pid, resume.ts). With a worker, the
+   * notifier resumes at start what an earlier incarnation of the same replica was killed in (see resumed).
+   */
+  replica?: string;
 }
 
 /** The notifier; the button operations (IncidentActions) act on the same records. */
@@ -80,6 +86,8 @@ export interface Notifier extends IncidentActions {
   readonly store: IncidentStore;
   /** Stops the worker (finishing the current job) and closes the queue and the duplicated connections. */
   close(): Promise<void>;
+  /** Settles once the start-up resume (resume.ts) is done: the keys it resumed (none without a worker). */
+  readonly resumed: Promise<string[]>;
 }
 
 interface JobData {
@@ -94,7 +102,8 @@ const QUEUE = 'notify';
  * evaluation `await n.submit(incidents, clock.now())`, and `await n.close()` on shutdown.
  */
 export function createNotifier(opts: NotifierOptions): Notifier {
-  const deps = stageDeps(opts);
+  const identity = lockIdentity(opts.replica || undefined);
+  const deps = { ...stageDeps(opts), lockOwner: identity.owner };
   const timers = deps.timers;
   const queueConn = opts.redis.duplicate({ maxRetriesPerRequest: null });
   const queue = new Queue<JobData>(QUEUE, {
@@ -114,6 +123,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     await queue.add('incident', { key }, { delay, deduplication: { id: key, replace: true, keepLastIfActive: true } });
   };
   const worker = (opts.worker ?? true) ? startWorker(opts, deps, enqueue) : undefined;
+  const resumed = worker ? resume(opts, deps.store, queue, enqueue, identity) : Promise.resolve([]);
 
   const submit: Notifier['submit'] = async (incidents, now, resolutions) => {
     const ctx = { store: deps.store, channel: opts.channel, groupWait: timers.groupWait, resolutions };
@@ -134,12 +144,33 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     submit,
     process: (key) => processIncident(deps, key),
     queueDepth: () => queue.getJobCountByTypes('waiting', 'active', 'prioritized'),
+    resumed,
     async close() {
+      await resumed;
       await worker?.close();
       await queue.close();
       queueConn.disconnect();
+      identity.retire();
     },
   };
+}
+
+// The start-up resume, logged; a failure (Redis away) leaves the work to BullMQ's stalled sweep, as before.
+async function resume(
+  opts: NotifierOptions,
+  store: IncidentStore,
+  queue: Queue<JobData>,
+  enqueue: Enqueue,
+  identity: LockIdentity,
+): Promise<string[]> {
+  try {
+    const keys = await resumeInterrupted({ store, queue, enqueue: (k) => enqueue(k) }, identity);
+    if (keys.length > 0) opts.logger?.warn({ keys, replica: identity.replica }, 'resumed work interrupted by a crash');
+    return keys;
+  } catch (e) {
+    opts.logger?.warn({ err: toRwxError(e).message }, 'could not resume interrupted work; BullMQ will');
+    return [];
+  }
 }
 
 // The steps' dependencies from the options, with the defaults.

@@ -93,7 +93,7 @@ export function stepContext(deps: StageDeps, key: string, now: number): StepCont
 
 /** Runs `fn` holding the incident's lock; 'locked' when another holder has it. */
 export async function withIncidentLock<T>(deps: StageDeps, key: string, fn: () => Promise<T>): Promise<T | 'locked'> {
-  const token = await deps.store.tryLock(key, deps.lockTtlMs);
+  const token = await deps.store.tryLock(key, deps.lockTtlMs, deps.lockOwner);
   if (!token) return 'locked';
   try {
     return await fn();

@@ -33,6 +33,8 @@ export interface ServeParts {
   metrics: ServeMetrics;
   /** Watchdog: restart a watch silent this long (config timers.watchIdleTimeoutMs). */
   watchIdleMs: number;
+  /** RWX_KEEP_FIRING (Pipeline keepFiring); default KEEP_FIRING_FOR_MS, 60 s. */
+  keepFiringMs?: number;
   clock?: Clock;
   /**
    * The notifier's clock, when it differs from the cluster's (the demo: the simulator runs faster than the wall
@@ -191,7 +193,8 @@ function newPipeline(
     },
   };
   const gauges = metrics.pipeline();
-  return new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, gauges, () => watcher.synced());
+  const ready = (): boolean => watcher.synced();
+  return new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, gauges, ready, parts.keepFiringMs);
 }
 
 /** The lease side of the serve loop: renewed every tick, checked before every submit. */

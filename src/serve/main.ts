@@ -123,6 +123,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       driverDaemonSets: config.driverDaemonSets,
     }),
     watchIdleMs: config.timers.watchIdleTimeoutMs,
+    keepFiringMs: config.timers.keepFiringMs,
     checks: [{ name: 'redis', probe: redisProbe(redis) }, ...slackCheck],
     ...(boltOnPort ? {} : { port: o.port ?? config.port }),
     closers: [{ name: 'redis', close: () => redis.quit() }],
@@ -198,6 +199,7 @@ function serveNotifier(
     slack: s.slack,
     channel: config.slack.channel,
     logger: s.log,
+    replica: config.replicaId,
     timers: {
       groupWait: config.timers.groupWaitMs,
       groupInterval: config.timers.groupIntervalMs,

@@ -18,8 +18,28 @@ export interface IncidentStore {
   close(key: string, ttlMs: number): Promise<void>;
   /** Keys of records not yet closed. */
   listOpen(): Promise<string[]>;
-  /** Takes the per-incident lock for `ttlMs`; resolves with a token, or undefined when someone else holds it. */
-  tryLock(key: string, ttlMs: number): Promise<string | undefined>;
+  /**
+   * Takes the per-incident lock for `ttlMs`; resolves with a token, or undefined when someone else holds it. The
+   * token names `owner` (lockOwner reads it back), so a restarted process can tell its predecessor's locks.
+   */
+  tryLock(key: string, ttlMs: number, owner?: string): Promise<string | undefined>;
   /** Releases the lock if `token` still holds it. */
   unlock(key: string, token: string): Promise<void>;
+  /** The token holding the incident's lock now, if any. */
+  lockToken(key: string): Promise<string | undefined>;
+}
+
+/** Separates a lock token's owner from its random part: `<version>:<owner>|<uuid>`. Owners hold no '|'. */
+const OWNER_END = '|';
+
+/** A lock token for `owner`: what tryLock stores (`version` is the store's layout tag, e.g. "v2:"). */
+export function lockTokenFor(version: string, owner: string | undefined, random: string): string {
+  return `${version}${owner ? `${owner.replaceAll(OWNER_END, '_')}${OWNER_END}` : ''}${random}`;
+}
+
+/** The owner a lock token names (lockTokenFor), or undefined when it names none (an older process's lock). */
+export function lockOwner(token: string): string | undefined {
+  const body = token.slice(token.indexOf(':') + 1);
+  const end = body.lastIndexOf(OWNER_END);
+  return end > 0 ? body.slice(0, end) : undefined;
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RwxError } from '../errors.js';
-import type { IncidentStore } from './incident-store.js';
+import { type IncidentStore, lockTokenFor } from './incident-store.js';
 import { type LegacyRecord, fromLegacy } from './migrate.js';
 import type { IncidentRecord, RecordPatch } from './record.js';
 
@@ -109,8 +109,8 @@ export class RedisIncidentStore implements IncidentStore {
     return (await this.run(() => this.redis.smembers(this.openKey()))).sort();
   }
 
-  async tryLock(key: string, ttlMs: number): Promise<string | undefined> {
-    const token = `${TOKEN_PREFIX}${randomUUID()}`;
+  async tryLock(key: string, ttlMs: number, owner?: string): Promise<string | undefined> {
+    const token = lockTokenFor(TOKEN_PREFIX, owner, randomUUID());
     const ok = await this.run(() =>
       this.redis.set(this.lockKey(key), token, 'PX', Math.max(1, Math.round(ttlMs)), 'NX'),
     );
@@ -119,6 +119,10 @@ export class RedisIncidentStore implements IncidentStore {
 
   async unlock(key: string, token: string): Promise<void> {
     await this.run(() => this.redis.eval(UNLOCK, 1, this.lockKey(key), token));
+  }
+
+  async lockToken(key: string): Promise<string | undefined> {
+    return (await this.run(() => this.redis.get(this.lockKey(key)))) ?? undefined;
   }
 
   private recordKey(key: string): string {

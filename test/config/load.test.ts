@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       repeatIntervalMs: 4 * 3_600_000,
       cronJobGraceMs: 600_000,
       watchIdleTimeoutMs: 150_000,
+      keepFiringMs: 60_000,
     });
     expect(c.slack.mode).toBe('socket');
     // empty allowed-channels list means: only the incident channel

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../src/domain/clock.js';
 import { systemClock } from '../../src/domain/clock.js';
-import type { IncidentStore } from '../../src/store/incident-store.js';
+import { type IncidentStore, lockTokenFor } from '../../src/store/incident-store.js';
 import type { IncidentRecord, RecordPatch } from '../../src/store/record.js';
 
 /** An in-memory IncidentStore. Records are deep-copied in and out, as Redis would. */
@@ -57,16 +57,21 @@ export class MemoryIncidentStore implements IncidentStore {
     return [...this.open].filter((k) => this.live(k)).sort();
   }
 
-  async tryLock(key: string, ttlMs: number): Promise<string | undefined> {
+  async tryLock(key: string, ttlMs: number, owner?: string): Promise<string | undefined> {
     const held = this.locks.get(key);
     if (held && held.until > this.clock.now()) return undefined;
-    const token = randomUUID();
+    const token = lockTokenFor('mem:', owner, randomUUID());
     this.locks.set(key, { token, until: this.clock.now() + ttlMs });
     return token;
   }
 
   async unlock(key: string, token: string): Promise<void> {
     if (this.locks.get(key)?.token === token) this.locks.delete(key);
+  }
+
+  async lockToken(key: string): Promise<string | undefined> {
+    const held = this.locks.get(key);
+    return held && held.until > this.clock.now() ? held.token : undefined;
   }
 
   private live(key: string): { record: IncidentRecord; expiresAt?: number } | undefined {

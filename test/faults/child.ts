@@ -1,0 +1,57 @@
+// `rwx serve` as a real child process (the compiled CLI), for faults that only a process can have: kill -9 in the
+// middle of a Slack call, SIGTERM with a call in flight. Its JSON log lines are kept; /readyz tells when it is up.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { until } from '../serve/harness.js';
+
+const BIN = join(import.meta.dirname, '../../bin/rwx.js');
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** A running `rwx serve` child. */
+export interface ServeChild {
+  process: ChildProcess;
+  port: number;
+  lines: string[];
+  /** Resolves with the exit code (or the signal) once it ended. */
+  exited: Promise<number | NodeJS.Signals>;
+  /** GET on its ops port: the status, or 0 when nothing answers. */
+  status(path: string): Promise<number>;
+}
+
+/** Starts `rwx serve --kubeconfig <kubeconfig>` with `env` (over a minimal PATH) and waits for /readyz 200. */
+export async function startServeChild(kubeconfig: string, env: Record<string, string>): Promise<ServeChild> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'serve', '--kubeconfig', kubeconfig], {
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const keep = (c: Buffer): void =>
+    void lines.push(
+      ...c
+        .toString()
+        .split('\n')
+        .filter((l) => l.trim() !== ''),
+    );
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | NodeJS.Signals>((r) => child.once('exit', (code, sig) => r(code ?? sig!)));
+  const status = async (path: string): Promise<number> => {
+    try {
+      return (await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(1000) })).status;
+    } catch {
+      return 0;
+    }
+  };
+  await until(async () => (await status('/readyz')) === 200, 'the child ready', 20_000);
+  return { process: child, port, lines, exited, status };
+}
