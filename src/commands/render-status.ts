@@ -121,7 +121,8 @@ function sortForStatus(incidents: readonly OpenIncident[]): OpenIncident[] {
 function line(i: OpenIncident, now: number): string {
   const link = threadLink(i);
   const title = untrusted(i.title, 150);
-  const parts = [link ? `<${link}|${title}>` : `${title} (not posted yet)`];
+  // A link's & must be an entity too (a thread permalink carries ?thread_ts=...&cid=...).
+  const parts = [link ? `<${link.replace(/&/g, '&amp;')}|${title}>` : `${title} (not posted yet)`];
   if (i.followingUp) {
     const names = i.followingUp.cronJobs.map((c) => untrusted(c, 120)).join(', ');
     const left =

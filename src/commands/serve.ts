@@ -13,6 +13,7 @@ import type { CommandServices } from './handle.js';
 import { commandsHook, fetchResponseSender, type ApiCaller, type ResponseSender } from './index.js';
 import type { CommandJob } from './queue.js';
 import type { CommandObserver } from './observe.js';
+import { cachedPermalinks } from './permalinks.js';
 import { openIncidentsFromStore } from './status-source.js';
 
 /** What `rwx serve` hands over. */
@@ -53,7 +54,9 @@ export function serveResponseSender(config: Config): ResponseSender {
 
 /** The services the handlers use in `rwx serve`. */
 export function serveServices(
-  o: Pick<ServeCommandsOptions, 'config' | 'index' | 'redis' | 'clock' | 'openKeys'>,
+  o: Pick<ServeCommandsOptions, 'config' | 'index' | 'redis' | 'clock' | 'openKeys'> & {
+    slack?: Pick<SlackApi, 'permalink'>;
+  },
 ): CommandServices {
   const t = o.config.timers;
   const driverDaemonSets = Object.fromEntries(
@@ -70,7 +73,10 @@ export function serveServices(
         driverDaemonSets,
         ...(o.openKeys ? { openKeys: o.openKeys() } : {}),
       }),
-    openIncidents: openIncidentsFromStore(new RedisIncidentStore(o.redis, o.config.redis.prefix)),
+    openIncidents: openIncidentsFromStore(
+      new RedisIncidentStore(o.redis, o.config.redis.prefix),
+      o.slack ? cachedPermalinks(o.slack) : undefined,
+    ),
   };
 }
 

@@ -1,14 +1,18 @@
 // /rwx status reads the incident store (src/store): the open set, then each record. Read-only.
 import type { IncidentStore } from '../store/incident-store.js';
+import type { PermalinkSource } from './permalinks.js';
 import { isResolved, threadTsOf } from '../store/record.js';
 import type { OpenIncident } from './render-status.js';
 
 /**
  * Lists the store's open records as /rwx status shows them: unresolved incidents, and resolved ones whose thread
- * waits for a CronJob (src/notify/steps/follow-up.ts). Missing records, and resolved ones silenced while still
- * firing, are skipped.
+ * waits for a CronJob (src/notify/steps/follow-up.ts), each posted thread with its permalink when `permalinks`
+ * gives one. Missing records, and resolved ones silenced while still firing, are skipped.
  */
-export function openIncidentsFromStore(store: Pick<IncidentStore, 'listOpen' | 'get'>): () => Promise<OpenIncident[]> {
+export function openIncidentsFromStore(
+  store: Pick<IncidentStore, 'listOpen' | 'get'>,
+  permalinks?: PermalinkSource,
+): () => Promise<OpenIncident[]> {
   return async () => {
     const keys = await store.listOpen();
     const records = await Promise.all(keys.map((k) => store.get(k)));
@@ -32,6 +36,14 @@ export function openIncidentsFromStore(store: Pick<IncidentStore, 'listOpen' | '
       if (following) o.followingUp = { cronJobs: following.cronJobs, until: following.until };
       out.push(o);
     }
+    if (permalinks) await Promise.all(out.map((o) => withPermalink(o, permalinks)));
     return out;
   };
+}
+
+// Adds the thread's permalink to `o` when Slack gives one.
+async function withPermalink(o: OpenIncident, permalinks: PermalinkSource): Promise<void> {
+  if (!o.channel || !o.threadTs) return;
+  const link = await permalinks(o.channel, o.threadTs);
+  if (link) o.permalink = link;
 }

@@ -27,6 +27,10 @@ export type ConfigKey =
   | 'replicaId'
   | 'fleet'
   | 'channelClusters'
+  | 'runbookUrl'
+  | 'dashboardUrl'
+  | 'mentionUsergroup'
+  | 'broadcastResolution'
   | 'kubeconfig'
   | 'kubeContext'
   | 'logLevel';
@@ -64,6 +68,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   replicaId: '',
   fleet: false,
   channelClusters: {} as Readonly<Record<string, string>>,
+  broadcastResolution: true,
   logLevel: 'info',
 } as const satisfies Partial<Record<ConfigKey, unknown>>);
 
@@ -229,6 +234,34 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     form: 'channel=cluster,... (YAML: a map)',
     secret: false,
     doc: 'With RWX_FLEET: the cluster a command in a channel is about when it names none (`/rwx drain NODE @CLUSTER` names one).',
+  },
+  {
+    env: 'RWX_RUNBOOK_URL',
+    key: 'runbookUrl',
+    form: 'https URL',
+    secret: false,
+    doc: 'When set, every open incident root has a Runbook button opening this page.',
+  },
+  {
+    env: 'RWX_DASHBOARD_URL',
+    key: 'dashboardUrl',
+    form: 'https URL',
+    secret: false,
+    doc: 'When set, every open incident root has a Dashboard button opening this page.',
+  },
+  {
+    env: 'RWX_MENTION_USERGROUP',
+    key: 'mentionUsergroup',
+    form: 'user group ID (S0123ABCD)',
+    secret: false,
+    doc: 'When set, a new incident root mentions this user group (`@oncall`); edits and replies never do.',
+  },
+  {
+    env: 'RWX_BROADCAST_RESOLUTION',
+    key: 'broadcastResolution',
+    form: 'true or false',
+    secret: false,
+    doc: 'Post the resolution reply to the channel too (Slack\'s "Also send to channel"), not only in the thread.',
   },
   {
     env: 'KUBECONFIG',

@@ -56,6 +56,14 @@ export interface Config {
     /** Channel ID or name (without '#') -> the cluster a command there is about when it names none. */
     channelClusters: Readonly<Record<string, string>>;
   };
+  /** How incident messages are posted (src/notify/deps.ts MessageOptions). */
+  messages: {
+    /** https URLs of the root's Runbook / Dashboard link buttons, when set. */
+    links: { runbook?: string; dashboard?: string };
+    /** User group ID (S...) a new root mentions, when set. */
+    mentionUsergroup?: string;
+    broadcastResolution: boolean;
+  };
   kube: { kubeconfig?: string; context?: string };
   logLevel: (typeof LOG_LEVELS)[number];
 }
@@ -214,6 +222,13 @@ export const rawConfigSchema = z.strictObject({
   replicaId: z.union([z.string(), z.number()], { error: 'expected text' }).transform((v) => String(v).trim()),
   fleet: bool,
   channelClusters: channelMap,
+  runbookUrl: url(['https:'], 'an https URL'),
+  dashboardUrl: url(['https:'], 'an https URL'),
+  mentionUsergroup: optText('a user group ID').refine(
+    (s) => s === undefined || USERGROUP.test(s),
+    'expected a user group ID (S0123ABCD)',
+  ),
+  broadcastResolution: bool,
   kubeconfig: optText('a file path'),
   kubeContext: optText('a context name'),
   logLevel: text(LOG_LEVELS.join(', ')).pipe(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` })),
@@ -260,6 +275,14 @@ export function toConfig(r: RawConfig): Config {
     clusterName: r.clusterName,
     replicaId: r.replicaId,
     fleet: { enabled: r.fleet, channelClusters: r.channelClusters },
+    messages: {
+      links: {
+        ...(r.runbookUrl ? { runbook: r.runbookUrl } : {}),
+        ...(r.dashboardUrl ? { dashboard: r.dashboardUrl } : {}),
+      },
+      ...(r.mentionUsergroup ? { mentionUsergroup: r.mentionUsergroup } : {}),
+      broadcastResolution: r.broadcastResolution,
+    },
     kube: {
       ...(r.kubeconfig ? { kubeconfig: r.kubeconfig } : {}),
       ...(r.kubeContext ? { context: r.kubeContext } : {}),

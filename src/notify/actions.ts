@@ -3,7 +3,7 @@
 // idempotent under double clicks: the first ack wins, a mute only ever extends, a second Resolve changes nothing.
 import type { ActionResult, IncidentActions } from '../domain/actions.js';
 import { RwxError } from '../errors.js';
-import { formatTime, mention } from '../render/slack-blocks.js';
+import { slackDate, mention } from '../render/slack-blocks.js';
 import { type IncidentRecord, isResolved } from '../store/record.js';
 import { decide } from './decide.js';
 import type { StageDeps } from './deps.js';
@@ -27,7 +27,7 @@ async function acknowledge(deps: StageDeps, key: string, user: string, now: numb
   const r = await deps.store.get(key);
   if (!r) return UNKNOWN;
   const ack = r.buttons.ack;
-  if (!set) return already(`Already acknowledged by ${mention(ack?.user ?? '?')} at ${formatTime(ack?.at)}.`);
+  if (!set) return already(`Already acknowledged by ${mention(ack?.user ?? '?')} at ${slackDate(ack?.at)}.`);
   await refresh(deps, r, now);
   return { status: 'done', message: `Acknowledged by ${mention(user)}.` };
 }
@@ -36,13 +36,13 @@ async function mute(deps: StageDeps, key: string, user: string, until: number, n
   const r = await deps.store.get(key);
   if (!r || isResolved(r.lifecycle)) return UNKNOWN;
   const current = r.buttons.mute?.until;
-  if (current !== undefined && current >= until) return already(`Already muted until ${formatTime(current)}.`);
+  if (current !== undefined && current >= until) return already(`Already muted until ${slackDate(current)}.`);
   const muted = { until, by: user };
   await deps.store.patch(key, { buttons: { mute: muted } });
   await refresh(deps, { ...r, buttons: { ...r.buttons, mute: muted } }, now);
   return {
     status: 'done',
-    message: `Muted until ${formatTime(until)} by ${mention(user)}; resolution is still posted.`,
+    message: `Muted until ${slackDate(until)} by ${mention(user)}; resolution is still posted.`,
   };
 }
 
@@ -82,7 +82,7 @@ function already(message: string): ActionResult {
 }
 
 function alreadyResolved(by: { at: number; by?: string }): ActionResult {
-  return already(`Already resolved at ${formatTime(by.at)}${by.by ? ` by ${mention(by.by)}` : ''}.`);
+  return already(`Already resolved at ${slackDate(by.at)}${by.by ? ` by ${mention(by.by)}` : ''}.`);
 }
 
 // Takes the incident lock, waiting while a worker holds it for one Slack call.

@@ -2,14 +2,32 @@
 import type { Clock } from '../domain/clock.js';
 import type { Incident } from '../domain/incident.js';
 import type { ObserveResolution } from '../domain/resolution.js';
+import type { RootLinks } from '../render/slack-incident.js';
 import type { SlackApi } from '../slack/api.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import type { Timers } from './decide.js';
+
+/** How the incident messages are posted: configuration, not incident state (never part of a change hash). */
+export interface MessageOptions {
+  /** Link buttons on every open root (RWX_RUNBOOK_URL, RWX_DASHBOARD_URL). */
+  links: RootLinks;
+  /** A user group ID (S...) mentioned in a new root, never in an edit (RWX_MENTION_USERGROUP). */
+  mentionUsergroup?: string;
+  /** Whether the resolution reply is also shown in the channel (RWX_BROADCAST_RESOLUTION). */
+  broadcastResolution: boolean;
+}
+
+/** The defaults: no links, no mention, the resolution broadcast. */
+export const DEFAULT_MESSAGE_OPTIONS: Readonly<MessageOptions> = Object.freeze({
+  links: {},
+  broadcastResolution: true,
+});
 
 /** What the stages need. */
 export interface StageDeps {
   store: IncidentStore;
   slack: SlackApi;
+  messages: MessageOptions;
   timers: Timers;
   clock: Clock;
   /** How long the per-incident lock is held at most (ms). */

@@ -13,6 +13,7 @@ import type { SlackApi } from '../slack/api.js';
 import { DEFAULT_TIMERS, type StepName, type Timers, decide } from './decide.js';
 import type { IncidentActions } from '../domain/actions.js';
 import { createIncidentActions } from './actions.js';
+import { DEFAULT_MESSAGE_OPTIONS, type MessageOptions } from './deps.js';
 import { recordEvaluation } from './record.js';
 import { type LockIdentity, lockIdentity, resumeInterrupted } from './resume.js';
 import { type NotifierObserver, type StageDeps, type StageOutcome, processIncident } from './stages.js';
@@ -35,6 +36,8 @@ export interface NotifierOptions {
   slack: SlackApi;
   /** Channel id the incident threads go to. */
   channel: string;
+  /** Link buttons, the user group a new root mentions, the resolution broadcast (default DEFAULT_MESSAGE_OPTIONS). */
+  messages?: Partial<MessageOptions>;
   /** Overrides of DEFAULT_TIMERS (30s / 5m / 4h). */
   timers?: Partial<Timers>;
   clock?: Clock;
@@ -178,6 +181,7 @@ function stageDeps(opts: NotifierOptions): StageDeps {
   return {
     store: opts.store ?? new RedisIncidentStore(opts.redis, opts.prefix),
     slack: opts.slack,
+    messages: { ...DEFAULT_MESSAGE_OPTIONS, ...opts.messages },
     timers: { ...DEFAULT_TIMERS, ...opts.timers },
     clock: opts.clock ?? systemClock,
     lockTtlMs: opts.lockTtlMs ?? 30_000,

@@ -83,6 +83,7 @@ export async function apply(deps: StageDeps, key: string, result: StepResult): P
 export function stepContext(deps: StageDeps, key: string, now: number): StepContext {
   return {
     slack: deps.slack,
+    messages: deps.messages,
     now,
     ...(deps.observe ? { observe: deps.observe } : {}),
     mark: async (lifecycle: Lifecycle) => {

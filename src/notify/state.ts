@@ -2,7 +2,7 @@
 // whether the root in Slack is still current.
 import type { IncidentState, SlackMessage } from '../render/slack-blocks.js';
 import { hashOf } from '../render/slack-blocks.js';
-import { renderIncidentRoot } from '../render/slack-incident.js';
+import { type RootOptions, renderIncidentRoot } from '../render/slack-incident.js';
 import { renderResolvedRoot } from '../render/slack-resolved.js';
 import { type IncidentRecord, isResolved } from '../store/record.js';
 
@@ -26,9 +26,12 @@ export function stateHash(r: IncidentRecord, now: number): string {
   return hashOf([r.observed.hash, visibleState(r, now)]);
 }
 
-/** The root as it should read in `state`: the live incident, or once resolved the whole incident's summary. */
-export function rootMessage(r: IncidentRecord, state: IncidentState): SlackMessage {
+/**
+ * The root as it should read in `state`: the live incident (with `opts`: link buttons, and on a new root the user
+ * group mention), or once resolved the whole incident's summary.
+ */
+export function rootMessage(r: IncidentRecord, state: IncidentState, opts: RootOptions = {}): SlackMessage {
   return state.resolvedAt !== undefined
     ? renderResolvedRoot(r.observed.incident, r.observed.history, state)
-    : renderIncidentRoot(r.observed.incident, state);
+    : renderIncidentRoot(r.observed.incident, state, opts);
 }

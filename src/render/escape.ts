@@ -1,5 +1,6 @@
 // The one module for Slack text: escaping, Block Kit limits and cutting text to them. Every string that came from
-// the cluster or a user goes through escapeSlack before it reaches a message, so a pod named `<!channel>` stays text.
+// the cluster or a user goes through escapeSlack before it reaches a message, so a pod named `<!channel>` stays text
+// and an event message holding ``` cannot close the code block it is shown in.
 // Both it and the terminal renderers also drop the characters that change how text reads without being seen.
 // Two kinds of cut, never mixed: raw text is cut BEFORE it is escaped (shorten, untrusted, fitEscaped), so an entity
 // is never cut in half; text that is already escaped is cut by cutEscaped, which backs off to before any entity.
@@ -29,11 +30,21 @@ export function stripUnsafe(text: string): string {
 }
 
 /**
- * Escapes &, < and > for Slack mrkdwn and plain_text (headers included: one rule for every text object) and removes
- * unsafe invisible characters (stripUnsafe).
+ * What a backtick in untrusted text becomes: U+02CB MODIFIER LETTER GRAVE ACCENT, which reads like one but is not
+ * mrkdwn. Slack has no escape for a backtick, and a code fence or inline code span ends at the first one it meets.
+ */
+export const BACKTICK_STANDIN = '\u02cb';
+
+/**
+ * Escapes &, < and > for Slack mrkdwn and plain_text (headers included: one rule for every text object), replaces
+ * backticks (BACKTICK_STANDIN) and removes unsafe invisible characters (stripUnsafe).
  */
 export function escapeSlack(text: string): string {
-  return stripUnsafe(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return stripUnsafe(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/`/g, BACKTICK_STANDIN);
 }
 
 /** Decodes the three entities Slack encodes in slash-command text, so parsing sees what the user typed. */

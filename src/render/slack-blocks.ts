@@ -42,12 +42,14 @@ export interface IncidentState {
   resolvedBy?: string;
 }
 
-/** Action ids of the root's buttons; the Bolt app routes on these. */
+/** Action ids of the root's buttons; the Bolt app routes on these (the link buttons are only acknowledged). */
 export const ACTION_IDS = {
   ack: 'rwx_ack',
   mute1h: 'rwx_mute_1h',
   mute4h: 'rwx_mute_4h',
   resolve: 'rwx_resolve',
+  runbook: 'rwx_link_runbook',
+  dashboard: 'rwx_link_dashboard',
 } as const;
 
 /** A header block from raw (untrusted) text: cut to Slack's 150 characters on the raw text, then escaped. */
@@ -94,11 +96,33 @@ export function mention(user: string): string {
   return /^[UW][A-Z0-9]+$/.test(user) ? `<@${user}>` : escapeSlack(user);
 }
 
-/** "2026-11-30 06:40 UTC" from epoch ms or an RFC 3339 string; "unknown" when unparseable. */
-export function formatTime(at: number | string | undefined): string {
+/**
+ * A time as a Slack date, `<!date^UNIX^{date_short_pretty} {time}|2026-11-30 06:40 UTC>`: each reader sees it in
+ * their own time zone ("Today 07:40"), and clients that cannot format it show the UTC fallback. The one time format
+ * of every Slack message. From epoch ms or an RFC 3339 string; "unknown" when unparseable.
+ */
+export function slackDate(at: number | string | undefined): string {
   const ms = typeof at === 'string' ? Date.parse(at) : at;
   if (ms === undefined || !Number.isFinite(ms)) return 'unknown';
+  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${utcTime(ms)}>`;
+}
+
+/** "2026-11-30 06:40 UTC": the fallback of slackDate, for text that is not mrkdwn. */
+export function utcTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+}
+
+// An RFC 3339 UTC time as the correlator writes it into a summary or an explanation.
+const RFC3339 = /\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\b/g;
+
+/** Text (escaped or not) with every RFC 3339 time in it shown as a Slack date (slackDate). */
+export function slackDates(text: string): string {
+  return text.replace(RFC3339, (t) => slackDate(t));
+}
+
+/** Text with every RFC 3339 time in it as "2026-11-30 06:40 UTC" (utcTime): for fallback text. */
+export function utcDates(text: string): string {
+  return text.replace(RFC3339, (t) => utcTime(Date.parse(t)));
 }
 
 /** An age like kubectl prints it, from seconds; "?" when unknown. */

@@ -7,16 +7,17 @@ import type { HistoryPod, IncidentHistory } from '../domain/history.js';
 import type { ResolutionFacts } from '../domain/resolution.js';
 import { escapeSlack } from './escape.js';
 import { proofRecheckBlock, provenVisible } from './slack-proof.js';
+import { incidentFallback } from './slack-fallback.js';
+import { nodeList } from './slack-members.js';
 import {
   type Block,
   type SlackMessage,
   capBlocks,
-  formatTime,
+  slackDate,
   listSection,
   mention,
   plural,
   section,
-  fallbackText,
 } from './slack-blocks.js';
 
 /**
@@ -26,7 +27,7 @@ import {
 export function cronJobDoneLine(label: string, c: { at?: string; gone?: boolean }, since: string): string {
   return c.gone
     ? `• ${label} no longer exists: check what its missed runs cost`
-    : `• ${label} has completed a run ${since}${c.at ? ` (${formatTime(c.at)})` : ''}: check the artefact is the right size`;
+    : `• ${label} has completed a run ${since}${c.at ? ` (${slackDate(c.at)})` : ''}: check the artefact is the right size`;
 }
 
 // One group of pods: what the line says after the pod, in the order an on-call engineer acts on them.
@@ -53,7 +54,7 @@ const POD_GROUPS: {
 /** The resolution reply posted in the thread: one line per pod and CronJob the incident ever had. */
 export function renderResolution(incident: Incident, history: IncidentHistory, facts: ResolutionFacts): SlackMessage {
   const head = facts.manual
-    ? `:white_check_mark: *Resolved manually* by ${mention(facts.manual.user)} at ${formatTime(facts.manual.at)}.`
+    ? `:white_check_mark: *Resolved manually* by ${mention(facts.manual.user)} at ${slackDate(facts.manual.at)}.`
     : ':white_check_mark: *Resolved*: no member is stuck any more.';
   const blocks: Block[] = [section(head)];
   const byPod = new Map(history.pods.map((p) => [p.pod, p]));
@@ -75,12 +76,12 @@ export function renderResolution(incident: Incident, history: IncidentHistory, f
   const firstSeen = new Map(history.cronJobs.map((c) => [c.cronJob, c]));
   const crons = facts.cronJobs.map((c) => {
     const h = firstSeen.get(c.cronJob);
-    const label = `CronJob \`${escapeSlack(c.cronJob)}\`${h ? ` (${plural(h.missedRuns, 'scheduled run')} missed, seen from ${formatTime(h.firstSeen)})` : ''}`;
+    const label = `CronJob \`${escapeSlack(c.cronJob)}\`${h ? ` (${plural(h.missedRuns, 'scheduled run')} missed, seen from ${slackDate(h.firstSeen)})` : ''}`;
     if (c.completedSince === undefined && !c.gone)
       return `• ${label}: not checked; see whether it has completed a run since`;
     if (c.gone || c.completedSince) return cronJobDoneLine(label, c, 'since');
     const next = c.nextRunAt
-      ? ` (next scheduled run ${formatTime(c.nextRunAt)}; this thread will say when one completes)`
+      ? ` (next scheduled run ${slackDate(c.nextRunAt)}; this thread will say when one completes)`
       : '';
     return c.running
       ? `• ${label} has *not* completed a run since; one is running now: check it completes and its artefact is the right size, and what the missed runs cost${next}`
@@ -91,7 +92,7 @@ export function renderResolution(incident: Incident, history: IncidentHistory, f
   if (recheck) blocks.push(recheck);
   const before = beforeClosing(incident, history, facts);
   if (before.length > 0) blocks.push(listSection('*Before closing*', before));
-  return { text: fallbackText(`Resolved: ${incident.title}`), blocks: capBlocks(blocks) };
+  return { text: incidentFallback(incident, incident.title, true), blocks: capBlocks(blocks) };
 }
 
 function podLabel(key: string, p: HistoryPod | undefined): string {
@@ -104,8 +105,9 @@ function beforeClosing(incident: Incident, history: IncidentHistory, facts: Reso
   const lines: string[] = [];
   if (incident.verdict === 'FOLLOWS_ROLLOUT') {
     const nodes =
-      history.nodes.map(escapeSlack).join(', ') +
-      (history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '');
+      history.nodes.length > 0
+        ? nodeList(history.nodes) + (history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '')
+        : '';
     lines.push(
       visibleEverywhere(facts)
         ? '• The node agents found every CSI mount visible from the host on the formerly broken nodes (above): the propagation is back.'

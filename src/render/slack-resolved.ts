@@ -10,14 +10,15 @@ import {
   capBlocks,
   context,
   formatSeconds,
-  formatTime,
+  slackDate,
   header,
   listSection,
   plural,
   section,
-  fallbackText,
 } from './slack-blocks.js';
-import { VERDICT_TEXT, statusLine } from './slack-incident.js';
+import { VERDICT_TEXT, incidentFallback } from './slack-fallback.js';
+import { statusLine } from './slack-incident.js';
+import { nodeList } from './slack-members.js';
 
 /** Pods named per workload line; the rest are counted. */
 const PODS_PER_WORKLOAD = 10;
@@ -35,22 +36,18 @@ export function renderResolvedRoot(incident: Incident, history: IncidentHistory,
   if (status) blocks.push(context(status));
   if (p.summary) blocks.push(context(escapeSlack(`Worst point: ${p.summary}`)));
   const more = history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '';
-  blocks.push(
-    section(
-      `*Nodes involved (${history.nodes.length + history.omittedNodes})*\n${escapeSlack(history.nodes.join(', ') || 'none recorded')}${more}`,
-    ),
-  );
+  blocks.push(section(`*Nodes involved:* ${nodeList(history.nodes)}${more}`));
   blocks.push(listSection('*Affected workloads*', workloadLines(history)));
   blocks.push(
     context(`incident \`${escapeSlack(incident.key)}\` · see the thread for which pods recovered on their own`),
   );
-  return { text: fallbackText(`Resolved: ${incident.title}`), blocks: capBlocks(blocks) };
+  return { text: incidentFallback(incident, incident.title, true), blocks: capBlocks(blocks) };
 }
 
 // "Stuck mounts from T1 to T2 (3h12m). " in cluster time; empty when the history has no pod times.
 function span(h: IncidentHistory): string {
   if (h.firstStuckAt === undefined || h.lastStuckAt === undefined) return '';
-  return `Pods stuck from ${formatTime(h.firstStuckAt)} to ${formatTime(h.lastStuckAt)} (${formatSeconds((h.lastStuckAt - h.firstStuckAt) / 1000)}). `;
+  return `Pods stuck from ${slackDate(h.firstStuckAt)} to ${slackDate(h.lastStuckAt)} (${formatSeconds((h.lastStuckAt - h.firstStuckAt) / 1000)}). `;
 }
 
 function workloadLines(h: IncidentHistory): string[] {

@@ -1,9 +1,14 @@
-// Thread replies: the evidence behind the verdict (events, revision diff, and one line per observation that
-// misleads on-call engineers, as the correlator wrote it), the changes since the last post, and the repeat reminder.
+// Thread replies: the first one carries everything the short root leaves out (every next step, why not to drain,
+// the whole node table, the affected workloads) and the evidence behind the verdict (events grouped across pods,
+// revision diff, one line per observation that misleads on-call engineers, as the correlator wrote it); then the
+// changes since the last post, and the repeat reminder.
 import type { Incident } from '../domain/incident.js';
 import { type DepartedMembers, type PostedMembers, membersOf, podOfMemberKey } from '../domain/members.js';
 import { escapeSlack } from './escape.js';
 import { proofChangeLines, proofEvidenceBlock } from './slack-proof.js';
+import { groupEvents } from './event-groups.js';
+import { incidentFallback, saysDoNotDrain } from './slack-fallback.js';
+import { byStuckPods, nodeList, nodeTableRows, workloadLines } from './slack-members.js';
 import {
   type Block,
   type SlackMessage,
@@ -14,14 +19,30 @@ import {
   plural,
   preSection,
   section,
-  fallbackText,
+  slackDates,
 } from './slack-blocks.js';
 
-/** The first reply: evidence (events, revision diff) and what each confusing observation means. */
+/** Pods an event group names; the others are counted. */
+const EVENT_GROUP_PODS = 3;
+
+/** The first reply: what the root leaves out, then the evidence and what each confusing observation means. */
 export function renderEvidenceReply(incident: Incident): SlackMessage {
-  const blocks: Block[] = [section('*Evidence*')];
+  const blocks: Block[] = [];
+  if (incident.nextSteps.length > 0) {
+    blocks.push(
+      listSection(
+        '*Next steps*',
+        incident.nextSteps.map((s, i) => `${i + 1}. ${escapeSlack(s)}`),
+      ),
+    );
+  }
+  const why = drainReason(incident);
+  if (why) blocks.push(section(why));
+  if (incident.nodes.length > 0) blocks.push(preSection('*Nodes*', nodeTableRows(byStuckPods(incident.nodes))));
+  blocks.push(listSection('*Affected workloads*', workloadLines(incident)));
+  blocks.push(section('*Evidence*'));
   // The same explanations `rwx scan` prints (src/correlate/explain.ts): one source, so the thread and the CLI agree.
-  const meaning = (incident.explanations ?? []).map((e) => `• ${escapeSlack(e)}`);
+  const meaning = (incident.explanations ?? []).map((e) => `• ${slackDates(escapeSlack(e))}`);
   const proof = proofEvidenceBlock(incident.proof);
   if (proof) blocks.push(proof);
   if (meaning.length > 0) blocks.push(listSection('*Why it looks like something else*', meaning));
@@ -35,13 +56,8 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
       ),
     );
   }
-  const events = incident.pods.flatMap((p) =>
-    p.events.map(
-      (e) =>
-        `${p.pod.namespace}/${p.pod.name} ${e.type} ${e.reason} (x${e.count}${e.ageSeconds !== undefined ? `, ${formatSeconds(e.ageSeconds)} ago` : ''}): ${e.message}`,
-    ),
-  );
-  blocks.push(preSection('*Events*', events.length > 0 ? events.map(escapeSlack) : ['no events recorded']));
+  const events = eventLines(incident);
+  blocks.push(preSection('*Events*', events.length > 0 ? events : ['no events recorded']));
   const claims = incident.pods.flatMap((p) =>
     p.storage.map(
       (s) =>
@@ -49,7 +65,38 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
     ),
   );
   if (claims.length > 0) blocks.push(preSection('*Storage path*', claims.map(escapeSlack)));
-  return { text: fallbackText(`Evidence for ${incident.title}`), blocks: capBlocks(blocks) };
+  return { text: incidentFallback(incident, `Next steps and evidence: ${incident.title}`), blocks: capBlocks(blocks) };
+}
+
+/** Identical events across pods as one line each ("Warning FailedMount x54 on 12 pods, latest 71s ago: ..."). */
+export function eventLines(incident: Incident): string[] {
+  const groups = groupEvents(
+    incident.pods.flatMap((p) => p.events.map((event) => ({ pod: `${p.pod.namespace}/${p.pod.name}`, event }))),
+  );
+  return groups.map((g) => {
+    const on = g.pods.length === 1 ? `on ${g.pods[0]}` : `on ${plural(g.pods.length, 'pod')}`;
+    const age = g.ageSeconds !== undefined ? `, latest ${formatSeconds(g.ageSeconds)} ago` : '';
+    const named =
+      g.pods.length > 1
+        ? ` (${g.pods.slice(0, EVENT_GROUP_PODS).join(', ')}${g.pods.length > EVENT_GROUP_PODS ? ` and ${g.pods.length - EVENT_GROUP_PODS} more` : ''})`
+        : '';
+    return escapeSlack(`${g.type} ${g.reason} x${g.count} ${on}${age}: ${g.message}${named}`);
+  });
+}
+
+// Why a drain makes a rollout incident worse, with the counts that show the fault follows the revision.
+function drainReason(incident: Incident): string | undefined {
+  const r = incident.rollout;
+  if (!saysDoNotDrain(incident) || !r) return undefined;
+  const c = r.counts;
+  const prev = r.previousRevision ?? r.newRevision - 1;
+  const ds = escapeSlack(`${r.daemonSet.namespace}/${r.daemonSet.name}`);
+  return (
+    `:no_entry: *Do not drain.* Stuck mounts follow the rollout of node plugin \`${ds}\` to revision ${r.newRevision}: ` +
+    `nodes on revision ${r.newRevision}: ${c.newStuck} stuck, ${c.newFine} fine; on revision ${prev}: ${c.oldStuck} stuck, ${c.oldFine} fine. ` +
+    `Draining moves pods onto nodes the rollout has reached or will reach: it turns working nodes into broken ones.\n` +
+    nodeList(r.nodesOnNewRevision, `on revision ${r.newRevision}`)
+  );
 }
 
 /**
@@ -86,9 +133,9 @@ export function renderChangeReply(
   }
   lines.push(...left);
   lines.push(...proof);
-  const head = `*Changed:* ${escapeSlack(incident.summary)}`;
+  const head = `*Changed:* ${slackDates(escapeSlack(incident.summary))}`;
   return {
-    text: fallbackText(`Changed: ${incident.summary}`),
+    text: incidentFallback(incident, `Changed: ${incident.summary}`),
     blocks: capBlocks([section(head), listSection('', lines)]),
   };
 }
@@ -109,5 +156,5 @@ export function renderRepeatReply(incident: Incident, openSinceMs: number, now: 
   const text =
     `Still open after ${formatSeconds((now - openSinceMs) / 1000)}: ${plural(incident.pods.length, 'stuck pod')} on ` +
     `${plural(incident.nodes.filter((n) => n.stuckPods.length > 0).length, 'node')}, ${plural(incident.cronJobs.length, 'CronJob')} with missed runs.`;
-  return { text: fallbackText(text), blocks: [context(escapeSlack(text))] };
+  return { text: incidentFallback(incident, text), blocks: [context(escapeSlack(text))] };
 }

@@ -198,6 +198,7 @@ function serveNotifier(
     prefix,
     slack: s.slack,
     channel: config.slack.channel,
+    messages: config.messages,
     logger: s.log,
     replica: config.replicaId,
     timers: {

@@ -29,6 +29,7 @@ const SLACK_METHODS = [
   'chat.postEphemeral',
   'conversations.history',
   'conversations.replies',
+  'chat.getPermalink',
   'files.upload',
 ] as const;
 const QUEUES = ['work', 'notify'] as const;
@@ -276,6 +277,7 @@ export class ServeMetrics {
       postEphemeral: (a) => count('chat.postEphemeral', api.postEphemeral(a)),
       findRootByIncidentKey: (c, k, s) => count('conversations.history', api.findRootByIncidentKey(c, k, s)),
       findThreadReply: (c, t, k, r) => count('conversations.replies', api.findThreadReply(c, t, k, r)),
+      permalink: (c, t) => count('chat.getPermalink', api.permalink(c, t)),
       uploadFile: (a) => count('files.upload', api.uploadFile(a)),
     };
   }

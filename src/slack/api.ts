@@ -18,6 +18,8 @@ export interface PostMessageArgs {
   blocks?: Block[];
   threadTs?: string;
   metadata?: MessageMetadata;
+  /** With threadTs: the reply is also shown in the channel (Slack's reply_broadcast). */
+  replyBroadcast?: boolean;
 }
 
 /** An edit of a posted message. */
@@ -69,6 +71,8 @@ export interface SlackApi {
    * `threadTs`; the newest when there are several. Undefined when there is none, or no such thread.
    */
   findThreadReply(channel: string, threadTs: string, key: string, replyId: string): Promise<string | undefined>;
+  /** The permanent https link of message `ts` in `channel` (chat.getPermalink). */
+  permalink(channel: string, ts: string): Promise<string>;
   /** Uploads a file (getUploadURLExternal, upload, completeUploadExternal); resolves with the file id. */
   uploadFile(args: UploadArgs): Promise<{ fileId: string }>;
 }

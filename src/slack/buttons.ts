@@ -1,4 +1,4 @@
-// The incident root's buttons: Acknowledge, Mute 1h / 4h, Resolve. Each acks Slack within its 3 s, records the
+// The incident root's buttons: Acknowledge, Mute 1h / 4h, Resolve (and the optional Runbook / Dashboard links). Each acks Slack within its 3 s, records the
 // action through IncidentActions (which updates the root), and answers the clicker ephemerally when the click
 // changed nothing (already acknowledged, already resolved) or could not be done.
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
@@ -17,7 +17,7 @@ export interface SlackAppDeps {
 
 const HOUR = 3_600_000;
 
-/** Registers the four button handlers on `app`. */
+/** Registers the button handlers on `app`. */
 export function registerIncidentButtons(app: App, deps: SlackAppDeps): void {
   const on = (actionId: string, run: (key: string, user: string, now: number) => Promise<ActionResult>): void => {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, respond }) => {
@@ -43,4 +43,7 @@ export function registerIncidentButtons(app: App, deps: SlackAppDeps): void {
   on(ACTION_IDS.mute1h, (key, user, now) => deps.actions.mute(key, user, HOUR, now));
   on(ACTION_IDS.mute4h, (key, user, now) => deps.actions.mute(key, user, 4 * HOUR, now));
   on(ACTION_IDS.resolve, (key, user, now) => deps.actions.resolve(key, user, now));
+  // A link button opens its URL in the clicker's browser; Slack still sends the click, which must be acknowledged
+  // (else the clicker sees a warning), and there is nothing else to do.
+  for (const id of [ACTION_IDS.runbook, ACTION_IDS.dashboard]) app.action(id, async ({ ack }) => ack());
 }

@@ -33,6 +33,7 @@ export function instrumentSlack(
     findThreadReply: wrap('findThreadReply', (c: string, t: string, k: string, r: string) =>
       inner.findThreadReply(c, t, k, r),
     ),
+    permalink: wrap('permalink', (c: string, t: string) => inner.permalink(c, t)),
     uploadFile: wrap('uploadFile', (a) => inner.uploadFile(a)),
   };
 }

@@ -20,6 +20,8 @@ export interface MemoryMessage {
   text: string;
   blocks?: Block[];
   metadata?: MessageMetadata;
+  /** A thread reply also shown in the channel. */
+  broadcast?: boolean;
   edits: number;
 }
 
@@ -65,6 +67,7 @@ export class MemorySlack implements SlackApi {
       text: args.text,
       blocks: args.blocks,
       metadata: args.metadata,
+      ...(args.threadTs && args.replyBroadcast ? { broadcast: true } : {}),
       edits: 0,
     });
     return { ts, channel: args.channel };
@@ -96,6 +99,13 @@ export class MemorySlack implements SlackApi {
     return [...this.messages]
       .reverse()
       .find((m) => m.channel === channel && m.threadTs === threadTs && isIncidentReply(m.metadata, key, replyId))?.ts;
+  }
+
+  async permalink(channel: string, ts: string): Promise<string> {
+    this.enter('permalink', { channel, ts });
+    if (!this.messages.some((m) => m.channel === channel && m.ts === ts))
+      throw new RwxError('NOT_FOUND', 'chat.getPermalink: message_not_found', { retryable: false });
+    return `https://memory.slack.com/archives/${channel}/p${ts.replace('.', '')}`;
   }
 
   async uploadFile(args: UploadArgs): Promise<{ fileId: string }> {

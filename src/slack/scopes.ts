@@ -29,6 +29,11 @@ export const SLACK_METHOD_SCOPES: Readonly<Record<string, MethodScopes>> = Objec
   },
   'chat.update': { token: 'bot', scopes: ['chat:write'], note: 'edits the incident root' },
   'chat.postEphemeral': { token: 'bot', scopes: ['chat:write'], note: 'refusals and private answers' },
+  'chat.getPermalink': {
+    token: 'bot',
+    scopes: [],
+    note: '/rwx status links each thread; "No scope required" for bot tokens (api.slack.com/methods/chat.getPermalink)',
+  },
   'conversations.history': {
     token: 'bot',
     scopes: ['channels:history', 'groups:history'],

@@ -101,10 +101,16 @@ const EMOJI: Record<string, string> = {
   ':mute:': '🔇',
   ':grey_question:': '❔',
   ':information_source:': 'ℹ️',
+  ':large_green_circle:': '🟢',
 };
 
+// Slack's own markup first (dates show their UTC fallback, a user group its id, a link its text and URL), then
+// emoji codes and entities; what came from the cluster is escaped, so every < here is ours.
 function unescape(s: string): string {
   return s
+    .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
+    .replace(/<!subteam\^([A-Z0-9]+)>/g, '@$1')
+    .replace(/<(https?:[^|>]+)\|([^>]*)>/g, '$2 ($1)')
     .replace(/:[a-z_]+:/g, (m) => EMOJI[m] ?? m)
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')

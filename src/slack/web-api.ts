@@ -98,6 +98,7 @@ export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
         thread_ts: a.threadTs,
         metadata: a.metadata,
         unfurl_links: false,
+        ...(a.threadTs && a.replyBroadcast ? { reply_broadcast: true } : {}),
       });
       if (!res.ts) throw new RwxError('SLACK_API', 'chat.postMessage: response has no ts', { retryable: false });
       return { ts: res.ts, channel: res.channel ?? a.channel };
@@ -160,6 +161,12 @@ export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
         if (!cursor) break;
       }
       return found;
+    },
+    async permalink(channel: string, ts: string) {
+      const res = await call<{ permalink?: unknown }>('chat.getPermalink', { channel, message_ts: ts });
+      if (typeof res.permalink !== 'string' || !res.permalink)
+        throw new RwxError('SLACK_API', 'chat.getPermalink: response has no permalink', { retryable: false });
+      return res.permalink;
     },
     async uploadFile(a: UploadArgs) {
       const bytes = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : Buffer.from(a.content);

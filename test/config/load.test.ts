@@ -185,9 +185,44 @@ describe('loadConfig', () => {
     ],
     ['bad prefix', { RWX_REDIS_PREFIX: 'a b' }, 'RWX_REDIS_PREFIX: "a b": expected 1-64 letters, digits, - _ or :'],
     ['bad api url', { SLACK_API_URL: 'slack.com/api' }, 'SLACK_API_URL: "slack.com/api" is not an http(s) URL'],
+    // A link button opens in a phone's browser: https only.
+    [
+      'runbook over http',
+      { RWX_RUNBOOK_URL: 'http://wiki/csi' },
+      'RWX_RUNBOOK_URL: "http://wiki/csi" is not an https URL',
+    ],
+    ['dashboard not a URL', { RWX_DASHBOARD_URL: 'grafana' }, 'RWX_DASHBOARD_URL: "grafana" is not an https URL'],
+    [
+      'mention as a handle',
+      { RWX_MENTION_USERGROUP: '@oncall' },
+      'RWX_MENTION_USERGROUP: "@oncall": expected a user group ID (S0123ABCD)',
+    ],
+    [
+      'broadcast not a boolean',
+      { RWX_BROADCAST_RESOLUTION: 'yes' },
+      'RWX_BROADCAST_RESOLUTION: "yes" is not true or false',
+    ],
   ];
   it.each(cases)('rejects %s', (_name, env, expected) => {
     expect(problems(() => loadConfig({ env: { ...SOCKET, ...env } }))).toEqual([expected]);
+  });
+
+  it('reads the message settings: links, mention, broadcast (on unless turned off)', () => {
+    expect(loadConfig({ env: SOCKET }).messages).toEqual({ links: {}, broadcastResolution: true });
+    const c = loadConfig({
+      env: {
+        ...SOCKET,
+        RWX_RUNBOOK_URL: 'https://wiki.example.com/csi',
+        RWX_DASHBOARD_URL: 'https://grafana.example.com/d/rwx',
+        RWX_MENTION_USERGROUP: 'S0ONCALL',
+        RWX_BROADCAST_RESOLUTION: 'False',
+      },
+    });
+    expect(c.messages).toEqual({
+      links: { runbook: 'https://wiki.example.com/csi', dashboard: 'https://grafana.example.com/d/rwx' },
+      mentionUsergroup: 'S0ONCALL',
+      broadcastResolution: false,
+    });
   });
 
   it('lists every problem at once', () => {

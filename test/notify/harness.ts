@@ -3,6 +3,7 @@
 import type { Clock } from '../../src/domain/clock.js';
 import { mergeHistory } from '../../src/domain/history.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
+import { DEFAULT_MESSAGE_OPTIONS } from '../../src/notify/deps.js';
 import { notifiableHash } from '../../src/notify/notifiable.js';
 import type { StageDeps } from '../../src/notify/stages.js';
 import type { IncidentStore } from '../../src/store/incident-store.js';
@@ -23,7 +24,15 @@ export function stageDeps(
   slack: SlackApi,
   store: IncidentStore = new MemoryIncidentStore(clock),
 ): StageDeps {
-  return { store, slack, timers: DEFAULT_TIMERS, clock, lockTtlMs: 30 * S, closedTtlMs: 86_400_000 };
+  return {
+    store,
+    slack,
+    messages: DEFAULT_MESSAGE_OPTIONS,
+    timers: DEFAULT_TIMERS,
+    clock,
+    lockTtlMs: 30 * S,
+    closedTtlMs: 86_400_000,
+  };
 }
 
 /** A record of rolloutIncident(), pending, created at FIXTURE_NOW; `over` replaces whole groups. */

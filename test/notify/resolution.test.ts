@@ -13,6 +13,7 @@ import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
 import { type StageDeps, processIncident } from '../../src/notify/stages.js';
 import { observeResolution } from '../../src/serve/stages.js';
+import { slackDate } from '../../src/render/slack-blocks.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 import { H, KEY, M, S, stageDeps } from './harness.js';
@@ -95,7 +96,9 @@ describe('resolution of an incident whose members came and went', () => {
     expect(reply).toMatch(/`search\/search-7d9f-abcde`[^\\]*deleted or replaced[^\\]*re-test it/);
     // Its Job's pod was deleted with the finished Job: gone, so it is not claimed to have recovered.
     expect(reply).toMatch(/`data\/nightly-backup-2911-x7k2p`[^\\]*deleted or replaced/);
-    expect(reply).toMatch(/CronJob `data\/nightly-backup`[^\\]*has completed a run since \(2026-11-30 10:05 UTC\)/);
+    expect(reply).toMatch(
+      /CronJob `data\/nightly-backup`[^\\]*has completed a run since \(<!date[^|]*\|2026-11-30 10:05 UTC>\)/,
+    );
 
     const rootText = text(root);
     expect(rootText).not.toContain('1 of 2 nodes'); // the stale last state is gone...
@@ -152,7 +155,7 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
   const followUps = (): string[] =>
     slack
       .replies(slack.roots()[0]!.ts)
-      .filter((m) => m.text.startsWith('Follow-up'))
+      .filter((m) => String(m.metadata?.event_payload.reply).startsWith('follow-up:'))
       .map((m) => text(m));
 
   /** Opens the incident and resolves it while the backup has still not run since it was first seen. */
@@ -164,7 +167,7 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     const until = Date.parse('2026-12-01T04:00:00Z');
     expect(await processIncident(deps, KEY)).toEqual({ kind: 'wait', until, steps: ['resolve'] });
     expect(text(slack.replies(slack.roots()[0]!.ts).at(-1))).toContain(
-      'next scheduled run 2026-12-01 02:00 UTC; this thread will say when one completes',
+      `next scheduled run ${slackDate('2026-12-01T02:00:00Z')}; this thread will say when one completes`,
     );
   }
 
@@ -193,7 +196,7 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     expect(await processIncident(deps, KEY)).toEqual({ kind: 'done', steps: ['follow-up', 'close'] });
     expect(followUps()).toHaveLength(1);
     expect(followUps()[0]).toMatch(
-      /CronJob `data\/nightly-backup` has completed a run since the resolution \(2026-11-30 12:10 UTC\)/,
+      /CronJob `data\/nightly-backup` has completed a run since the resolution \(<!date[^|]*\|2026-11-30 12:10 UTC>\)/,
     );
     expect(await deps.store.listOpen()).toEqual([]);
     // A stale job or evaluation afterwards says nothing more.
@@ -231,7 +234,7 @@ describe('follow-up of the CronJobs a resolution said had not run', () => {
     let crash = true;
     slack.postMessage = async (a) => {
       const res = await post(a);
-      if (crash && a.text.startsWith('Follow-up'))
+      if (crash && String(a.metadata?.event_payload.reply).startsWith('follow-up:'))
         throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
       return res;
     };

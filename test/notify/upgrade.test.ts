@@ -96,7 +96,8 @@ describe('upgrade over previous-version records', () => {
     await submit([]);
     expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['resolve', 'close'] });
     expect(slack.roots()).toHaveLength(1);
-    expect(slack.replies(ts).map((m) => m.text.split(':')[0])).toEqual(['evidence', 'Changed', 'Resolved']);
+    const ids = slack.replies(ts).map((m) => String(m.metadata?.event_payload.reply).split(':')[0]);
+    expect(ids).toEqual(['evidence', 'change', 'resolution']);
   });
 
   it('a root whose post was started and not recorded is adopted, not posted again', async () => {

@@ -174,7 +174,12 @@ export function rolloutIncident(extra: { node: string; pod: string }[] = []): In
       text: 'Roll back to revision 1, the newest revision whose pod template the stuck nodes did not run (restores volumeMount kubelet-dir mountPropagation Bidirectional in container ebs-plugin)',
       command: 'kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1',
     },
-    nextSteps: ['kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1'],
+    // The shape of advise/next-steps.ts's rollout steps: "Do not drain" first.
+    nextSteps: [
+      'Do not drain: the stuck mounts follow kube-system/ebs-csi-node revision 2, not the nodes. Stop any drain in progress.',
+      'Roll back to revision 1: kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1',
+      `Cordon the ${onNew.length} nodes on revision 2 while it rolls back: kubectl cordon ${onNew.join(' ')}`,
+    ],
   };
 }
 

@@ -68,10 +68,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Starts the simulator for `scenario` and the fake Slack; call start() for the pipeline. */
+/** Starts the simulator for `scenario` and the fake Slack; call start() for the pipeline. `env`: more settings. */
 export async function harness(
   scenario: string,
   timers = { groupWait: '200ms', groupInterval: '300ms' },
+  env: Record<string, string> = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
   const sim = await startSimulator({ scenario, clock });
@@ -89,6 +90,7 @@ export async function harness(
       RWX_GROUP_WAIT: timers.groupWait,
       RWX_GROUP_INTERVAL: timers.groupInterval,
       LOG_LEVEL: 'info',
+      ...env,
     },
   });
   const h: Harness = {

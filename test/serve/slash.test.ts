@@ -113,7 +113,12 @@ describe('/rwx through rwx serve (HTTP mode)', () => {
     const root = slack.roots().find((m) => m.metadata?.event_payload.key === ROLLOUT_KEY)!;
     const text = await answer('status');
     expect(text).toContain('ebs-csi-node');
-    expect(text).toContain(`https://slack.com/archives/${CHANNEL}/p${root.ts.replace('.', '')}`);
+    // The link Slack gives (chat.getPermalink), asked for once per thread: a second status reuses it.
+    expect(text).toContain(`<https://fake.slack.com/archives/${CHANNEL}/p${root.ts.replace('.', '')}|`);
+    await command('status', 'status-again');
+    expect(await answer('status-again')).toContain(`https://fake.slack.com/archives/${CHANNEL}/p`);
+    const asked = slack.callsOf('chat.getPermalink').filter((c) => c.args.message_ts === root.ts);
+    expect(asked).toHaveLength(1);
   });
 
   it('drain node-19: BLOCK, because its stuck mounts follow the rollout', async () => {

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ManualClock } from '../../src/domain/clock.js';
 import { createIncidentActions } from '../../src/notify/actions.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
+import { DEFAULT_MESSAGE_OPTIONS } from '../../src/notify/deps.js';
 import { recordEvaluation } from '../../src/notify/record.js';
 import { type StageDeps, processIncident } from '../../src/notify/stages.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
@@ -44,6 +45,7 @@ beforeEach(async () => {
   deps = {
     store: new MemoryIncidentStore(clock),
     slack,
+    messages: DEFAULT_MESSAGE_OPTIONS,
     timers: { ...DEFAULT_TIMERS, groupWait: 0 },
     clock,
     lockTtlMs: 30_000,

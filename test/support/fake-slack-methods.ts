@@ -9,6 +9,8 @@ export interface FakeMessage {
   text: string;
   blocks?: unknown[];
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
+  /** A thread reply posted with reply_broadcast: also shown in the channel (and its history). */
+  broadcast?: boolean;
   edits: number;
 }
 
@@ -51,6 +53,7 @@ export function answerMethod(
       const ts = slack.nextTs();
       const m: FakeMessage = { channel, ts, text: str('text') ?? '', edits: 0 };
       if (str('thread_ts')) m.thread_ts = str('thread_ts');
+      if (m.thread_ts && (a.reply_broadcast === true || a.reply_broadcast === 'true')) m.broadcast = true;
       if (Array.isArray(a.blocks)) m.blocks = a.blocks;
       if (a.metadata && typeof a.metadata === 'object') m.metadata = a.metadata as FakeMessage['metadata'];
       slack.messages.push(m);
@@ -64,19 +67,31 @@ export function answerMethod(
       m.edits++;
       return { ok: true, channel: m.channel, ts: m.ts };
     }
+    case 'chat.getPermalink': {
+      // Like Slack's: a thread reply's link names its thread.
+      const m = slack.messages.find((x) => x.channel === str('channel') && x.ts === str('message_ts'));
+      if (!m) return { ok: false, error: str('channel') ? 'message_not_found' : 'channel_not_found' };
+      const link = `https://fake.slack.com/archives/${m.channel}/p${m.ts.replace('.', '')}`;
+      const thread = m.thread_ts ? `?thread_ts=${m.thread_ts}&cid=${m.channel}` : '';
+      return { ok: true, channel: m.channel, permalink: link + thread };
+    }
     case 'chat.postEphemeral':
       return { ok: true, message_ts: slack.nextTs() };
     case 'conversations.history': {
       const oldest = Number(str('oldest') ?? '0');
       const withMeta = a.include_all_metadata === true || a.include_all_metadata === 'true';
+      // Roots, and thread replies broadcast to the channel (with their thread_ts, as Slack serves them).
       const list = slack.messages
-        .filter((m) => m.channel === str('channel') && m.thread_ts === undefined && Number(m.ts) >= oldest)
+        .filter(
+          (m) => m.channel === str('channel') && (m.thread_ts === undefined || m.broadcast) && Number(m.ts) >= oldest,
+        )
         .reverse();
       const limit = Number(a.limit ?? 100) || 100;
       const start = Number(str('cursor') ?? '0') || 0;
       const page = list.slice(start, start + limit).map((m) => ({
         type: 'message',
         ts: m.ts,
+        ...(m.thread_ts ? { thread_ts: m.thread_ts, subtype: 'thread_broadcast' } : {}),
         text: m.text,
         ...(m.blocks ? { blocks: m.blocks } : {}),
         ...(withMeta && m.metadata ? { metadata: m.metadata } : {}),

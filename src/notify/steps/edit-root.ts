@@ -38,7 +38,11 @@ export async function editRoot(
 export async function refreshRoot(ctx: StepContext, r: IncidentRecord): Promise<StepResult | undefined> {
   const ts = threadTsOf(r.lifecycle);
   if (!ts) return undefined;
-  await ctx.slack.update({ channel: r.channel, ts, ...rootMessage(r, visibleState(r, ctx.now)) });
+  await ctx.slack.update({
+    channel: r.channel,
+    ts,
+    ...rootMessage(r, visibleState(r, ctx.now), { links: ctx.messages.links }),
+  });
   const l = r.lifecycle;
   if (l.phase !== 'open' && l.phase !== 'posting-evidence') return undefined;
   return write({ ...l, thread: { ...l.thread, sent: { ...l.thread.sent, hash: stateHash(r, ctx.now) } } });
@@ -47,7 +51,11 @@ export async function refreshRoot(ctx: StepContext, r: IncidentRecord): Promise<
 // Edits the root; false when it no longer exists in Slack.
 async function editIfPresent(ctx: StepContext, r: IncidentRecord, ts: string): Promise<boolean> {
   try {
-    await ctx.slack.update({ channel: r.channel, ts, ...rootMessage(r, visibleState(r, ctx.now)) });
+    await ctx.slack.update({
+      channel: r.channel,
+      ts,
+      ...rootMessage(r, visibleState(r, ctx.now), { links: ctx.messages.links }),
+    });
     return true;
   } catch (e) {
     if (!isRwxError(e, 'NOT_FOUND')) throw e;

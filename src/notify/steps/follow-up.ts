@@ -18,7 +18,7 @@ export const followUp: StepFn = async (ctx, record) => {
     done.length > 0
       ? `follow-up:${done.map((c) => `${c.cronJob}@${c.at ?? 'gone'}`).join(',')}`
       : `follow-up:expired@${l.awaiting.until}`;
-  const message = renderCronJobFollowUp(done, awaiting, l.resolution.at, l.awaiting.until);
+  const message = renderCronJobFollowUp(r.observed.incident, done, awaiting, l.resolution.at, l.awaiting.until);
   await replyOnce(ctx, r, l.threadTs, id, message);
   if (left.length === 0) return write({ phase: 'resolved', threadTs: l.threadTs, resolution: l.resolution });
   const { replying: _done, ...rest } = l;

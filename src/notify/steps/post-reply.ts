@@ -24,11 +24,18 @@ export async function replyOnce(
   ts: string,
   id: string,
   message: SlackMessage,
+  opts: { broadcast?: boolean } = {},
 ): Promise<void> {
   const marked = replyingOf(r.lifecycle) === id;
   if (marked && (await ctx.slack.findThreadReply(r.channel, ts, r.key, id))) return;
   if (!marked) await ctx.mark(withReplying(r.lifecycle, id));
-  await ctx.slack.postMessage({ channel: r.channel, threadTs: ts, ...message, metadata: replyMetadata(r.key, id) });
+  await ctx.slack.postMessage({
+    channel: r.channel,
+    threadTs: ts,
+    ...message,
+    metadata: replyMetadata(r.key, id),
+    ...(opts.broadcast ? { replyBroadcast: true } : {}),
+  });
 }
 
 function replyingOf(l: Lifecycle): string | undefined {

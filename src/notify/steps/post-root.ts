@@ -10,15 +10,18 @@ import { type StepFn, inPhase, write } from './step.js';
 /** post-root: posts the root, or adopts (and brings up to date) the one an interrupted attempt posted. */
 export const postRoot: StepFn = async (ctx, record) => {
   const r = inPhase(record, 'post-root', 'pending', 'posting-root');
-  const message = rootMessage(r, visibleState(r, ctx.now));
+  const state = visibleState(r, ctx.now);
+  const { links, mentionUsergroup } = ctx.messages;
   let ts: string | undefined;
   if (r.lifecycle.phase === 'posting-root') {
     // No time bound: the record's clock may not be Slack's; newest-first history finds a recent root quickly.
     ts = await ctx.slack.findRootByIncidentKey(r.channel, r.key);
-    if (ts) await ctx.slack.update({ channel: r.channel, ts, ...message });
+    if (ts) await ctx.slack.update({ channel: r.channel, ts, ...rootMessage(r, state, { links }) });
   }
   if (!ts) {
     await ctx.mark({ phase: 'posting-root', startedAt: ctx.now });
+    // Only the post mentions the user group: an edit would not notify anyone, and need not.
+    const message = rootMessage(r, state, { links, ...(mentionUsergroup ? { mention: mentionUsergroup } : {}) });
     ts = (await ctx.slack.postMessage({ channel: r.channel, ...message, metadata: incidentMetadata(r.key) })).ts;
   }
   return write({ phase: 'posting-evidence', thread: { ts, sent: sentNow(r, ctx.now) } });

@@ -18,7 +18,8 @@ export const resolve: StepFn = async (ctx, record) => {
   const { resolution, facts } = resolutionOf(ctx, r);
   const ts = threadTsOf(r.lifecycle);
   if (!ts) return write({ phase: 'resolved', resolution });
-  await replyOnce(ctx, r, ts, 'resolution', renderResolution(r.observed.incident, r.observed.history, facts));
+  const reply = renderResolution(r.observed.incident, r.observed.history, facts);
+  await replyOnce(ctx, r, ts, 'resolution', reply, { broadcast: ctx.messages.broadcastResolution });
   const resolved = { ...r, lifecycle: { phase: 'resolved' as const, threadTs: ts, resolution } };
   const { muteUntil: _mute, ...state } = visibleState(resolved, ctx.now);
   try {

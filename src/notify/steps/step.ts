@@ -5,12 +5,15 @@
 // returned, never before: a step that throws leaves the record as it was, and its retry starts from there.
 import { RwxError } from '../../errors.js';
 import type { ObserveResolution } from '../../domain/resolution.js';
+import type { MessageOptions } from '../deps.js';
 import type { SlackApi } from '../../slack/api.js';
 import type { IncidentRecord, Lifecycle, Phase } from '../../store/record.js';
 
 /** What a step may use. */
 export interface StepContext {
   slack: SlackApi;
+  /** Links, mention and broadcast settings of the messages posted. */
+  messages: MessageOptions;
   /** The time the step runs at (the notifier's clock). */
   now: number;
   /** What the cluster says now about the incident's members (a manual Resolve asks). */

@@ -1,0 +1,44 @@
+// The verdict as every Slack message says it, and the fallback `text` of every incident message: what a push
+// notification or a screen reader shows, so it leads with what the engineer must know before opening Slack.
+import type { Incident, Verdict } from '../domain/incident.js';
+import { fallbackText, utcDates } from './slack-blocks.js';
+
+/** The verdict in words, without emoji (fallback text, status lines). */
+export const VERDICT_WORDS: Readonly<Record<Verdict, string>> = {
+  FOLLOWS_ROLLOUT: 'Follows a node plugin rollout',
+  FOLLOWS_NODE: 'Follows one node',
+  UNEXPLAINED: 'Unexplained',
+  NOT_STORAGE: 'Not storage',
+};
+
+const VERDICT_EMOJI: Readonly<Record<Verdict, string>> = {
+  FOLLOWS_ROLLOUT: ':rotating_light:',
+  FOLLOWS_NODE: ':warning:',
+  UNEXPLAINED: ':grey_question:',
+  NOT_STORAGE: ':information_source:',
+};
+
+/** The verdict as the root's headline says it (emoji and words). */
+export const VERDICT_TEXT: Readonly<Record<Verdict, string>> = Object.fromEntries(
+  (Object.keys(VERDICT_WORDS) as Verdict[]).map((v) => [v, `${VERDICT_EMOJI[v]} ${VERDICT_WORDS[v]}`]),
+) as Record<Verdict, string>;
+
+/** Whether the incident's advice is "Do not drain": its stuck mounts follow a node plugin rollout. */
+export function saysDoNotDrain(incident: Incident): boolean {
+  return incident.verdict === 'FOLLOWS_ROLLOUT' && incident.rollout !== undefined;
+}
+
+/**
+ * The fallback `text` of a message about `incident`: the verdict first ("Do not drain." before it while a rollout
+ * incident is open; "Resolved" once it is), then `detail` (raw, escaped and cut by fallbackText). Plain words: no
+ * emoji codes, and times as "2026-11-30 06:40 UTC".
+ */
+export function incidentFallback(incident: Incident, detail: string, resolved = false): string {
+  const words = VERDICT_WORDS[incident.verdict];
+  const lead = resolved
+    ? `Resolved (${words.toLowerCase()})`
+    : saysDoNotDrain(incident)
+      ? `Do not drain. ${words}`
+      : words;
+  return fallbackText(utcDates(`${lead}. ${detail}`));
+}
