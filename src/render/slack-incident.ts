@@ -87,7 +87,8 @@ export function statusLine(state: IncidentState): string {
 function firstAction(incident: Incident): Block | undefined {
   const step = incident.nextSteps[0];
   if (saysDoNotDrain(incident)) {
-    const rest = step ? ` ${escapeSlack(step.replace(/^do not drain[.:]\s*/i, ''))}` : '';
+    const said = step?.replace(/^do not drain[.:]\s*/i, '');
+    const rest = said ? ` ${escapeSlack(said.charAt(0).toUpperCase() + said.slice(1))}` : '';
     return section(`:no_entry: *Do not drain.*${rest}`);
   }
   return step ? section(`*First:* ${escapeSlack(step)}`) : undefined;

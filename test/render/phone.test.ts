@@ -69,7 +69,7 @@ describe('the root is short; the thread has the rest', () => {
   });
 
   it(`shows ${ROOT_NODE_ROWS} node rows, stuck nodes first, and says how many more`, () => {
-    const table = (root.blocks[3] as { text: { text: string } }).text.text;
+    const table = (root.blocks[3] as unknown as { text: { text: string } }).text.text;
     expect(table.split('\n').filter((l) => /^(```)?node-/.test(l))).toHaveLength(ROOT_NODE_ROWS);
     expect(text).toContain(`...and ${inc.nodes.length - ROOT_NODE_ROWS} more in the thread`);
     expect(text).toContain('40 nodes on revision 2: node-19 ... node-135');
@@ -177,7 +177,9 @@ describe('link buttons and the user group mention', () => {
   const links = { runbook: 'https://runbooks.example.com/csi?a=1&b=2', dashboard: 'https://grafana.example.com/d/1' };
   it('adds Runbook and Dashboard link buttons after the incident buttons', () => {
     const root = renderIncidentRoot(rolloutIncident(), {}, { links });
-    const actions = root.blocks.find((b) => b.type === 'actions') as { elements: { text: { text: string } }[] };
+    const actions = root.blocks.find((b) => b.type === 'actions') as unknown as {
+      elements: { text: { text: string } }[];
+    };
     expect(actions.elements.map((e) => e.text.text)).toEqual([
       'Acknowledge',
       'Mute 1h',
