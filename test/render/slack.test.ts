@@ -149,9 +149,9 @@ describe('renderEvidenceReply', () => {
     ['leave stuck pods alone', 'Leave stuck pods alone: the kubelet retries'],
     ['the storage path', 'volume data -&gt; claim platform/data-postgres-2'],
     // What the short root leaves out is here.
-    ['every next step', '2. Roll back to revision 1: kubectl rollout undo daemonset/ebs-csi-node -n kube-system'],
-    ['the 2x2 counts in the reason', 'on revision 2: 4 stuck, 0 fine; on revision 1: 0 stuck, 36 fine'],
-    ['symptom 1: postgres-2', 'StatefulSet *postgres*: postgres-2 (ContainerCreating 23m on node-19)'],
+    ['every next step', '11. Verify no VolumeAttachment was force-removed'],
+    ['the 2x2 counts in the reason', 'on revision 2: 4 stuck, 8 fine; on revision 1: 0 stuck, 28 fine'],
+    ['symptom 1: postgres-2', 'StatefulSet *postgres*: postgres-2 (ContainerCreating 24m on node-19)'],
     ['symptom 2: the backup CronJob with missed runs', 'CronJob *nightly-backup*: 2 scheduled runs missed'],
     ['symptom 3: search', 'Deployment *search*'],
   ])('has %s', (_name, want) => {
