@@ -199,8 +199,8 @@ describe('loadConfig', () => {
     ],
     [
       'broadcast not a boolean',
-      { RWX_BROADCAST_RESOLUTION: 'yes' },
-      'RWX_BROADCAST_RESOLUTION: "yes" is not true or false',
+      { RWX_BROADCAST_RESOLUTION: 'maybe' },
+      'RWX_BROADCAST_RESOLUTION: "maybe" is not true or false',
     ],
   ];
   it.each(cases)('rejects %s', (_name, env, expected) => {
