@@ -69,6 +69,7 @@ export function rateLimitedSlack(slack: SlackApi, limiter: ChannelLimiter): Slac
     postEphemeral: (args) => slack.postEphemeral(args),
     findRootByIncidentKey: (c, k, s) => slack.findRootByIncidentKey(c, k, s),
     findThreadReply: (c, t, k, r) => slack.findThreadReply(c, t, k, r),
+    permalink: (c, ts) => slack.permalink(c, ts),
     uploadFile: (args) => slack.uploadFile(args),
   };
 }
