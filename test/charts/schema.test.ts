@@ -9,8 +9,11 @@ import { CHART, HELM, helm, templateArgs } from './helm.js';
 const schema = JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8')) as {
   properties: { config: { properties: Record<string, unknown> } };
 };
-/** Set by the chart from its own values (slack.channel, clusterName, port), or meaningless in a pod. */
-const NOT_IN_CONFIG = ['SLACK_CHANNEL', 'RWX_CLUSTER_NAME', 'PORT', 'KUBECONFIG', 'RWX_KUBE_CONTEXT'];
+/**
+ * Set by the chart from its own values (slack.channel, clusterName, port), or meaningless in a pod. RWX_REPLICA_ID
+ * must differ between pods: its default (the host name, which is the pod name) is right, one value for all is not.
+ */
+const NOT_IN_CONFIG = ['SLACK_CHANNEL', 'RWX_CLUSTER_NAME', 'PORT', 'KUBECONFIG', 'RWX_KUBE_CONTEXT', 'RWX_REPLICA_ID'];
 
 describe('values.schema.json', () => {
   it('config takes every non-secret variable the chart does not set itself, and nothing else', () => {
