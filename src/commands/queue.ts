@@ -6,7 +6,7 @@ import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } f
 import { toRwxError } from '../errors.js';
 import { runCommand, type CommandServices } from './handle.js';
 import type { Attachment } from './message.js';
-import type { CommandName, CommandObserver } from './observe.js';
+import type { CommandContext, CommandName, CommandObserver } from './observe.js';
 import { parseCommand } from './parse.js';
 import type { ResponseSender } from './response-url.js';
 
@@ -114,15 +114,21 @@ export function createCommandWorker(
         const done = await processCommandJob(job.data, deps, async () => {
           await job.updateData({ ...job.data, responded: true });
         });
-        deps.observe?.(done.command, done.failed ? 'error' : 'ok');
+        deps.observe?.(done.command, done.failed ? 'error' : 'ok', jobContext(job));
       } catch (e) {
         const err = toRwxError(e);
         const last = !err.retryable || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-        if (last) deps.observe?.(parseCommand(job.data.text).kind, 'error');
+        if (last) deps.observe?.(parseCommand(job.data.text).kind, 'error', jobContext(job));
         if (!err.retryable) throw new UnrecoverableError(`${err.code}: ${err.message}`);
         throw err;
       }
     },
     { connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency ?? 4 },
   );
+}
+
+// A job's command as the audit trail tells it: latency from the job's creation (the ack) to its outcome.
+function jobContext(job: Job<CommandJob>): CommandContext {
+  const d = job.data;
+  return { user: d.userId, channel: d.channelId, text: d.text, latencyMs: Date.now() - job.timestamp };
 }

@@ -8,7 +8,7 @@ import { authorize, type AccessPolicy, type AuthDecision, type UsergroupCache } 
 import { untrusted } from '../render/escape.js';
 import { renderHelp, renderUsage } from './help.js';
 import type { CommandResponse } from './message.js';
-import type { CommandObserver } from './observe.js';
+import type { CommandContext, CommandName, CommandObserver, CommandOutcome } from './observe.js';
 import { parseCommand, type ParsedCommand } from './parse.js';
 import type { CommandJob } from './queue.js';
 import { scopeLabel } from './scope.js';
@@ -33,8 +33,15 @@ export const SLASH_COMMAND = '/rwx';
 /** Registers the `/rwx` slash command on a Bolt app. Call once, before app.start(). */
 export function registerCommands(app: App, deps: CommandListenerDeps, command: string = SLASH_COMMAND): void {
   app.command(command, async ({ command: body, ack, respond }) => {
+    const start = Date.now();
     const parsed = parseCommand(body.text);
-    const observe = deps.observe ?? (() => undefined);
+    const ctx = (): CommandContext => ({
+      user: body.user_id,
+      channel: body.channel_id,
+      text: body.text,
+      latencyMs: Date.now() - start,
+    });
+    const observe = (name: CommandName, outcome: CommandOutcome): void => deps.observe?.(name, outcome, ctx());
     if (parsed.kind === 'help') return ack(asBolt(renderHelp().response)).then(() => observe('help', 'ok'));
     if (parsed.kind === 'usage')
       return ack(asBolt(renderUsage(parsed.error).response)).then(() => observe('usage', 'ok'));

@@ -4,7 +4,8 @@
 import type { ActionResult, IncidentActions } from '../domain/actions.js';
 import { RwxError } from '../errors.js';
 import { slackDate, mention } from '../render/slack-blocks.js';
-import { type IncidentRecord, isResolved } from '../store/record.js';
+import { replyMetadata } from '../slack/api.js';
+import { type IncidentRecord, isResolved, threadTsOf } from '../store/record.js';
 import { decide } from './decide.js';
 import type { StageDeps } from './deps.js';
 import { apply, runStep, stepContext, withIncidentLock } from './stages.js';
@@ -29,6 +30,7 @@ async function acknowledge(deps: StageDeps, key: string, user: string, now: numb
   const ack = r.buttons.ack;
   if (!set) return already(`Already acknowledged by ${mention(ack?.user ?? '?')} at ${slackDate(ack?.at)}.`);
   await refresh(deps, r, now);
+  await note(deps, r, 'ack', `:eyes: Acknowledged by ${mention(user)} at ${slackDate(now)}.`);
   return { status: 'done', message: `Acknowledged by ${mention(user)}.` };
 }
 
@@ -40,6 +42,8 @@ async function mute(deps: StageDeps, key: string, user: string, until: number, n
   const muted = { until, by: user };
   await deps.store.patch(key, { buttons: { mute: muted } });
   await refresh(deps, { ...r, buttons: { ...r.buttons, mute: muted } }, now);
+  const line = `:mute: Muted by ${mention(user)} at ${slackDate(now)} until ${slackDate(until)}; the resolution is still posted.`;
+  await note(deps, r, `mute-${until}`, line);
   return {
     status: 'done',
     message: `Muted until ${slackDate(until)} by ${mention(user)}; resolution is still posted.`,
@@ -57,6 +61,8 @@ async function resolveByHand(deps: StageDeps, key: string, user: string, now: nu
   const clicked = r.buttons.resolved;
   if (!clicked) await deps.store.patch(key, { buttons: { resolved: { by: user, at: now } } });
   await resolveNow(deps, key, now);
+  if (!clicked)
+    await note(deps, r, 'resolved-by', `:white_check_mark: Resolved by ${mention(user)} at ${slackDate(now)}.`);
   return clicked ? alreadyResolved(clicked) : { status: 'done', message: `Resolved by ${mention(user)}.` };
 }
 
@@ -75,6 +81,18 @@ async function resolveNow(deps: StageDeps, key: string, now: number): Promise<vo
 async function refresh(deps: StageDeps, r: IncidentRecord, now: number): Promise<void> {
   const result = await refreshRoot(stepContext(deps, r.key, now), r);
   if (result) await apply(deps, r.key, result);
+}
+
+// The thread's record of who pressed what and when (the root shows only the current state). Best effort, once per
+// effective click (a repeated click changes nothing and notes nothing): the action is recorded and shown on the
+// root already, so a failed note does not fail the click (the audit line of the post records the failure: a
+// SlackApi wrapped by slack/audit.ts). Without a thread (root not posted yet) there is none.
+async function note(deps: StageDeps, r: IncidentRecord, id: string, text: string): Promise<void> {
+  const threadTs = threadTsOf(r.lifecycle);
+  if (!threadTs) return;
+  await deps.slack
+    .postMessage({ channel: r.channel, threadTs, text, metadata: replyMetadata(r.key, id) })
+    .catch(() => undefined);
 }
 
 function already(message: string): ActionResult {

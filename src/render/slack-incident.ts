@@ -108,6 +108,18 @@ function nodeBlocks(incident: Incident): Block[] {
   return notes.length > 0 ? [table, context(notes.join('\n'))] : [table];
 }
 
+// Resolve asks first (Block Kit `confirm`): it closes the thread for everyone, and a mis-click is hard to undo.
+const RESOLVE_CONFIRM = {
+  title: { type: 'plain_text', text: 'Resolve this incident?' },
+  text: {
+    type: 'mrkdwn',
+    text: 'The thread is closed now and the bot stays quiet while the cluster still reports the fault; it opens a new thread if the fault comes back after it cleared.',
+  },
+  confirm: { type: 'plain_text', text: 'Resolve' },
+  deny: { type: 'plain_text', text: 'Cancel' },
+  style: 'danger',
+};
+
 function buttons(key: string, state: IncidentState, links: RootLinks = {}): Block {
   const button = (text: string, action: string, style?: 'primary' | 'danger'): Record<string, unknown> => ({
     type: 'button',
@@ -115,6 +127,7 @@ function buttons(key: string, state: IncidentState, links: RootLinks = {}): Bloc
     action_id: action,
     value: key,
     ...(style ? { style } : {}),
+    ...(action === ACTION_IDS.resolve ? { confirm: RESOLVE_CONFIRM } : {}),
   });
   const link = (text: string, action: string, url: string): Record<string, unknown> => ({
     type: 'button',

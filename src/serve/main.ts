@@ -12,6 +12,8 @@ import type { SlackApi } from '../slack/api.js';
 import { createSlackApp } from '../slack/app.js';
 import { createWebSlackApi } from '../slack/web-api.js';
 import { redisReplayLedger } from '../slack/request-guard.js';
+import { auditSlack, pinoAudit } from '../slack/audit.js';
+import { auditCommands } from '../commands/observe.js';
 import { type LINK_BACKOFF, SlackLink } from '../slack/link.js';
 import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
 import { webUsergroupDirectory as webUsergroups } from '../commands/slack-adapters.js';
@@ -69,14 +71,18 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const redis = await connectRedis(config.redis.url, undefined, config.redis.password);
   log.info({ redis: redactRedisUrl(config.redis.url), prefix: config.redis.prefix }, 'redis connected');
   const metrics = new ServeMetrics({ processMetrics: true, build: buildInfo(o.env ?? process.env) });
-  const slack = metrics.countSlack(
-    o.slack ??
-      createWebSlackApi({
-        token: config.slack.botToken,
-        ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
-        // The Slack SDK's own log lines (warnings, debug) go through pino, as JSON like the rest.
-        clientOptions: { logger: slackLogger(log, 'web-api') },
-      }),
+  // Every message posted or edited is counted (metrics) and leaves one audit line (slack/audit.ts).
+  const slack = auditSlack(
+    metrics.countSlack(
+      o.slack ??
+        createWebSlackApi({
+          token: config.slack.botToken,
+          ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+          // The Slack SDK's own log lines (warnings, debug) go through pino, as JSON like the rest.
+          clientOptions: { logger: slackLogger(log, 'web-api') },
+        }),
+    ),
+    pinoAudit(log),
   );
   // The index is created by the watcher inside startServe; resolution facts read it through this late binding.
   const late: { running?: RunningServe } = {};
@@ -239,7 +245,7 @@ async function startSlackApp(
     slack: s.slack,
     clock,
     log: s.log,
-    observe: s.metrics.commandObserver(),
+    observe: auditCommands(s.metrics.commandObserver(), pinoAudit(s.log)),
     client,
     ...(fleet
       ? { fleet: { prefix: s.prefix, enqueue: fleet.enqueue, status: fleet.status, sender: fleet.sender } }
@@ -261,6 +267,7 @@ async function startSlackApp(
     // Replicas share the ledger: a request accepted by one is a replay for every other.
     replays: redisReplayLedger(s.redis, config.redis.prefix),
     link: s.link,
+    audit: pinoAudit(s.log),
     ...(o.slackBackoff ? { backoff: o.slackBackoff } : {}),
   });
   try {

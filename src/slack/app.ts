@@ -7,6 +7,7 @@ import { type Clock, systemClock } from '../domain/clock.js';
 import { RwxError, toRwxError } from '../errors.js';
 import type { IncidentActions } from '../domain/actions.js';
 import { type SlackAppDeps, registerIncidentButtons } from './buttons.js';
+import type { Audit } from './audit.js';
 import { botIdentity, keepSocketConnected, LINK_BACKOFF, SlackLink, verifyAuth } from './link.js';
 import { guardSlackRequests, memoryReplayLedger, type ReplayLedger } from './request-guard.js';
 
@@ -34,6 +35,8 @@ export interface SlackAppOptions {
   replays?: ReplayLedger;
   /** Where the connection state goes (the serve composition reads it for /readyz); default a new one. */
   link?: SlackLink;
+  /** The audit trail of clicks (and, through registerCommands' deps, commands); default none. */
+  audit?: Audit;
   /** Backoff between connection attempts (tests shorten it). */
   backoff?: typeof LINK_BACKOFF;
 }
@@ -85,7 +88,12 @@ export function createSlackApp(opts: SlackAppOptions): SlackApp {
   const app = socketReceiver
     ? new App({ ...common, receiver: socketReceiver })
     : new App({ ...common, receiver: guardedReceiver(opts, opts.signingSecret!) });
-  const deps: SlackAppDeps = { actions: opts.actions, clock, authorize: opts.authorize ?? (async () => true) };
+  const deps: SlackAppDeps = {
+    actions: opts.actions,
+    clock,
+    authorize: opts.authorize ?? (async () => true),
+    ...(opts.audit ? { audit: opts.audit } : {}),
+  };
   app.error(async (e) => {
     // Bolt already answered (or timed out); log one line without payloads (they may carry response URLs).
     (opts.logger ?? console).error?.(`slack app error: ${toRwxError(e).message}`);

@@ -3,7 +3,8 @@
 // failed). Real Bolt app over HTTP, real BullMQ on Redis, fake Slack.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandName, CommandServices } from '../../src/commands/index.js';
-import type { CommandOutcome } from '../../src/commands/observe.js';
+import { auditCommands, type CommandOutcome } from '../../src/commands/observe.js';
+import type { AuditLine } from '../../src/slack/audit.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { emptySnapshot } from '../../src/domain/snapshot.js';
@@ -55,5 +56,26 @@ describe('command outcomes', () => {
       ['status', 'ok'],
       ['triage', 'error'], // answered, honestly, with "that did not work"
     ]);
+  });
+
+  it('leaves one audit line per command: who, channel, command and text, result, latency', async () => {
+    const lines: AuditLine[] = [];
+    h = await startHarness(services, { allowedChannels: ['C0INC'], allowedUsergroups: [] }, 'http', {
+      observe: auditCommands(
+        () => undefined,
+        (l) => lines.push(l),
+      ),
+    });
+    await h.command({ text: 'help' });
+    await h.command({ text: 'status', channel_id: 'C0RANDOM', channel_name: 'random', user_id: 'U0EVE' });
+    await h.command({ text: 'status', response_url: h.fake.responseUrl('s') });
+    await h.sent.until(1);
+    await until(() => lines.length >= 3, 'three audit lines');
+    expect(lines.map(({ latency_ms: _, ...l }) => l)).toEqual([
+      { audit: 'command', who: 'U0ALICE', channel: 'C0INC', command: 'help', text: 'help', result: 'ok' },
+      { audit: 'command', who: 'U0EVE', channel: 'C0RANDOM', command: 'status', text: 'status', result: 'refused' },
+      { audit: 'command', who: 'U0ALICE', channel: 'C0INC', command: 'status', text: 'status', result: 'ok' },
+    ]);
+    for (const l of lines) expect(l.latency_ms).toBeGreaterThanOrEqual(0);
   });
 });

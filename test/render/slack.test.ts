@@ -96,6 +96,17 @@ describe('renderIncidentRoot', () => {
     expect(actions.elements.every((e) => e.value === 'rollout/kube-system/ebs-csi-node@2')).toBe(true);
   });
 
+  it('asks for confirmation before Resolve (Block Kit confirm), and only there', () => {
+    const actions = root.blocks.find((b) => b.type === 'actions') as Block & {
+      elements: { action_id: string; confirm?: { title: { text: string }; confirm: { text: string }; deny: object } }[];
+    };
+    const withConfirm = actions.elements.filter((e) => e.confirm).map((e) => e.action_id);
+    expect(withConfirm).toEqual([ACTION_IDS.resolve]);
+    const c = actions.elements.find((e) => e.action_id === ACTION_IDS.resolve)?.confirm;
+    expect(c).toMatchObject({ title: { text: 'Resolve this incident?' }, confirm: { text: 'Resolve' } });
+    expect(c?.deny).toBeDefined();
+  });
+
   it('shows ack and mute state, and drops buttons and drain advice once resolved', () => {
     const at = Date.parse('2026-11-30T09:20:00Z');
     const acked = all(

@@ -11,6 +11,7 @@ import { recordEvaluation } from '../../src/notify/record.js';
 import { type StageDeps, processIncident } from '../../src/notify/stages.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
 import { ACTION_IDS } from '../../src/render/slack-blocks.js';
+import type { AuditLine } from '../../src/slack/audit.js';
 import { type SlackApp, createSlackApp } from '../../src/slack/app.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
@@ -107,7 +108,9 @@ async function post(
   return res.status;
 }
 
+let audited: AuditLine[] = [];
 async function startHttp(authorize?: (u: string) => Promise<boolean>): Promise<number> {
+  audited = [];
   built = createSlackApp({
     botToken: 'xoxb-test',
     signingSecret: SECRET,
@@ -115,6 +118,7 @@ async function startHttp(authorize?: (u: string) => Promise<boolean>): Promise<n
     slackApiUrl: fake.apiUrl,
     actions: createIncidentActions(deps),
     clock: deps.clock,
+    audit: (l) => audited.push(l),
     ...(authorize ? { authorize } : {}),
   });
   await built.start();
@@ -138,6 +142,42 @@ describe('createSlackApp (HTTP)', () => {
       text: expect.stringContaining('Already acknowledged by <@U1ALICE>'),
     });
     expect((await deps.store.get(KEY))?.buttons.ack?.user).toBe('U1ALICE');
+  });
+
+  it('each click leaves one audit line, and Acknowledge/Mute/Resolve a line in the thread saying who and when', async () => {
+    const port = await startHttp();
+    const root = slack.roots()[0]!.ts;
+    const before = slack.replies(root).length;
+    for (const [i, action] of [ACTION_IDS.ack, ACTION_IDS.ack, ACTION_IDS.mute1h, ACTION_IDS.resolve].entries()) {
+      expect(await post(port, click(action, 'U1ALICE', `r${i}`))).toBe(200);
+      await expect.poll(() => audited.length, { timeout: 5000, interval: 10 }).toBe(i + 1);
+    }
+    expect(audited.map((l) => [l.audit, l.who, l.channel, l.action, l.incident, l.result])).toEqual([
+      ['action', 'U1ALICE', 'C1', ACTION_IDS.ack, KEY, 'done'],
+      ['action', 'U1ALICE', 'C1', ACTION_IDS.ack, KEY, 'already'], // the double click changes nothing
+      ['action', 'U1ALICE', 'C1', ACTION_IDS.mute1h, KEY, 'done'],
+      ['action', 'U1ALICE', 'C1', ACTION_IDS.resolve, KEY, 'done'],
+    ]);
+    for (const l of audited) expect(l.latency_ms).toBeGreaterThanOrEqual(0);
+    const at = `<!date^${Math.floor(FIXTURE_NOW / 1000)}^{date_short_pretty} {time}|`;
+    const notes = slack
+      .replies(root)
+      .slice(before)
+      .map((m) => m.text)
+      .filter((t) => /^:(eyes|mute|white_check_mark):/.test(t));
+    expect(notes).toEqual([
+      expect.stringMatching(new RegExp(`^:eyes: Acknowledged by <@U1ALICE> at ${escapeRe(at)}`)),
+      expect.stringMatching(/^:mute: Muted by <@U1ALICE> at <!date\^.* until <!date\^/),
+      expect.stringMatching(/^:white_check_mark: Resolved by <@U1ALICE> at <!date\^/),
+    ]);
+  });
+
+  it('refused clicks are audited as refused', async () => {
+    await startHttp(async () => false);
+    const port = built!.port!;
+    expect(await post(port, click(ACTION_IDS.resolve, 'U9EVE'))).toBe(200);
+    await expect.poll(() => audited[0]?.result, { timeout: 5000, interval: 10 }).toBe('refused');
+    expect(audited[0]).toMatchObject({ who: 'U9EVE', action: ACTION_IDS.resolve, incident: KEY });
   });
 
   it('Mute 4h and Resolve are recorded', async () => {
@@ -210,3 +250,7 @@ describe('createSlackApp (Socket Mode)', () => {
       .toBe('U1ALICE');
   });
 });
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
