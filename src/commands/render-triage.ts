@@ -6,7 +6,7 @@ import { PHASES } from '../triage/types.js';
 import { formatAge } from '../domain/duration.js';
 import { escapeSlack, untrusted, SLACK_TEXT_LIMIT } from '../render/escape.js';
 import { respond, type Block, type CommandReply } from './message.js';
-import { context, header, section } from '../render/slack-blocks.js';
+import { context, header, section, slackDate } from '../render/slack-blocks.js';
 import { scopeLabel } from './scope.js';
 import type { TriageScope } from './parse.js';
 import { renderTable } from '../triage/render.js';
@@ -53,7 +53,7 @@ export function renderTriage(report: TriageReport, scope: TriageScope, pub: bool
           : truncated
             ? 'Some evidence was shortened: the full report has all of it.'
             : '',
-        `Generated ${escapeSlack(report.generatedAt)}. Read-only: nothing was changed in the cluster.`,
+        `Generated ${slackDate(report.generatedAt)}. Read-only: nothing was changed in the cluster.`,
       ]
         .filter(Boolean)
         .join(' '),

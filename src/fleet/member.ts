@@ -5,6 +5,7 @@
 import type { ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { CommandServices, ResponseSender } from '../commands/index.js';
+import { cachedPermalinks } from '../commands/permalinks.js';
 import type { IncidentActions } from '../domain/actions.js';
 import type { Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
@@ -49,10 +50,13 @@ export interface FleetMemberOptions {
   /** The watcher's cache and whether it has synced (names are published only from a complete cache). */
   index: () => ClusterIndex | undefined;
   synced: () => boolean;
-  /** This cluster's notifier (its button operations) and its store, and Slack for private replies to clicks. */
+  /**
+   * This cluster's notifier (its button operations) and its store, and Slack for private replies to clicks and
+   * the thread links of /rwx status (one Slack app for the whole fleet: any member can link any thread).
+   */
   local: IncidentActions;
   store: Pick<IncidentStore, 'get'>;
-  slack: Pick<SlackApi, 'postEphemeral'>;
+  slack: Pick<SlackApi, 'postEphemeral' | 'permalink'>;
   /** Answers on response_urls. */
   sender: ResponseSender;
   log?: { warn(obj: object, msg: string): void };
@@ -108,7 +112,8 @@ export async function startFleetMember(o: FleetMemberOptions): Promise<FleetMemb
     setInterval(quietly('heartbeat', heartbeat), t.heartbeatMs ?? HEARTBEAT_EVERY_MS),
     setInterval(quietly('publishing names', publish), t.publishMs ?? PUBLISH_EVERY_MS),
   ];
-  const status = fleetStatusSources({ redis: o.redis, keys, self: o.self, clock: o.clock, ...t });
+  const permalinks = cachedPermalinks(o.slack);
+  const status = fleetStatusSources({ redis: o.redis, keys, self: o.self, clock: o.clock, permalinks, ...t });
   return {
     keys,
     enqueue: router.enqueue,

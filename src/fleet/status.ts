@@ -2,6 +2,7 @@
 // so any member lists them all, grouped by cluster, with whether each cluster's bot still answers. Read-only.
 import type { Redis } from 'ioredis';
 import { openIncidentsFromStore, type OpenIncident } from '../commands/index.js';
+import type { PermalinkSource } from '../commands/permalinks.js';
 import type { ClusterLiveness } from '../commands/render-status.js';
 import type { Clock } from '../domain/clock.js';
 import { RedisIncidentStore } from '../store/redis-store.js';
@@ -15,6 +16,8 @@ export function fleetStatusSources(o: {
   self: string;
   clock: Clock;
   silentAfterMs?: number;
+  /** Thread links (chat.getPermalink, cached); without it /rwx status builds archive links. */
+  permalinks?: PermalinkSource;
 }): { openIncidents(): Promise<OpenIncident[]>; clusters(): Promise<ClusterLiveness[]> } {
   const clusters = async (): Promise<ClusterLiveness[]> => {
     const health = await fleetHealth(o.redis, o.keys.heartbeats, o.clock, o.silentAfterMs);
@@ -32,7 +35,8 @@ export function fleetStatusSources(o: {
       const names = (await clusters()).map((c) => c.name);
       const lists = await Promise.all(
         names.map(async (name) => {
-          const open = await openIncidentsFromStore(new RedisIncidentStore(o.redis, o.keys.cluster(name)))();
+          const store = new RedisIncidentStore(o.redis, o.keys.cluster(name));
+          const open = await openIncidentsFromStore(store, o.permalinks)();
           return open.map((i) => ({ ...i, cluster: name }));
         }),
       );

@@ -19,6 +19,7 @@ import {
   preSection,
   section,
   slackDate,
+  slackDates,
 } from './slack-blocks.js';
 
 export { VERDICT_TEXT } from './slack-fallback.js';
@@ -48,7 +49,7 @@ export function renderIncidentRoot(
   const open = state.resolvedAt === undefined;
   const group = opts.mention && /^S[A-Z0-9]{2,}$/.test(opts.mention) ? `<!subteam^${opts.mention}> ` : '';
   const blocks: Block[] = [header(`${open ? '' : 'Resolved: '}${incident.title}`)];
-  blocks.push(section(`${group}*${VERDICT_TEXT[incident.verdict]}*\n${escapeSlack(incident.summary)}`));
+  blocks.push(section(`${group}*${VERDICT_TEXT[incident.verdict]}*\n${slackDates(escapeSlack(incident.summary))}`));
   const status = statusLine(state);
   if (status) blocks.push(context(status));
   const action = open ? firstAction(incident) : undefined;

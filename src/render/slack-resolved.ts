@@ -11,6 +11,7 @@ import {
   context,
   formatSeconds,
   slackDate,
+  slackDates,
   header,
   listSection,
   plural,
@@ -34,7 +35,7 @@ export function renderResolvedRoot(incident: Incident, history: IncidentHistory,
   blocks.push(section(`*${VERDICT_TEXT[incident.verdict]}*: resolved.\n${span(history)}${escapeSlack(worst)}`));
   const status = statusLine(state);
   if (status) blocks.push(context(status));
-  if (p.summary) blocks.push(context(escapeSlack(`Worst point: ${p.summary}`)));
+  if (p.summary) blocks.push(context(slackDates(escapeSlack(`Worst point: ${p.summary}`))));
   const more = history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '';
   blocks.push(section(`*Nodes involved:* ${nodeList(history.nodes)}${more}`));
   blocks.push(listSection('*Affected workloads*', workloadLines(history)));

@@ -33,7 +33,24 @@ describe('TerminalSlack', () => {
     expect(printed).toContain(`root ${ts} edited`);
     expect(printed).toContain('[ Acknowledged ] [ Mute 1h ] [ Mute 4h ] [ Resolve ]');
     expect(printed).not.toContain('\u001b[');
+    // Slack's markup reads as text: a date as its UTC fallback, a user group by its id, a link as text (URL).
+    expect(printed).toContain('Acknowledged by <@U1> at 1970-01-01 00:00 UTC');
+    expect(printed).not.toContain('<!date^');
     expect(await slack.findRootByIncidentKey('C1', inc.key)).toBe(ts);
     expect(await slack.findThreadReply('C1', ts, inc.key, 'evidence')).toBe(reply.ts);
+  });
+
+  it('prints a mention and link buttons readably', async () => {
+    const out = new PassThrough();
+    let printed = '';
+    out.on('data', (c: Buffer) => (printed += c.toString()));
+    const slack = new TerminalSlack({ out, color: false });
+    const links = { runbook: 'https://wiki.example.com/csi' };
+    await slack.postMessage({
+      channel: 'C1',
+      ...renderIncidentRoot(rolloutIncident(), {}, { links, mention: 'S0ON' }),
+    });
+    expect(printed).toContain('@S0ON');
+    expect(printed).toContain('[ Resolve ] [ Runbook ]');
   });
 });

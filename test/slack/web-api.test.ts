@@ -177,4 +177,28 @@ describe('createWebSlackApi', () => {
       retryable: true,
     });
   });
+
+  it('links a message (chat.getPermalink), and says NOT_FOUND for one that is gone', async () => {
+    const slack = api();
+    const { ts } = await slack.postMessage({ channel: 'C1', text: 'root', metadata: incidentMetadata('k') });
+    expect(await slack.permalink('C1', ts)).toBe(`https://fake.slack.com/archives/C1/p${ts.replace('.', '')}`);
+    expect(fake.callsOf('chat.getPermalink')[0]?.args).toMatchObject({ channel: 'C1', message_ts: ts });
+    await expect(slack.permalink('C1', '1.000001')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('sends reply_broadcast only for a thread reply that asks, and the broadcast is never taken for a root', async () => {
+    const slack = api();
+    const { ts } = await slack.postMessage({ channel: 'C1', text: 'root', replyBroadcast: true });
+    await slack.postMessage({ channel: 'C1', text: 'quiet', threadTs: ts });
+    await slack.postMessage({
+      channel: 'C1',
+      text: 'resolved',
+      threadTs: ts,
+      replyBroadcast: true,
+      metadata: replyMetadata('k', 'resolution'),
+    });
+    expect(fake.callsOf('chat.postMessage').map((c) => c.args.reply_broadcast)).toEqual([undefined, undefined, 'true']);
+    // Slack shows the broadcast reply in the channel's history too (thread_ts set): it is not the incident's root.
+    expect(await slack.findRootByIncidentKey('C1', 'k')).toBeUndefined();
+  });
 });
