@@ -19,12 +19,15 @@ function blockTexts(b: Block): string[] {
   if (b.type === 'context') return b.elements.map((e) => e.text);
   return [];
 }
-/** No raw < or > except Slack's own link/mention syntax we emit on purpose, and no bare & that is not an entity. */
+/** No raw < or > except Slack's own link/mention/date syntax we emit on purpose, and no bare & that is not an entity. */
 function assertSafe(r: CommandResponse): void {
   for (const t of texts(r)) {
     const stripped = t
       .replace(/^> /gm, '')
-      .replace(/<(https:\/\/[^\s<>|]+\|[^<>]*|#[CGD][A-Z0-9]+|@[UW][A-Z0-9]+|!subteam\^S[A-Z0-9]+)>/g, '');
+      .replace(
+        /<(https:\/\/[^\s<>|]+\|[^<>]*|#[CGD][A-Z0-9]+|@[UW][A-Z0-9]+|!subteam\^S[A-Z0-9]+|!date\^\d+\^[^|<>]+\|[^<>]+)>/g,
+        '',
+      );
     expect(stripped).not.toMatch(/[<>]/);
     expect(stripped).not.toMatch(/&(?!amp;|lt;|gt;)/);
   }
