@@ -45,6 +45,8 @@ export interface Replicas {
 export async function replicas(
   scenario: string,
   timers = { groupWait: '200ms', groupInterval: '300ms' },
+  /** The Redis to clean up afterwards (default the shared one). */
+  redisUrl = REDIS_URL,
 ): Promise<Replicas> {
   const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
   const sim = await startSimulator({ scenario, clock });
@@ -103,7 +105,7 @@ export async function replicas(
       for (const name of [...running.keys()]) await r.stop(name);
       await sim.stop();
       await slack.close();
-      await cleanRedis(prefix);
+      await cleanRedis(prefix, redisUrl);
     },
   };
   return r;

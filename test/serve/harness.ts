@@ -42,8 +42,8 @@ export function memoryLogger(): { log: ReturnType<typeof createLogger>; lines: s
 }
 
 /** Deletes every Redis key under a prefix. */
-export async function cleanRedis(prefix: string): Promise<void> {
-  const r = new Redis(REDIS_URL);
+export async function cleanRedis(prefix: string, url = REDIS_URL): Promise<void> {
+  const r = new Redis(url);
   let cursor = '0';
   do {
     const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);

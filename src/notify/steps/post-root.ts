@@ -1,30 +1,34 @@
-// The root of an incident's thread, posted once. The phase posting-root is written just before the post: a retry
-// that finds it looks the root up by its metadata (conversations.history) and adopts it, so a crash between
-// Slack's answer and the record write never leaves a second root.
+// The root of an incident's thread, posted once. Before posting, the root is looked up by its metadata
+// (conversations.history) and adopted when found: a retry after a crash between Slack's answer and the record
+// write (phase posting-root, written just before the post), or a record lost with Redis (phase pending again, the
+// thread still open in Slack), never leaves a second root.
 import { membersOf } from '../../domain/members.js';
 import { incidentMetadata } from '../../slack/api.js';
 import type { IncidentRecord, Sent } from '../../store/record.js';
 import { rootMessage, stateHash, visibleState } from '../state.js';
 import { type StepFn, inPhase, write } from './step.js';
 
-/** post-root: posts the root, or adopts (and brings up to date) the one an interrupted attempt posted. */
+/** post-root: posts the root, or adopts (and brings up to date) the one an interrupted attempt or a lost record left. */
 export const postRoot: StepFn = async (ctx, record) => {
   const r = inPhase(record, 'post-root', 'pending', 'posting-root');
   const state = visibleState(r, ctx.now);
   const { links, mentionUsergroup } = ctx.messages;
-  let ts: string | undefined;
-  if (r.lifecycle.phase === 'posting-root') {
-    // No time bound: the record's clock may not be Slack's; newest-first history finds a recent root quickly.
-    ts = await ctx.slack.findRootByIncidentKey(r.channel, r.key);
-    if (ts) await ctx.slack.update({ channel: r.channel, ts, ...rootMessage(r, state, { links }) });
-  }
-  if (!ts) {
+  // No time bound: the record's clock may not be Slack's; newest-first history finds a recent root quickly.
+  let ts = await ctx.slack.findRootByIncidentKey(r.channel, r.key);
+  // From pending, a root found is an open incident whose record was lost (Redis came back empty), unless its
+  // thread holds the resolution: then it is a past one, and this recurrence gets a thread of its own.
+  const lost = r.lifecycle.phase === 'pending' && ts !== undefined;
+  if (lost && (await ctx.slack.findThreadReply(r.channel, ts!, r.key, 'resolution'))) ts = undefined;
+  if (ts) await ctx.slack.update({ channel: r.channel, ts, ...rootMessage(r, state, { links }) });
+  else {
     await ctx.mark({ phase: 'posting-root', startedAt: ctx.now });
     // Only the post mentions the user group: an edit would not notify anyone, and need not.
     const message = rootMessage(r, state, { links, ...(mentionUsergroup ? { mention: mentionUsergroup } : {}) });
     ts = (await ctx.slack.postMessage({ channel: r.channel, ...message, metadata: incidentMetadata(r.key) })).ts;
   }
-  return write({ phase: 'posting-evidence', thread: { ts, sent: sentNow(r, ctx.now) } });
+  // A thread found again may hold its evidence already: marked, so the evidence step looks before it posts.
+  const thread = { ts, sent: sentNow(r, ctx.now), ...(lost && ts ? { replying: 'evidence' } : {}) };
+  return write({ phase: 'posting-evidence', thread });
 };
 
 /**
