@@ -14,6 +14,7 @@ import type { Incident } from '../domain/incident.js';
 import type { SlackApi } from '../slack/api.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { routedActions, startActionWorker } from './actions.js';
+import type { FleetCorrelator } from './correlation.js';
 import { beat, fleetHealth, HEARTBEAT_EVERY_MS } from './heartbeat.js';
 import { fleetKeys, type FleetKeys } from './keys.js';
 import { namesOf, publishNames, PUBLISH_EVERY_MS } from './names.js';
@@ -30,6 +31,31 @@ export function memberPrefix(base: string, name: string): string {
 /** The incidents as a fleet member records and posts them: key qualified by the cluster (titles are named). */
 export function qualifyIncidents(incidents: Incident[], cluster: string): Incident[] {
   return incidents.map((i) => ({ ...i, key: qualifyKey(cluster, i.key) }));
+}
+
+/** The notifier as the serve pipeline uses it (src/serve/app.ts NotifierPort, which imports nothing of ours). */
+export interface NotifierPort {
+  submit(incidents: Incident[], now: number): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * The pipeline's notifier in a fleet member: incident keys qualified by the cluster (records, Slack metadata and
+ * button values never collide between clusters), then the fleet correlator told what this evaluation found.
+ */
+export function memberNotifier(
+  notifier: NotifierPort,
+  cluster: string,
+  correlator: FleetCorrelator,
+  index: () => ClusterIndex | undefined,
+): NotifierPort {
+  return {
+    submit: async (incidents, now) => {
+      await notifier.submit(qualifyIncidents(incidents, cluster), now);
+      await correlator.observe(incidents, index());
+    },
+    close: () => notifier.close(),
+  };
 }
 
 /** `slack` with chat.postMessage spaced per channel across the fleet (rate-limit.ts). */

@@ -19,10 +19,12 @@ import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
 import { webUsergroupDirectory as webUsergroups } from '../commands/slack-adapters.js';
 import { splitKey } from '../domain/cluster.js';
 import { commandsForServe, serveResponseSender } from '../commands/serve.js';
+import { createFleetCorrelator, type FleetCorrelator } from '../fleet/correlation.js';
+import { fleetKeys } from '../fleet/keys.js';
 import {
   fleetSlack,
+  memberNotifier,
   memberPrefix,
-  qualifyIncidents,
   startFleetMember,
   type FleetMemberOptions,
 } from '../fleet/member.js';
@@ -30,7 +32,7 @@ import { systemClock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import type { ClusterSource } from '../watch/source.js';
-import { startServe, type NotifierPort, type RunningServe, type ServeParts } from './app.js';
+import { startServe, type RunningServe, type ServeParts } from './app.js';
 import { namedNotifier } from './cluster-name.js';
 import { ServeMetrics } from './metrics.js';
 import { slackLogger } from './log.js';
@@ -117,7 +119,14 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     openKeys: ownKeys,
     lease: redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs),
     notifier: namedNotifier(
-      config.fleet.enabled ? qualifiedNotifier(notifier, config.clusterName) : notifier,
+      config.fleet.enabled
+        ? memberNotifier(
+            notifier,
+            config.clusterName,
+            fleetCorrelator(config, redis, notifier, posting, log, o),
+            () => late.running?.watcher.index,
+          )
+        : notifier,
       config.clusterName,
     ),
     project: serveProjector(project),
@@ -142,17 +151,33 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   return running;
 }
 
+// What a fleet member learns from its incidents about the rest of the fleet (links, rollout warnings).
+function fleetCorrelator(
+  config: Config,
+  redis: Redis,
+  notifier: Notifier,
+  slack: SlackApi,
+  log: Logger,
+  o: ServeOverrides,
+): FleetCorrelator {
+  return createFleetCorrelator({
+    redis,
+    keys: fleetKeys(config.redis.prefix),
+    self: config.clusterName,
+    channel: config.slack.channel,
+    store: notifier.store,
+    slack,
+    clock: o.parts?.clock ?? systemClock,
+    driverDaemonSets: Object.fromEntries(
+      Object.entries(config.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]),
+    ),
+    log,
+  });
+}
+
 /** This cluster's own key prefix: RWX_REDIS_PREFIX, or in a fleet the cluster's part of it (src/fleet/keys.ts). */
 function ownPrefix(config: Config): string {
   return config.fleet.enabled ? memberPrefix(config.redis.prefix, config.clusterName) : config.redis.prefix;
-}
-
-// In a fleet, incident keys carry the cluster (records, Slack metadata and button values never collide).
-function qualifiedNotifier(notifier: NotifierPort, cluster: string): NotifierPort {
-  return {
-    submit: (incidents, now) => notifier.submit(qualifyIncidents(incidents, cluster), now),
-    close: () => notifier.close(),
-  };
 }
 
 // A fleet member for this bot (heartbeat, names, routing); closed with the bot, before Redis.
