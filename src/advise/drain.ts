@@ -1,27 +1,34 @@
-// Drain advice for one node: BLOCK, CAUTION or OK, with the reason and what to do instead. Read-only and pure.
+// Drain advice for one node: BLOCK, CAUTION, UNKNOWN or OK, with the reason and what to do instead. Read-only, pure.
 //
 // BLOCK: a FOLLOWS_ROLLOUT incident has stuck mounts on this node, or the node's plugin runs the bad revision, or
 //   its plugin pod is being replaced right now (the rollout reaches it next). Draining moves its pods onto nodes
-//   the rollout has reached or will reach: it turns working pods into stuck ones (seed: "stop the drain").
-// CAUTION: pods stuck Terminating with claims (RWX in the seed's strand 3) or stale VolumeAttachments on the node:
-//   the drain will hang, and force-deleting leaves orphaned stage references.
+//   the rollout has reached or will reach: it turns working pods into stuck ones. A BLOCK stands even when some
+//   input could not be read: more data can only add reasons not to drain.
+// UNKNOWN: an input of the decision could not be read (blind.ts): nothing says the drain is safe, so it is not OK
+//   and not CAUTION; the advice says what could not be read and what that leaves undecided.
+// CAUTION: the node holds a stuck pod of any incident, pods stuck Terminating with claims, or stale
+//   VolumeAttachments (drain-caution.ts): the drain will hang, or move a pod onto the same fault elsewhere.
 // OK: otherwise, with a one-line reason. Nodes still on the old revision are OK: cordoning the bad-revision nodes
 //   first keeps their evicted pods off broken nodes.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { StuckPodFinding } from '../domain/findings.js';
-import type { DrainAdvice, Incident, IncidentNode } from '../domain/incident.js';
+import type { BlindSpot, DrainAdvice, Incident, IncidentNode } from '../domain/incident.js';
 import type { VolumeAttachment } from '../domain/objects.js';
 import { nsKey, timeMs } from '../domain/refs.js';
 import { RwxError } from '../errors.js';
 import { DEFAULT_DETECT_CONFIG } from '../detect/config.js';
 import { claimOfVolume, holdsVolumes } from '../detect/storage-path.js';
 import { nameList } from '../domain/names.js';
+import { blindSentence, blindSteps } from './blind.js';
+import { cautionFor, type Caution, type StuckHere } from './drain-caution.js';
 import { rollbackOf, rollbackStep } from './rollback.js';
 
 /** Options for adviseDrain. */
 export interface DrainOptions {
   /** How long an attachment may sit unused or half-detached before it counts as stale (default: stuckAfter). */
   staleAfterMs?: number;
+  /** Inputs that could not be read (blind.ts): then no answer but BLOCK is given, UNKNOWN instead. */
+  blind?: readonly BlindSpot[];
 }
 
 function counts2x2(inc: Incident): string {
@@ -67,12 +74,24 @@ interface ByNode {
   onNew: Map<Incident, Set<string>>;
   replacing: Map<Incident, Set<string>>;
   terminating: Map<string, StuckPodFinding[]>;
+  /** node -> the incidents with stuck pods there, and those pods ("namespace/name"). */
+  stuck: Map<string, StuckHere[]>;
 }
 
 function byNode(incidents: readonly Incident[]): ByNode {
-  const b: ByNode = { rows: new Map(), onNew: new Map(), replacing: new Map(), terminating: new Map() };
+  const b: ByNode = {
+    rows: new Map(),
+    onNew: new Map(),
+    replacing: new Map(),
+    terminating: new Map(),
+    stuck: new Map(),
+  };
   for (const inc of incidents) {
     b.rows.set(inc, new Map(inc.nodes.map((n) => [n.node, n])));
+    for (const n of inc.nodes) {
+      if (n.stuckPods.length === 0) continue;
+      b.stuck.set(n.node, [...(b.stuck.get(n.node) ?? []), { incident: inc, pods: n.stuckPods }]);
+    }
     b.onNew.set(inc, new Set(inc.rollout?.nodesOnNewRevision ?? []));
     b.replacing.set(inc, new Set(inc.rollout?.nodesReplacing ?? []));
     for (const f of inc.pods) {
@@ -143,17 +162,24 @@ export function drainAdvisor(
   opts: DrainOptions = {},
 ): DrainAdvisor {
   const lookup = byNode(incidents);
+  const blind = opts.blind ?? [];
   const staleAfterMs = opts.staleAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs;
   return (node) => {
     const nodeKnown = index.get('nodes', node) !== undefined || index.podsOnNode(node).length > 0;
-    if (!nodeKnown) throw new RwxError('NOT_FOUND', `node "${node}" not found in the cluster`);
+    // Unknown only when something could have shown it: with nodes and pods both unreadable, the advice is UNKNOWN.
+    if (!nodeKnown && (index.readable('nodes') || index.readable('pods')))
+      throw new RwxError('NOT_FOUND', `node "${node}" not found in the cluster`);
     const blocked = blockFor(index, lookup, incidents, node);
-    const terminating = lookup.terminating.get(node) ?? [];
-    const stale = staleAttachments(index, node, now, staleAfterMs);
-    const steps = cautionSteps(node, terminating, stale);
-    if (blocked) return { ...blocked, steps: [...blocked.steps, ...steps] };
-    if (steps.length > 0) return cautionAdvice(node, terminating, stale, steps);
-    return okAdvice(incidents, node);
+    const caution = cautionFor(node, {
+      terminating: lookup.terminating.get(node) ?? [],
+      stale: staleAttachments(index, node, now, staleAfterMs),
+      stuck: lookup.stuck.get(node) ?? [],
+    });
+    const steps = caution?.steps ?? [];
+    // A BLOCK holds whatever else could not be read; every other answer needs every input.
+    if (blocked) return withBlind({ ...blocked, steps: [...blocked.steps, ...steps] }, blind);
+    if (blind.length > 0) return unknownAdvice(node, blind, caution);
+    return caution ? { node, decision: 'CAUTION', ...caution } : okAdvice(incidents, node);
   };
 }
 
@@ -168,51 +194,20 @@ export function adviseDrain(
   return drainAdvisor(index, incidents, now, opts)(node);
 }
 
-function cautionSteps(
-  node: string,
-  terminating: readonly StuckPodFinding[],
-  stale: readonly VolumeAttachment[],
-): string[] {
-  return [
-    ...(terminating.length > 0
-      ? [
-          `Do not force-delete the pods stuck Terminating (${terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`).join(', ')}): force-deleting leaves orphaned stage references on the node (strand 3) and the volume needs a filesystem check.`,
-          `Find what holds the mount on ${node} ("device or resource busy") and release it; the pods then finish terminating.`,
-        ]
-      : []),
-    ...(stale.length > 0
-      ? [
-          `Stale VolumeAttachments on ${node}: ${stale.map((v) => v.metadata?.name ?? '?').join(', ')}; do not remove them by hand while a pod may still use the volume.`,
-        ]
-      : []),
-    ...(terminating.length + stale.length > 0
-      ? [
-          `If you drain anyway, bound it: kubectl drain ${node} --ignore-daemonsets --timeout=5m, and stop when it hangs.`,
-        ]
-      : []),
-  ];
+/** Notes on a BLOCK what could not be read (the BLOCK stands: more data can only add reasons not to drain). */
+function withBlind(advice: DrainAdvice, blind: readonly BlindSpot[]): DrainAdvice {
+  if (blind.length === 0) return advice;
+  return { ...advice, steps: [...advice.steps, blindSentence(blind)], blind: [...blind] };
 }
 
-function cautionAdvice(
-  node: string,
-  terminating: readonly StuckPodFinding[],
-  stale: readonly VolumeAttachment[],
-  steps: string[],
-): DrainAdvice {
-  const rwx = terminating.filter((f) => f.storage.some((s) => s.accessModes?.includes('ReadWriteMany'))).length;
-  const parts = [
-    ...(terminating.length > 0
-      ? [
-          `${terminating.length} pod${terminating.length === 1 ? '' : 's'} stuck Terminating${rwx > 0 ? ` (${rwx} on RWX volumes)` : ''}`,
-        ]
-      : []),
-    ...(stale.length > 0 ? [`${stale.length} stale VolumeAttachment${stale.length === 1 ? '' : 's'}`] : []),
-  ];
+/** UNKNOWN: what could not be read and what that leaves undecided; what is known to be wrong is still said. */
+function unknownAdvice(node: string, blind: readonly BlindSpot[], caution: Caution | undefined): DrainAdvice {
   return {
     node,
-    decision: 'CAUTION',
-    reason: `${parts.join(' and ')} on ${node}: the drain will hang on them.`,
-    steps,
+    decision: 'UNKNOWN',
+    reason: `Cannot tell whether ${node} is safe to drain. ${blindSentence(blind)}${caution ? ` Known already: ${caution.reason}` : ''}`,
+    steps: [`Do not drain ${node} on this answer.`, ...blindSteps(blind), ...(caution?.steps ?? [])],
+    blind: [...blind],
   };
 }
 

@@ -5,6 +5,7 @@ import type { Incident } from '../domain/incident.js';
 import { MAX_NAMES, nameList } from '../domain/names.js';
 import { nsKey } from '../domain/refs.js';
 import { configSteps, imagePullSteps } from './not-storage-steps.js';
+import { blindSentence } from './blind.js';
 import { rollbackOf, rollbackStep } from './rollback.js';
 
 /** The StorageClass of the first stuck claim, for the post-fix mount gate; a placeholder when unknown. */
@@ -49,8 +50,48 @@ function rolloutSteps(index: ClusterIndex, inc: Incident): string[] {
   ];
 }
 
-/** The ordered next steps for an incident (drain advice is separate, per node). */
-export function nextSteps(index: ClusterIndex, inc: Incident): string[] {
+/**
+ * A node to test next to `affected`, so a fresh mount on both tells node from workload: schedulable, holding no
+ * stuck pod of any incident (`busy`), with the incident's driver registered when CSINodes say so; first by name.
+ */
+function controlNode(
+  index: ClusterIndex,
+  inc: Incident,
+  affected: string,
+  busy: ReadonlySet<string>,
+): string | undefined {
+  const candidates = [...index.all('nodes')]
+    .filter((n) => n.metadata?.name && n.metadata.name !== affected && !busy.has(n.metadata.name))
+    .filter((n) => !n.spec?.unschedulable)
+    .map((n) => n.metadata!.name!)
+    .sort();
+  const driver = inc.driver;
+  return candidates.find((n) => !driver || index.driversOnNode(n)?.has(driver)) ?? candidates[0];
+}
+
+/** The gate on the affected node and a control node: a step that tests both, or says why it tests one. */
+function gateStep(index: ClusterIndex, inc: Incident, affected: string, busy: ReadonlySet<string>): string {
+  const other = controlNode(index, inc, affected, busy);
+  const gate = `rwx gate --storage-class ${storageClassOf(index, inc)} --nodes ${other ? `${affected},${other}` : affected}`;
+  return other
+    ? `Test a fresh mount on ${affected} and on ${other}, a node without stuck pods: ${gate}`
+    : `Test a fresh mount on ${affected} (no schedulable node without stuck pods is known to compare with): ${gate}`;
+}
+
+/**
+ * The ordered next steps for an incident (drain advice is separate, per node). `busy`: the nodes holding a stuck
+ * pod of any incident, never chosen as the healthy node of a comparison. When an input could not be read, the
+ * last step says so.
+ */
+export function nextSteps(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string> = new Set()): string[] {
+  const steps = stepsFor(index, inc, busy);
+  // Last, so the first step stays the action that matters (the root shows it).
+  return inc.blind && inc.blind.length > 0
+    ? [...steps, `${blindSentence(inc.blind)} The steps above may be incomplete.`]
+    : steps;
+}
+
+function stepsFor(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>): string[] {
   const node = inc.node ?? 'NODE';
   switch (inc.verdict) {
     case 'FOLLOWS_ROLLOUT':
@@ -58,7 +99,7 @@ export function nextSteps(index: ClusterIndex, inc: Incident): string[] {
     case 'FOLLOWS_NODE': {
       const terminating = inc.pods.some((f) => f.kind === 'stuck-terminating');
       return [
-        `Confirm the fault follows ${node}: mount a fresh claim on ${node} and on one other node: rwx gate --storage-class ${storageClassOf(index, inc)} --nodes ${node}`,
+        `Confirm the fault follows ${node}. ${gateStep(index, inc, node, busy)}`,
         `Read the kubelet and node plugin logs on ${node} (kubectl get pods -A -o wide --field-selector spec.nodeName=${node}).`,
         ...(terminating
           ? [
@@ -95,10 +136,17 @@ export function nextSteps(index: ClusterIndex, inc: Incident): string[] {
           ...cronSteps(inc),
         ];
       }
-      return [
-        'Read the events of the stuck pods (kubectl describe pod) and the node plugin logs on their nodes.',
-        'Test whether the fault follows the node or the workload: mount a fresh claim on an affected node and on an unaffected one.',
-        ...cronSteps(inc),
-      ];
+      return unexplainedSteps(index, inc, busy);
   }
+}
+
+function unexplainedSteps(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>): string[] {
+  const affected = inc.nodes.find((n) => n.stuckPods.length > 0 && n.node !== '(unscheduled)')?.node;
+  return [
+    'Read the events of the stuck pods (kubectl describe pod) and the node plugin logs on their nodes.',
+    ...(affected
+      ? [`Test whether the fault follows the node or the workload. ${gateStep(index, inc, affected, busy)}`]
+      : []),
+    ...cronSteps(inc),
+  ];
 }

@@ -30,14 +30,14 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     summary: 'one pass of detectors and correlator: print incidents',
     usage: 'rwx scan [--snapshot FILE | --kubeconfig FILE] [-o FORMAT] [--stuck-after 5m]',
     flags: FLAGS.scan,
-    exit: 'Exit codes: 0 no incident, 2 incidents, 1 error.',
+    exit: 'Exit codes: 0 no incident, 2 incidents, 5 cannot tell (none found, but a kind it reads was unreadable), 1 error.',
   },
   'drain-check': {
-    summary: 'is it safe to drain NODE? (exit 0 ok, 3 blocked, 4 caution)',
+    summary: 'is it safe to drain NODE? (exit 0 ok, 3 blocked, 4 caution, 5 unknown)',
     usage: 'rwx drain-check NODE [--snapshot FILE | --kubeconfig FILE] [-o FORMAT]',
     flags: FLAGS['drain-check'],
     positionals: 'node',
-    exit: 'Exit codes: 0 OK, 3 BLOCK, 4 CAUTION, 1 error.',
+    exit: 'Exit codes: 0 OK, 3 BLOCK, 4 CAUTION, 5 UNKNOWN (an input could not be read), 1 error.',
   },
   diff: {
     summary: 'pod template difference between two DaemonSet revisions',

@@ -1,4 +1,4 @@
-// `rwx drain-check NODE`: is it safe to drain NODE right now? Exit 0 OK, 3 BLOCK, 4 CAUTION, 1 error.
+// `rwx drain-check NODE`: is it safe to drain NODE right now? Exit 0 OK, 3 BLOCK, 4 CAUTION, 5 UNKNOWN, 1 error.
 import { ClusterIndex } from '../domain/cluster-index.js';
 import { RwxError } from '../errors.js';
 import { evaluate } from '../evaluate/evaluate.js';
@@ -14,10 +14,12 @@ import { loadSource } from './source.js';
 const HELP = helpText(
   'drain-check',
   `BLOCK (exit 3) when the node's stuck mounts follow a plugin rollout or the node runs the bad revision; CAUTION
-(exit 4) when pods are stuck Terminating on claims or VolumeAttachments are stale; OK (exit 0) otherwise.`,
+(exit 4) when the node holds a stuck pod of any incident, pods stuck Terminating on claims, or stale
+VolumeAttachments; UNKNOWN (exit 5) when something the decision needs could not be read (forbidden, missing from
+the snapshot), saying what and what that leaves undecided; OK (exit 0) otherwise.`,
 );
 
-const EXIT = { OK: 0, BLOCK: 3, CAUTION: 4 } as const;
+const EXIT = { OK: 0, BLOCK: 3, CAUTION: 4, UNKNOWN: 5 } as const;
 /** A Kubernetes node name: a DNS subdomain. */
 const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 

@@ -1,5 +1,5 @@
 // `rwx scan`: one pass of detectors and correlator over a snapshot or the live cluster; prints incidents.
-// Exit 0 when there are none, 2 when there are any, 1 on error.
+// Exit 0 when there are none, 2 when there are any, 5 when none were found in an incomplete view, 1 on error.
 import { ClusterIndex } from '../domain/cluster-index.js';
 import type { DriverDaemonSets } from '../correlate/plugin-finder.js';
 import { evaluate, type EvaluateOptions } from '../evaluate/evaluate.js';
@@ -44,11 +44,15 @@ export function evalSettings(
   return out;
 }
 
+/** `rwx scan` found nothing, but something it reads could not be read: "no incidents" is not known. */
+const CANNOT_TELL = 5;
+
 const HELP = helpText(
   'scan',
   `One pass of the detectors (pods stuck ContainerCreating or Terminating, CronJobs with missed runs) and the
 correlator (FOLLOWS_ROLLOUT / FOLLOWS_NODE / UNEXPLAINED / NOT_STORAGE). -o name prints each incident's key, one
-a line.`,
+a line. A kind it reads that could not be read (forbidden, missing from the snapshot) is said above the incidents;
+with none found, it says "cannot tell" instead of "No incidents".`,
 );
 
 /** Runs `rwx scan`. */
@@ -61,12 +65,13 @@ export const run: Command = async (argv, io) => {
   const s = evalSettings(values, FLAGS.scan.output.check.values);
   const { snapshot } = await loadSource(values, io);
   const index = ClusterIndex.fromSnapshot(snapshot);
-  const { incidents } = evaluate(index, evaluateOptions(s));
-  if (s.format === 'json' || s.format === 'yaml')
-    await writeDocument(io, s.format, { evaluatedAt: new Date(s.now).toISOString(), incidents });
-  else if (s.format === 'name') io.stdout.write(incidents.map((i) => `${i.key}\n`).join(''));
-  else io.stdout.write(renderIncidents(incidents));
+  const { incidents, blind } = evaluate(index, evaluateOptions(s));
+  if (s.format === 'json' || s.format === 'yaml') {
+    const out = { evaluatedAt: new Date(s.now).toISOString(), incidents, ...(blind.length > 0 ? { blind } : {}) };
+    await writeDocument(io, s.format, out);
+  } else if (s.format === 'name') io.stdout.write(incidents.map((i) => `${i.key}\n`).join(''));
+  else io.stdout.write(renderIncidents(incidents, blind));
   for (const u of snapshot.unreadable)
     io.stderr.write(`rwx scan: warning: ${u.kind} unreadable (${u.reason}); findings that need it may be missing\n`);
-  return incidents.length > 0 ? 2 : 0;
+  return incidents.length > 0 ? 2 : blind.length > 0 ? CANNOT_TELL : 0;
 };

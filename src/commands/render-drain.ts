@@ -10,6 +10,7 @@ const MARK: Record<DrainAdvice['decision'], string> = {
   BLOCK: ':no_entry: *BLOCK*',
   CAUTION: ':warning: *CAUTION*',
   OK: ':white_check_mark: *OK*',
+  UNKNOWN: ':grey_question: *UNKNOWN*',
 };
 
 /** The rollout incident a BLOCK refers to: the one listing this node, else the only rollout incident. */
@@ -52,7 +53,13 @@ export function renderDrain(advice: DrainAdvice, incidents: readonly Incident[],
   }
   if (advice.steps.length > 0) {
     const title =
-      advice.decision === 'CAUTION' ? '*Watch for*' : advice.decision === 'BLOCK' ? '*Do this instead*' : '*Notes*';
+      advice.decision === 'CAUTION'
+        ? '*Watch for*'
+        : advice.decision === 'BLOCK'
+          ? '*Do this instead*'
+          : advice.decision === 'UNKNOWN'
+            ? '*To get an answer*'
+            : '*Notes*';
     const steps = `${title}\n${advice.steps.map((s, i) => `${i + 1}. ${untrusted(s, 400)}`).join('\n')}`;
     blocks.push(section(steps));
     lines.push(steps);

@@ -156,6 +156,16 @@ export class ClusterIndex {
     return this.store[kind].size;
   }
 
+  /** Records that a kind cannot be read now (replacing an earlier reason); a cache keeps serving what it holds. */
+  markUnreadable(kind: KindKey, reason: string): void {
+    this.unreadable = [...this.unreadable.filter((u) => u.kind !== kind), { kind, reason }];
+  }
+
+  /** Records that a kind is readable again (its list completed). */
+  markReadable(kind: KindKey): void {
+    if (!this.readable(kind)) this.unreadable = this.unreadable.filter((u) => u.kind !== kind);
+  }
+
   /** Whether a kind could be read (false means its absence proves nothing). */
   readable(kind: KindKey): boolean {
     return !this.unreadable.some((u) => u.kind === kind);

@@ -2,6 +2,7 @@
 // advice read. An incident is one correlated group: one (node plugin DaemonSet, revision), or one node.
 import type { CronJobFinding, NsName, StuckPodFinding, WorkloadRef } from './findings.js';
 import type { IncidentProof } from './proof.js';
+import type { KindKey } from './kinds.js';
 
 /** Where the fault lies. NOT_STORAGE groups pods stuck for a non-storage cause (sandbox/CNI). */
 export type Verdict = 'FOLLOWS_ROLLOUT' | 'FOLLOWS_NODE' | 'UNEXPLAINED' | 'NOT_STORAGE';
@@ -83,13 +84,24 @@ export interface RollbackAdvice {
   command?: string;
 }
 
-/** Drain advice for one node. */
+/** A kind an answer depends on that could not be read, and what that leaves undecided. */
+export interface BlindSpot {
+  kind: KindKey;
+  /** Why: "forbidden: ...", "not in snapshot", "API server unreachable", "watch not synced yet"... */
+  reason: string;
+  /** What the answer cannot decide without it. */
+  undecided: string;
+}
+
+/** Drain advice for one node. UNKNOWN: an input could not be read, so nothing says the drain is safe. */
 export interface DrainAdvice {
   node: string;
-  decision: 'OK' | 'CAUTION' | 'BLOCK';
+  decision: 'OK' | 'CAUTION' | 'BLOCK' | 'UNKNOWN';
   reason: string;
-  /** What to do instead (BLOCK) or what to watch for (CAUTION). */
+  /** What to do instead (BLOCK) or what to watch for (CAUTION), or what to fix to get an answer (UNKNOWN). */
   steps: string[];
+  /** The inputs that could not be read (UNKNOWN always has some; a BLOCK may too: it holds regardless). */
+  blind?: BlindSpot[];
 }
 
 /** One row of the node table: node | plugin revision | plugin pod age | stuck pods. */
@@ -129,6 +141,8 @@ export interface Incident {
   drain: DrainAdvice[];
   /** Ordered next steps (rollback command, cordon list, "leave stuck pods alone"...). */
   nextSteps: string[];
+  /** Inputs of this evaluation that could not be read: its advice is incomplete (drain advice UNKNOWN). */
+  blind?: BlindSpot[];
   /** One line per confusing observation and what explains it (attached volumes, "deleting helps half the time"...). */
   explanations?: string[]; /** What the node agents say about the incident's nodes (set by the serve pipeline; absent elsewhere). */
   proof?: IncidentProof;

@@ -3,11 +3,12 @@
 // here, so the thread, the slash command and the CLI give the same advice for the same cache.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { Finding } from '../domain/findings.js';
-import type { DrainAdvice, Incident } from '../domain/incident.js';
+import type { BlindSpot, DrainAdvice, Incident } from '../domain/incident.js';
 import { DEFAULT_DETECT_CONFIG, type DetectConfig } from '../detect/config.js';
 import { detectAll } from '../detect/registry.js';
 import { correlate } from '../correlate/correlate.js';
 import type { DriverDaemonSets } from '../correlate/plugin-finder.js';
+import { blindSpots } from '../advise/blind.js';
 import { drainAdvisor } from '../advise/drain.js';
 import { nextSteps } from '../advise/next-steps.js';
 import { rollbackFor } from '../advise/rollback.js';
@@ -31,6 +32,11 @@ export interface Evaluation {
   incidents: Incident[];
   /** Drain advice for any node, on these incidents; throws RwxError('NOT_FOUND') for a node the cache lacks. */
   drain(node: string): DrainAdvice;
+  /**
+   * Inputs of the list of incidents that could not be read: with any, "no incidents" means "cannot tell", and
+   * drain advice is UNKNOWN unless it is BLOCK. Each incident carries them too, for the renderers.
+   */
+  blind: BlindSpot[];
 }
 
 /** Runs every detector over the cache, then correlates and advises; linear in the cache's size. */
@@ -53,13 +59,19 @@ export function evaluateFindings(
     ...(opts.driverDaemonSets ? { driverDaemonSets: opts.driverDaemonSets } : {}),
     ...(opts.openKeys ? { openKeys: opts.openKeys } : {}),
   });
-  for (const inc of incidents)
+  const blind = blindSpots(index, incidents, true);
+  for (const inc of incidents) {
     if (inc.verdict === 'FOLLOWS_ROLLOUT' && inc.rollout) inc.rollback = rollbackFor(index, inc.rollout);
+    if (blind.length > 0) inc.blind = blind;
+  }
   const drain = drainAdvisor(index, incidents, opts.now, {
     staleAfterMs: opts.config?.stuckAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs,
+    blind: blindSpots(index, incidents),
   });
+  // Nodes holding a stuck pod of any incident: a test mount "on another node" must pick none of them.
+  const busy = new Set(incidents.flatMap((i) => i.nodes.filter((n) => n.stuckPods.length > 0).map((n) => n.node)));
   for (const inc of incidents) {
-    inc.nextSteps = nextSteps(index, inc);
+    inc.nextSteps = nextSteps(index, inc, busy);
     for (const n of inc.nodes) {
       if (n.stuckPods.length === 0 || n.node === '(unscheduled)') continue;
       try {
@@ -69,5 +81,5 @@ export function evaluateFindings(
       }
     }
   }
-  return { incidents, drain };
+  return { incidents, drain, blind };
 }

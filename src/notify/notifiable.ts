@@ -38,6 +38,8 @@ export function notifiable(incident: Incident): unknown {
     cronJobs: incident.cronJobs.map((c) => [c.key, c.missedRuns, c.lastSuccessfulTime]),
     // What the node agents proved (not pending requests, failure reasons or times): a new proof edits the root.
     ...(incident.proof ? { proof: proofKeys(incident.proof) } : {}),
+    // What could not be read (absent, so left out of the hash, when everything was): the root says so while it lasts.
+    blind: incident.blind?.map((b) => b.kind),
   };
 }
 

@@ -3,6 +3,7 @@
 // Everything else (every next step, every node, the affected workloads, the evidence) is in the thread
 // (slack-thread.ts).
 import type { Incident } from '../domain/incident.js';
+import { blindSentence } from '../advise/blind.js';
 import { escapeSlack } from './escape.js';
 import { proofRootBlock } from './slack-proof.js';
 import { VERDICT_TEXT, incidentFallback, saysDoNotDrain } from './slack-fallback.js';
@@ -52,6 +53,8 @@ export function renderIncidentRoot(
   blocks.push(section(`${group}*${VERDICT_TEXT[incident.verdict]}*\n${slackDates(escapeSlack(incident.summary))}`));
   const status = statusLine(state);
   if (status) blocks.push(context(status));
+  const unseen = open ? blindBlock(incident) : undefined;
+  if (unseen) blocks.push(unseen);
   const action = open ? firstAction(incident) : undefined;
   if (action) blocks.push(action);
   const proof = open ? proofRootBlock(incident.proof) : undefined;
@@ -81,6 +84,13 @@ export function statusLine(state: IncidentState): string {
     parts.push(`:mute: Muted until ${slackDate(state.muteUntil)} (resolution is still posted)`);
   }
   return parts.join('  ·  ');
+}
+
+// What the evaluation could not read (src/advise/blind.ts), while it lasts: the advice below may be incomplete.
+function blindBlock(incident: Incident): Block | undefined {
+  if (!incident.blind || incident.blind.length === 0) return undefined;
+  const unseen = `${blindSentence(incident.blind)} Drain advice is UNKNOWN for nodes without a rollout to block them.`;
+  return context(`:grey_question: *Incomplete view.* ${escapeSlack(unseen)}`);
 }
 
 // The one action that matters: the first next step. For a rollout it leads with a prominent "Do not drain." (the

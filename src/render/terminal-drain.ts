@@ -2,6 +2,13 @@
 import type { DrainAdvice } from '../domain/incident.js';
 import { clean } from './terminal-text.js';
 
+const HEADINGS: Record<DrainAdvice['decision'], string> = {
+  BLOCK: 'Instead:',
+  CAUTION: 'Watch for:',
+  UNKNOWN: 'To get an answer:',
+  OK: 'Before you drain:',
+};
+
 /** One line: "node-19  BLOCK  <reason>". */
 export function renderDrainLine(d: DrainAdvice): string {
   return clean(`${d.node}  ${d.decision}  ${d.reason}`);
@@ -11,7 +18,7 @@ export function renderDrainLine(d: DrainAdvice): string {
 export function renderDrainAdvice(d: DrainAdvice): string {
   const lines = [`${d.decision}: ${clean(d.node)}`, clean(d.reason)];
   if (d.steps.length > 0) {
-    lines.push('', d.decision === 'BLOCK' ? 'Instead:' : d.decision === 'CAUTION' ? 'Watch for:' : 'Before you drain:');
+    lines.push('', HEADINGS[d.decision]);
     d.steps.forEach((s, i) => lines.push(`  ${i + 1}. ${clean(s)}`));
   }
   return `${lines.join('\n')}\n`;

@@ -1,6 +1,7 @@
 // `rwx scan` output: each incident with its key, verdict, counts, members, node table (plugin revision and age),
 // CronJobs, explanations, next steps and drain advice per affected node.
-import type { Incident } from '../domain/incident.js';
+import type { BlindSpot, Incident } from '../domain/incident.js';
+import { blindSentence } from '../advise/blind.js';
 import { formatAge } from '../domain/duration.js';
 import { renderDrainLine } from './terminal-drain.js';
 import { clean, table } from './terminal-text.js';
@@ -90,8 +91,14 @@ export function renderIncident(inc: Incident): string[] {
 }
 
 /** Renders every incident, separated by blank lines, with a one-line header. */
-export function renderIncidents(incidents: readonly Incident[]): string {
-  if (incidents.length === 0) return 'No incidents: no stuck pods and no missed CronJob runs.\n';
+export function renderIncidents(incidents: readonly Incident[], blind: readonly BlindSpot[] = []): string {
+  // With an input unread, "none found" is not "none": say so instead (and above any incidents found anyway).
+  const unseen = blind.length > 0 ? `${clean(`Incomplete view. ${blindSentence(blind)}`)}\n` : '';
+  if (incidents.length === 0) {
+    return blind.length > 0
+      ? `Cannot tell whether there are incidents: none found in what could be read.\n${unseen}`
+      : 'No incidents: no stuck pods and no missed CronJob runs.\n';
+  }
   const head = `${incidents.length} incident${incidents.length === 1 ? '' : 's'}: ${incidents.map((i) => `${i.verdict} ${i.key}`).join(', ')}`;
-  return `${clean(head)}\n\n${incidents.map((i) => renderIncident(i).join('\n')).join('\n\n')}\n`;
+  return `${unseen}${clean(head)}\n\n${incidents.map((i) => renderIncident(i).join('\n')).join('\n\n')}\n`;
 }

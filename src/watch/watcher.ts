@@ -53,6 +53,21 @@ export interface WatcherOptions {
 /** The kinds `rwx serve` watches: everything the detectors and correlator read except node Leases (noisy). */
 export const WATCHED_KINDS: readonly KindKey[] = (Object.keys(KINDS) as KindKey[]).filter((k) => k !== 'leases');
 
+/** Why a watched kind is unreadable before its first list completes. */
+export const NOT_SYNCED = 'watch not synced yet';
+
+/**
+ * Failures after which the cache no longer shows a kind as it is, so the index marks it unreadable until the kind
+ * is healthy again: not allowed to read it, or the API server not answering. Other errors (a 500, a watch that
+ * closed) are retried while the cache still follows the cluster closely enough.
+ */
+const BLIND_CODES: ReadonlySet<string> = new Set([
+  'KUBE_FORBIDDEN',
+  'KUBE_UNAUTHORIZED',
+  'KUBE_UNREACHABLE',
+  'TIMEOUT',
+]);
+
 const silentLog: WatchLog = { info: () => undefined, warn: () => undefined };
 
 /** Mirrors the cluster into `index` and marks work keys dirty in `queue`. */
@@ -81,6 +96,8 @@ export class ClusterWatcher {
     this.reflectors = (opts.kinds ?? WATCHED_KINDS).map(
       (k) => new Reflector(k, opts.source, this.sink, this.clock, timers, ropts),
     );
+    // Until its first list completes, a kind's absence from the cache proves nothing (see BLIND_CODES).
+    for (const r of this.reflectors) this.index.markUnreadable(r.kind, NOT_SYNCED);
   }
 
   /** Starts every reflector. */
@@ -163,6 +180,7 @@ export class ClusterWatcher {
       const seen = this.seen.get(kind);
       this.seen.delete(kind);
       if (!seen) return;
+      this.index.markReadable(kind);
       const gone: KubeObject[] = [];
       for (const o of this.index.all(kind)) if (!seen.has(objectKey(o))) gone.push(o);
       for (const o of gone) {
@@ -190,6 +208,7 @@ export class ClusterWatcher {
     failed: (kind, err, attempt) => {
       const before = this.failing.get(kind);
       this.failing.set(kind, err);
+      if (BLIND_CODES.has(err.code)) this.index.markUnreadable(kind, blindReason(err));
       if (err.code === 'KUBE_UNREACHABLE' || err.code === 'TIMEOUT') {
         if (this.unreachableSince === undefined) {
           // One line per outage, however many kinds and retries fail during it.
@@ -206,6 +225,7 @@ export class ClusterWatcher {
     },
     healthy: (kind) => {
       this.failing.delete(kind);
+      this.index.markReadable(kind);
       if (this.unreachableSince !== undefined) {
         const downMs = this.clock.now() - this.unreachableSince;
         this.unreachableSince = undefined;
@@ -218,4 +238,12 @@ export class ClusterWatcher {
       if (reason === 'stalled') this.log.warn({ kind }, 'watch silent too long; restarted by the watchdog');
     },
   };
+}
+
+/** The reason an unreadable kind gives: "forbidden: ...", "API server unreachable: ...". */
+function blindReason(err: RwxError): string {
+  if (err.code === 'KUBE_UNREACHABLE' || err.code === 'TIMEOUT') return `API server unreachable: ${err.message}`;
+  if (err.code === 'KUBE_UNAUTHORIZED') return `unauthorized: ${err.message}`;
+  // "list pods: forbidden: pods is forbidden: ..." reads "forbidden: pods is forbidden: ...", as a live CLI read says.
+  return `forbidden: ${err.message.replace(/^.*?forbidden:\s*/i, '')}`;
 }

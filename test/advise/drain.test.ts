@@ -111,7 +111,7 @@ describe('CAUTION and OK', () => {
     expect(staleAttachments(index, 'n-03', NOW, 5 * MIN)).toEqual([]);
   });
 
-  it('a node whose own fault the stuck mounts follow may be drained', () => {
+  it('a node whose own fault the stuck mounts follow: CAUTION, never OK (its stuck pods can hang the drain)', () => {
     const index = miniCluster({
       pods: [
         { name: 'a', node: 'n-03' },
@@ -120,9 +120,10 @@ describe('CAUTION and OK', () => {
     });
     const a = advise(index, 'n-03');
     expect([a.decision, a.reason]).toEqual([
-      'OK',
-      'The stuck mounts follow n-03 itself: draining moves its pods to nodes where mounts work.',
+      'CAUTION',
+      'n-03 holds 2 stuck pods of incident node/n-03 (ns/a, ns/b): the fault follows n-03, so draining moves its pods to nodes where mounts work, but a pod stuck on a mount can hang the drain.',
     ]);
+    expect(a.steps).toContain('Investigate the node after the drain: kubelet and node plugin logs, mount table.');
   });
 
   it('a quiet cluster: OK with a one-line reason', () => {

@@ -30,7 +30,15 @@ describe('rwx scan', () => {
   });
 
   it('exits 0 when nothing is stuck (a later --stuck-after)', async () => {
-    // no pod has waited 8 hours, and without the CronJob nothing else is left
+    // no pod has waited 8 hours, and with the CronJob suspended nothing else is left
+    const suspended = seedObjects().map((o) =>
+      o.kind === 'CronJob' ? { ...o, spec: { ...(o as { spec?: object }).spec, suspend: true } } : o,
+    );
+    const r = await rwx('scan', '--snapshot', writeSnapshot(suspended), '--now', NOW, '--stuck-after', '8h');
+    expect([r.code, r.stdout]).toEqual([0, 'No incidents: no stuck pods and no missed CronJob runs.\n']);
+  });
+
+  it('cannot tell (exit 5) when a kind it reads is missing: no CronJobs in the file is not "no missed runs"', async () => {
     const r = await rwx(
       'scan',
       '--snapshot',
@@ -40,7 +48,11 @@ describe('rwx scan', () => {
       '--stuck-after',
       '8h',
     );
-    expect([r.code, r.stdout]).toEqual([0, 'No incidents: no stuck pods and no missed CronJob runs.\n']);
+    expect(r.code).toBe(5);
+    expect(r.stdout).toBe(
+      'Cannot tell whether there are incidents: none found in what could be read.\n' +
+        'Incomplete view. Could not read cronJobs (not in snapshot), which leaves undecided which CronJobs missed their scheduled runs.\n',
+    );
   });
 
   it.each([

@@ -1,0 +1,97 @@
+// CAUTION in drain advice: what on a node makes a drain hang, or move a pod onto the same fault elsewhere.
+// - pods stuck Terminating with claims: the drain waits for them, and force-deleting leaves the volume staged;
+// - stale VolumeAttachments: the drain hangs on the detach;
+// - any stuck pod of any incident (a node holding one is never OK): FOLLOWS_NODE, the fault is the node's, so
+//   draining is the way out but a pod stuck on a mount can still hang it; UNEXPLAINED, the cause is not known, so
+//   the pod may hang the drain or meet the same fault on another node; NOT_STORAGE, the sandbox fault may follow it.
+// Rollout incidents are not here: a stuck pod of one makes the node BLOCK (drain.ts).
+import type { StuckPodFinding } from '../domain/findings.js';
+import type { Incident } from '../domain/incident.js';
+import type { VolumeAttachment } from '../domain/objects.js';
+import { nameList } from '../domain/names.js';
+
+/** The stuck pods ("namespace/name") an incident has on one node. */
+export interface StuckHere {
+  incident: Incident;
+  pods: readonly string[];
+}
+
+/** What a CAUTION says: the one-line reason and what to do. */
+export interface Caution {
+  reason: string;
+  steps: string[];
+}
+
+/** What is on the node. */
+export interface NodeBurden {
+  terminating: readonly StuckPodFinding[];
+  stale: readonly VolumeAttachment[];
+  stuck: readonly StuckHere[];
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Why a stuck pod of a non-rollout incident makes a drain risky. */
+function whyStuck(s: StuckHere, node: string): string {
+  const pods = `${plural(s.pods.length, 'stuck pod')} of incident ${s.incident.key} (${nameList(s.pods, 5, ', ')})`;
+  const them = s.pods.length === 1 ? 'it' : 'them';
+  switch (s.incident.verdict) {
+    case 'FOLLOWS_NODE':
+      return `${node} holds ${pods}: the fault follows ${node}, so draining moves its pods to nodes where mounts work, but a pod stuck on a mount can hang the drain`;
+    case 'NOT_STORAGE':
+      return `${node} holds ${pods}, stuck creating a pod sandbox (not storage): evicted, ${them} may meet the same network fault on another node`;
+    default:
+      return `${node} holds ${pods} whose cause is not known: the drain may hang on ${them}, or move ${them} onto the same fault on another node`;
+  }
+}
+
+/** The steps for the stuck pods of non-rollout incidents on the node. */
+function stuckSteps(stuck: readonly StuckHere[]): string[] {
+  const own = stuck.some((s) => s.incident.verdict === 'FOLLOWS_NODE');
+  const first = stuck.flatMap((s) => s.pods)[0] ?? '';
+  const [ns, name] = first.split('/');
+  return [
+    ...(stuck.some((s) => s.incident.verdict !== 'FOLLOWS_NODE')
+      ? [`Find why the pods are stuck before moving them: kubectl describe pod ${name} -n ${ns}`]
+      : []),
+    ...(own ? ['Investigate the node after the drain: kubelet and node plugin logs, mount table.'] : []),
+  ];
+}
+
+/** The CAUTION for a node, or undefined when nothing on it makes a drain risky. */
+export function cautionFor(node: string, b: NodeBurden): Caution | undefined {
+  const terminatingKeys = new Set(b.terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`));
+  // Pods stuck Terminating are said once, with their own steps; the rest of each incident's stuck pods here follow.
+  const stuck = b.stuck
+    .filter((s) => s.incident.verdict !== 'FOLLOWS_ROLLOUT')
+    .map((s) => ({ ...s, pods: s.pods.filter((p) => !terminatingKeys.has(p)) }))
+    .filter((s) => s.pods.length > 0);
+  if (b.terminating.length + b.stale.length + stuck.length === 0) return undefined;
+  const rwx = b.terminating.filter((f) => f.storage.some((s) => s.accessModes?.includes('ReadWriteMany'))).length;
+  const parts = [
+    ...(b.terminating.length > 0
+      ? [`${plural(b.terminating.length, 'pod')} stuck Terminating${rwx > 0 ? ` (${rwx} on RWX volumes)` : ''}`]
+      : []),
+    ...(b.stale.length > 0 ? [plural(b.stale.length, 'stale VolumeAttachment')] : []),
+  ];
+  const reasons = [
+    ...(parts.length > 0 ? [`${parts.join(' and ')} on ${node}: the drain will hang on them.`] : []),
+    ...stuck.map((s) => `${whyStuck(s, node)}.`),
+  ];
+  const steps = [
+    ...(b.terminating.length > 0
+      ? [
+          `Do not force-delete the pods stuck Terminating (${b.terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`).join(', ')}): force-deleting leaves orphaned stage references on the node (strand 3) and the volume needs a filesystem check.`,
+          `Find what holds the mount on ${node} ("device or resource busy") and release it; the pods then finish terminating.`,
+        ]
+      : []),
+    ...(b.stale.length > 0
+      ? [
+          `Stale VolumeAttachments on ${node}: ${b.stale.map((v) => v.metadata?.name ?? '?').join(', ')}; do not remove them by hand while a pod may still use the volume.`,
+        ]
+      : []),
+    ...stuckSteps(stuck),
+    `If you drain anyway, bound it: kubectl drain ${node} --ignore-daemonsets --timeout=5m, and stop when it hangs.`,
+  ];
+  return { reason: reasons.join(' '), steps };
+}
