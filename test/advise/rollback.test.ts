@@ -9,6 +9,7 @@ import type { DrainAdvisor } from '../../src/advise/drain.js';
 import { rollbackFor } from '../../src/advise/rollback.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
 import { renderIncidentRoot } from '../../src/render/slack-incident.js';
+import { renderEvidenceReply } from '../../src/render/slack-thread.js';
 import { renderIncidents } from '../../src/render/terminal-incidents.js';
 import { renderDrain } from '../../src/commands/render-drain.js';
 import { ago, DAY, ebsDaemonSet, HOUR, NOW, revision, snapshotOf, withoutPropagation } from '../detect/builders.js';
@@ -24,6 +25,7 @@ function everyOutput(incidents: Incident[], inc: Incident, drain: DrainAdvisor):
   return [
     renderIncidents(incidents),
     JSON.stringify(renderIncidentRoot(inc).blocks),
+    JSON.stringify(renderEvidenceReply(inc).blocks),
     ...advice.flatMap((a) => [a.reason, ...a.steps, renderDrain(a, incidents, false).response.text]),
     ...inc.nextSteps,
   ].join('\n');
@@ -42,10 +44,10 @@ describe('the rollback step on the propagation-loss scenario', () => {
     ]);
     const command = 'kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1';
     expect(inc.rollback?.command).toBe(command);
-    // The same step everywhere: scan's next steps, drain-check and /rwx drain (BLOCK), the root message.
+    // The same step everywhere: scan's next steps, drain-check and /rwx drain (BLOCK), the thread's next steps.
     expect(inc.nextSteps.filter((s) => s.endsWith(command))).toHaveLength(1);
     expect(drain('node-19').steps.filter((s) => s.endsWith(command))).toHaveLength(1);
-    expect(JSON.stringify(renderIncidentRoot(inc).blocks)).toContain(`\`${command}\``);
+    expect(JSON.stringify(renderEvidenceReply(inc).blocks)).toContain(command);
     // Every undo any output gives names its revision.
     const all = everyOutput(incidents, inc, drain);
     for (const line of all.split('\n').filter((l) => UNDO.test(l))) expect(line).toMatch(/--to-revision=1\b/);
