@@ -10,9 +10,19 @@ export interface MethodScopes {
   token: TokenKind;
   /** Every scope listed must be granted (some cover different channel types of the same call). */
   scopes: readonly string[];
+  /**
+   * Reads the incident channel: the one history scope of that channel's type (channels:history for a public
+   * channel, groups:history for a private one), not both. Least privilege: see docs/slack-app.md.
+   */
+  channelScope?: { public: string; private: string };
   /** Why, when it is not obvious. */
   note?: string;
 }
+
+/** The incident channel's type, which decides the history scope. */
+export type ChannelType = 'public' | 'private';
+
+const HISTORY = { public: 'channels:history', private: 'groups:history' } as const;
 
 /** Every Slack Web API method the bot calls, with the scopes it needs. */
 export const SLACK_METHOD_SCOPES: Readonly<Record<string, MethodScopes>> = Object.freeze({
@@ -36,13 +46,15 @@ export const SLACK_METHOD_SCOPES: Readonly<Record<string, MethodScopes>> = Objec
   },
   'conversations.history': {
     token: 'bot',
-    scopes: ['channels:history', 'groups:history'],
-    note: 'finds an incident root by its metadata after a restart; groups:history for private channels',
+    scopes: [],
+    channelScope: HISTORY,
+    note: 'finds an incident root by its metadata after a crash mid-post or a Redis loss, oldest bounded by the record',
   },
   'conversations.replies': {
     token: 'bot',
-    scopes: ['channels:history', 'groups:history'],
-    note: 'finds a thread reply by its metadata after a restart, so it is not posted twice; groups:history for private channels',
+    scopes: [],
+    channelScope: HISTORY,
+    note: 'finds a thread reply by its metadata after a crash mid-post, so it is not posted twice',
   },
   'conversations.open': { token: 'bot', scopes: ['im:write'], note: 'DM for a full triage report asked for privately' },
   'files.getUploadURLExternal': { token: 'bot', scopes: ['files:write'], note: 'full triage report as a file' },
@@ -56,9 +68,13 @@ export const FEATURE_SCOPES: Readonly<Record<string, string>> = Object.freeze({
   commands: 'the /rwx slash command',
 });
 
-/** The sorted, de-duplicated bot scopes the app must request. */
-export function requiredBotScopes(): string[] {
+/** The sorted, de-duplicated bot scopes the app must request for an incident channel of type `channel`. */
+export function requiredBotScopes(channel: ChannelType = 'public'): string[] {
   const all = new Set<string>(Object.keys(FEATURE_SCOPES));
-  for (const m of Object.values(SLACK_METHOD_SCOPES)) if (m.token === 'bot') for (const s of m.scopes) all.add(s);
+  for (const m of Object.values(SLACK_METHOD_SCOPES)) {
+    if (m.token !== 'bot') continue;
+    for (const s of m.scopes) all.add(s);
+    if (m.channelScope) all.add(m.channelScope[channel]);
+  }
   return [...all].sort();
 }

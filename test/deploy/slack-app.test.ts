@@ -43,6 +43,11 @@ describe('Slack scopes', () => {
 
   it('the manifest requests exactly the bot scopes of the table, and no user scopes', () => {
     expect([...(manifest.oauth_config?.scopes?.bot ?? [])].sort()).toEqual(requiredBotScopes());
+    // One history scope, of the incident channel's type (public as shipped); a private channel swaps it.
+    expect(requiredBotScopes('public')).toContain('channels:history');
+    expect(requiredBotScopes('public')).not.toContain('groups:history');
+    const swapped = requiredBotScopes('public').map((s) => (s === 'channels:history' ? 'groups:history' : s));
+    expect(requiredBotScopes('private')).toEqual(swapped.sort());
     expect(manifest.oauth_config?.scopes?.user ?? []).toEqual([]);
     expect(Object.keys(FEATURE_SCOPES)).toContain('commands');
   });
