@@ -45,7 +45,9 @@ function rolloutStart(): Scenario {
 }
 
 let fleet: Fleet;
-const rootOf = (cluster: string) => fleet.slack.roots(CHANNEL).find((m) => m.text.startsWith(`[${cluster}]`));
+/** The root of `cluster`'s incident (its metadata key is qualified by the cluster). */
+const rootOf = (cluster: string) =>
+  fleet.slack.roots(CHANNEL).find((m) => String(m.metadata?.event_payload.key ?? '').startsWith(`${cluster}:`));
 
 beforeAll(async () => {
   fleet = await startFleet([
