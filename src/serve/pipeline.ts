@@ -39,6 +39,12 @@ export const FLUSH_EVERY_MS = 250;
 /** Default keep-firing window for established incidents (pipeline clock). */
 export const KEEP_FIRING_FOR_MS = 60_000;
 
+/** Keys evaluated between two turns of the event loop in tick(): about a millisecond or two of work. */
+export const YIELD_EVERY = 1000;
+
+/** One turn of the event loop: timers and I/O (an HTTP probe, a watch chunk) run before the next batch. */
+export const turn = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
+
 /** Whether a pod can still become stuck with no further event: not running or done, or being deleted. */
 export function isCandidate(pod: Pod): boolean {
   if (pod.metadata?.deletionTimestamp) return true;
@@ -139,8 +145,14 @@ export class Pipeline {
 
   /** Time-based re-evaluation: pending keys, then every candidate pod and every CronJob, then flush. */
   async tick(now = this.clock.now()): Promise<void> {
-    this.processKeys(Infinity, now);
-    for (const k of this.candidates) this.evaluate(POD + k, now);
+    // In batches with a turn of the event loop between them: after a relist of a large cluster the queue holds
+    // every pod, and /healthz, /readyz and the watch streams must still be served meanwhile (issue 12).
+    while (this.processKeys(YIELD_EVERY, now) === YIELD_EVERY) await turn();
+    let n = 0;
+    for (const k of this.candidates) {
+      this.evaluate(POD + k, now);
+      if (++n % YIELD_EVERY === 0) await turn();
+    }
     for (const k of this.cronJobs) this.evaluate(CRONJOB + k, now);
     this.dirty = true; // stuck durations and timers moved on: let the notifier see the current picture
     await this.flush(now);
@@ -203,7 +215,7 @@ export class Pipeline {
       }
       await this.pump(batch, flushEveryMs);
       // Let I/O (watch streams, HTTP) run between batches during a large initial list.
-      await new Promise<void>((r) => setImmediate(r));
+      await turn();
     }
   }
 

@@ -7,7 +7,7 @@ import type { Incident } from '../../src/domain/incident.js';
 import type { KubeObject, Pod } from '../../src/domain/objects.js';
 import { detectContext } from '../../src/detect/config.js';
 import { detectCronJob, detectPod } from '../../src/detect/registry.js';
-import { Pipeline, isCandidate, type Stages } from '../../src/serve/pipeline.js';
+import { Pipeline, YIELD_EVERY, isCandidate, type Stages } from '../../src/serve/pipeline.js';
 import { FakeClusterSource } from '../support/fake-source.js';
 import { ManualTimers } from '../../src/watch/timers.js';
 import { ClusterWatcher } from '../../src/watch/watcher.js';
@@ -68,6 +68,28 @@ describe('isCandidate', () => {
 });
 
 describe('Pipeline', () => {
+  it('tick yields to the event loop between batches, so probes are answered during a long evaluation', async () => {
+    const { source, watcher, pipeline, detected } = setup();
+    const n = 3 * YIELD_EVERY + 1;
+    for (let i = 0; i < n; i++) source.apply('pods', 'ADDED', creatingPod(`p-${i}`, T0));
+    watcher.start();
+    await flush();
+    // A "probe" that runs on every turn of the event loop while tick works through the queued pods.
+    let turns = 0;
+    let done = false;
+    const probe = (): void => {
+      if (done) return;
+      turns++;
+      setImmediate(probe);
+    };
+    setImmediate(probe);
+    await pipeline.tick();
+    done = true;
+    expect(new Set(detected).size).toBe(n); // every pod was evaluated...
+    expect(turns).toBeGreaterThanOrEqual(3); // ...in batches, with the loop turning in between (not one block)
+    watcher.stop();
+  });
+
   it('finds a pod crossing stuckAfter on tick with no new event, and clears it when it runs', async () => {
     const { source, watcher, pipeline, timers, submitted } = setup();
     source.apply('pods', 'ADDED', creatingPod('postgres-2', T0));
