@@ -12,7 +12,7 @@ import { runServe, type ServeOverrides } from '../../src/serve/main.js';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
-import { cleanRedis, memoryLogger, REDIS_URL } from '../serve/harness.js';
+import { cleanRedis, memoryLogger, REDIS_URL, until } from '../serve/harness.js';
 
 export const CHANNEL = 'C0INCIDENT';
 
@@ -82,6 +82,8 @@ export async function startFleet(
       const m = fleet.member(name);
       await m.serve?.stop();
       delete m.serve;
+      // Slack stops handing it envelopes once its connection is seen closed.
+      await until(() => !socket.openIds().includes(m.connection), `${name}'s Socket Mode connection to close`);
     },
     async close() {
       for (const m of members) await m.serve?.stop();

@@ -125,6 +125,37 @@ describe('routing', () => {
   });
 });
 
+describe('a burst of commands at random bots', () => {
+  it('every one is answered by the cluster it names or whose node it names', async () => {
+    const asks = Array.from({ length: 30 }, (_, i) =>
+      i % 3 === 0
+        ? { text: 'drain node-19 @staging-1', cluster: 'staging-1' }
+        : i % 3 === 1
+          ? { text: `drain eu-node-${(i % 3) + 1}`, cluster: 'prod-eu-1' }
+          : { text: 'drain node-07 @prod-us-1', cluster: 'prod-us-1' },
+    );
+    const started = Date.now();
+    const timed = await Promise.all(
+      asks.map(async (a) => {
+        const t0 = Date.now();
+        const answer = await ask(a.text);
+        return { ...a, answer, ms: Date.now() - t0 };
+      }),
+    );
+    for (const t of timed) expect(t.answer.text).toMatch(new RegExp(`^From cluster \\*${t.cluster}\\*`));
+    // Not every command stayed on the bot that received it: routing did the work.
+    expect(
+      timed.some((t) => t.answer.receivedBy !== [1, 2, 3][['staging-1', 'prod-eu-1', 'prod-us-1'].indexOf(t.cluster)]),
+    ).toBe(true);
+    const ms = timed.map((t) => t.ms).sort((a, b) => a - b);
+    const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))];
+    console.log(
+      `fleet routing: ${ms.length} commands at random bots in ${Date.now() - started} ms; ` +
+        `receive -> answer p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${ms[ms.length - 1]} ms`,
+    );
+  });
+});
+
 describe('a cluster that dies', () => {
   it('a command routed to it right after is withdrawn and answered, not left waiting', async () => {
     await fleet.kill('prod-us-1');
