@@ -87,6 +87,10 @@ export const FLAGS = {
   triage: {
     ...SOURCE_FLAGS,
     driver: { type: 'string', arg: 'NAME', help: 'only claims whose PV (or StorageClass) uses this CSI driver' },
+    now: {
+      ...EVAL_FLAGS.now,
+      help: 'measure ages as of this RFC 3339 time (default: the clock; for --snapshot, the newest time in the file)',
+    },
     ...outputFlag(['table', 'json', 'yaml', 'name']),
     ...HELP_FLAG,
   },

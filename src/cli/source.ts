@@ -12,6 +12,7 @@ import type { Snapshot } from '../domain/snapshot.js';
 import { connect, type KubeConnection } from '../kube/connect.js';
 import { readCluster } from '../kube/read.js';
 import { loadSnapshotFile } from '../kube/snapshot-file.js';
+import { snapshotTime } from '../detect/snapshot-time.js';
 import type { CliIo } from './io.js';
 
 /** Values of the source flags as parseFlags returns them. */
@@ -75,4 +76,21 @@ function filterNamespace(snapshot: Snapshot, namespace: string): void {
       (o) => o.metadata?.namespace === namespace,
     );
   }
+}
+
+/** Which clock ages are measured against: the --now flag, the snapshot's own newest time, or the wall clock. */
+export type TimeBasis = 'given' | 'snapshot' | 'clock';
+
+/**
+ * The evaluation time of a command: `--now` when given; for a saved snapshot, the newest time recorded in it
+ * (detect/snapshot-time.ts), so a file a few minutes old is read as of when it was taken; else the clock.
+ */
+export function evaluationTime(
+  given: string | undefined,
+  source: Source,
+  clockNow: number,
+): { now: number; basis: TimeBasis } {
+  if (given !== undefined) return { now: Date.parse(given), basis: 'given' };
+  const shown = source.conn ? undefined : snapshotTime(source.snapshot);
+  return shown !== undefined ? { now: shown, basis: 'snapshot' } : { now: clockNow, basis: 'clock' };
 }

@@ -11,13 +11,14 @@ import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
 import { writeDocument } from './output.js';
-import { loadSource } from './source.js';
+import { evaluationTime, loadSource } from './source.js';
 
 const HELP = helpText(
   'triage',
   `Classify every ReadWriteMany claim by failure strand, after a preflight of access, CSIDriver, CSINode and
 leader Lease. Read only. -o json follows docs/triage-json.md; -o name prints NAMESPACE/CLAIM of each claim that
-needs attention, one a line.`,
+needs attention, one a line. With --snapshot, ages are measured against the newest time recorded in the file
+(the report says so) unless --now gives one.`,
 );
 
 /** Runs `rwx triage`. */
@@ -37,10 +38,13 @@ export const run: Command = async (argv, io) => {
     reviews = checkAccess(conn, kinds.map(scoped));
     reviews.catch(() => undefined); // awaited below; a failed list must not leave it unhandled
   };
-  const { snapshot, namespace } = await loadSource(values, io, { kinds, onConnect });
+  const source = await loadSource(values, io, { kinds, onConnect });
+  const { snapshot, namespace } = source;
   const access = await reviews;
+  const time = evaluationTime(values.now, source, (io.clock ?? systemClock).now());
   const report = triage(ClusterIndex.fromSnapshot(snapshot), {
-    now: (io.clock ?? systemClock).now(),
+    now: time.now,
+    timeBasis: time.basis,
     namespace,
     driver: values.driver,
     access,

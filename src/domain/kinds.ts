@@ -9,6 +9,11 @@ export interface KindInfo {
   group: string;
   version: string;
   namespaced: boolean;
+  /**
+   * A fieldSelector every list and watch of the kind carries (the CLI's reads and `rwx serve`'s watches alike), to
+   * leave out objects the bot never reads that would flood a watch.
+   */
+  fieldSelector?: string;
 }
 
 /** Every kind the bot reads, keyed by the snapshot field that holds its objects. */
@@ -50,7 +55,16 @@ export const KINDS = {
   },
   jobs: { kind: 'Job', resource: 'jobs', group: 'batch', version: 'v1', namespaced: true },
   cronJobs: { kind: 'CronJob', resource: 'cronjobs', group: 'batch', version: 'v1', namespaced: true },
-  leases: { kind: 'Lease', resource: 'leases', group: 'coordination.k8s.io', version: 'v1', namespaced: true },
+  // Node heartbeats (one Lease per node in kube-node-lease, renewed every 10 s) are left out: the preflight reads
+  // the controllers' leader Leases only, and a heartbeat watch would be most of the bot's watch traffic.
+  leases: {
+    kind: 'Lease',
+    resource: 'leases',
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    namespaced: true,
+    fieldSelector: 'metadata.namespace!=kube-node-lease',
+  },
 } as const satisfies Record<string, KindInfo>;
 
 /** A snapshot field name, e.g. 'pods'. */

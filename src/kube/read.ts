@@ -2,7 +2,7 @@
 // A 403 (or 404: resource not served) on one kind marks it unreadable and the read goes on; anything that
 // makes the whole read pointless (401, unreachable, 5xx) fails it with one RwxError.
 import { RwxError } from '../errors.js';
-import { KINDS, apiVersionOf, type KindKey } from '../domain/kinds.js';
+import { KINDS, apiVersionOf, type KindInfo, type KindKey } from '../domain/kinds.js';
 import { emptySnapshot, type Snapshot, type UnreadableKind } from '../domain/snapshot.js';
 import type { KubeConnection } from './connect.js';
 import { statusError, statusMessage } from './status.js';
@@ -47,6 +47,15 @@ export function listPath(kind: KindKey, namespace?: string): string {
     : `${base}/${info.resource}`;
 }
 
+/** The query of one list page of `kind`: limit, continue token, and the kind's fieldSelector (domain/kinds.ts). */
+export function listQuery(kind: KindKey, limit: number, continueToken?: string): URLSearchParams {
+  const q = new URLSearchParams({ limit: String(limit) });
+  if (continueToken) q.set('continue', continueToken);
+  const info: KindInfo = KINDS[kind];
+  if (info.fieldSelector) q.set('fieldSelector', info.fieldSelector);
+  return q;
+}
+
 async function listKind(
   conn: KubeConnection,
   kind: KindKey,
@@ -56,8 +65,7 @@ async function listKind(
   let token: string | undefined;
   let restarted = false;
   for (;;) {
-    const q = new URLSearchParams({ limit: String(PAGE_LIMIT) });
-    if (token) q.set('continue', token);
+    const q = listQuery(kind, PAGE_LIMIT, token);
     const res = await conn.request('GET', `${listPath(kind, namespace)}?${q}`);
     if (res.status === 403)
       return { unreadable: { kind, reason: `forbidden: ${statusMessage(res.body) || 'list denied'}` } };

@@ -8,6 +8,13 @@ export function renderJson(r: TriageReport): string {
   return `${JSON.stringify(r, null, 2)}\n`;
 }
 
+/** Which time ages are measured against, when it is not the clock: said first, so no age is misread. */
+export function timeNote(r: TriageReport): string {
+  return r.timeBasis === 'snapshot'
+    ? `Ages as of ${r.generatedAt}, the newest time recorded in the snapshot (--now TIME to measure against another).`
+    : `Ages as of ${r.generatedAt} (--now).`;
+}
+
 /** The report as a terminal table: preflight, then claims grouped by phase, then the count needing attention. */
 export function renderTable(r: TriageReport): string {
   const out: string[] = [];
@@ -15,6 +22,7 @@ export function renderTable(r: TriageReport): string {
     r.filters.namespace && `namespace ${r.filters.namespace}`,
     r.filters.driver && `driver ${r.filters.driver}`,
   ].filter(Boolean);
+  if (r.timeBasis !== 'clock') out.push(`${timeNote(r)}\n`);
   out.push(`PREFLIGHT${filters.length ? ` (${filters.join(', ')})` : ''}`);
   const access = r.preflight.filter((p) => p.check === 'access');
   const accessOk = access.filter((p) => p.status === 'ok');

@@ -57,6 +57,7 @@ export function triage(index: ClusterIndex, opts: TriageOptions): TriageReport {
   return {
     schemaVersion: TRIAGE_SCHEMA_VERSION,
     generatedAt: new Date(opts.now).toISOString().replace('.000Z', 'Z'),
+    timeBasis: opts.timeBasis ?? 'clock',
     filters: { namespace: opts.namespace ?? null, driver: opts.driver ?? null },
     preflight,
     undecided: access.undecided,

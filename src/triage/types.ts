@@ -105,6 +105,8 @@ export interface TriageReport {
   schemaVersion: number;
   /** Evaluation time, RFC 3339. */
   generatedAt: string;
+  /** What generatedAt is, so ages can be read right: the clock, a time given with --now, or a snapshot's newest time. */
+  timeBasis: 'clock' | 'given' | 'snapshot';
   filters: { namespace: string | null; driver: string | null };
   preflight: PreflightCheck[];
   /** What could not be decided because a resource was unreadable, one sentence each. */
@@ -121,6 +123,8 @@ export interface TriageReport {
 /** Inputs besides the index. `access`: SelfSubjectAccessReview answers in live mode (else derived from `unreadable`). */
 export interface TriageOptions {
   now: number;
+  /** What `now` is: the clock (default), a time the user gave, or the newest time recorded in a snapshot. */
+  timeBasis?: 'clock' | 'given' | 'snapshot';
   namespace?: string | undefined;
   driver?: string | undefined;
   access?: { kind: string; allowed: boolean | null; reason?: string }[];

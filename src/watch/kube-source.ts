@@ -5,10 +5,10 @@
 // AbortSignal.timeout is overwritten by the next line), and stops for good on any non-410 error. We keep its
 // KubeConfig (auth plugins, TLS, proxies) and its Watch (the streaming parser); recovery lives in reflector.ts.
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
-import { KINDS, type KindKey } from '../domain/kinds.js';
+import { KINDS, type KindInfo, type KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
 import { RwxError } from '../errors.js';
-import { apiError, listPath, unreachableError, type KubeConnection } from '../kube/index.js';
+import { apiError, listPath, listQuery, unreachableError, type KubeConnection } from '../kube/index.js';
 import type { ClusterSource, ListPage, WatchCallbacks, WatchEventType, WatchHandle } from './source.js';
 
 /** Maps a watch failure (HTTP status on the error, or a network error) to an RwxError. */
@@ -53,8 +53,7 @@ export class KubeClusterSource implements ClusterSource {
   }
 
   async list(kind: KindKey, opts: { limit: number; continueToken?: string }): Promise<ListPage> {
-    const q = new URLSearchParams({ limit: String(opts.limit) });
-    if (opts.continueToken) q.set('continue', opts.continueToken);
+    const q = listQuery(kind, opts.limit, opts.continueToken);
     const what = `list ${KINDS[kind].resource}`;
     const res = await this.conn.request('GET', `${listPath(kind)}?${q}`);
     if (res.status !== 200) throw apiError(this.conn, res.status, res.body, what);
@@ -74,6 +73,8 @@ export class KubeClusterSource implements ClusterSource {
     let controller: AbortController | undefined;
     const what = `watch ${KINDS[kind].resource}`;
     const params: Record<string, string | number | boolean> = { allowWatchBookmarks: true };
+    const selector = (KINDS[kind] as KindInfo).fieldSelector;
+    if (selector) params.fieldSelector = selector;
     if (opts.resourceVersion) params.resourceVersion = opts.resourceVersion;
     if (opts.timeoutSeconds) params.timeoutSeconds = opts.timeoutSeconds;
     const finish = (err: unknown): void => {

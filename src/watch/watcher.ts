@@ -50,8 +50,11 @@ export interface WatcherOptions {
   reflector?: Partial<ReflectorOptions>;
 }
 
-/** The kinds `rwx serve` watches: everything the detectors and correlator read except node Leases (noisy). */
-export const WATCHED_KINDS: readonly KindKey[] = (Object.keys(KINDS) as KindKey[]).filter((k) => k !== 'leases');
+/**
+ * The kinds `rwx serve` watches: every kind the CLI reads, Leases included (the preflight's leader check, so `/rwx
+ * triage` sees what `rwx triage` sees); node heartbeat Leases are left out by the kind's fieldSelector.
+ */
+export const WATCHED_KINDS: readonly KindKey[] = Object.keys(KINDS) as KindKey[];
 
 /** Why a watched kind is unreadable before its first list completes. */
 export const NOT_SYNCED = 'watch not synced yet';

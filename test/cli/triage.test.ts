@@ -16,7 +16,7 @@ import { KINDS } from '../../src/domain/kinds.js';
 import { NOW, baseCluster, event, healthyClaim, pod, pv, pvc } from '../triage/fixtures.js';
 
 /** Runs the CLI in-process; returns exit code and what it printed. */
-async function rwx(argv: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
+async function rwx(argv: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; now?: number } = {}) {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -24,7 +24,7 @@ async function rwx(argv: string[], opts: { stdin?: string; env?: NodeJS.ProcessE
     stderr: { write: (s: string) => (stderr += s) },
     stdin: Readable.from(opts.stdin === undefined ? [] : [Buffer.from(opts.stdin)]),
     env: opts.env ?? { HOME: dir },
-    clock: new ManualClock(NOW),
+    clock: new ManualClock(opts.now ?? NOW),
   };
   const code = await main(argv, io);
   return { code, stdout, stderr };
@@ -91,11 +91,31 @@ describe('rwx triage --snapshot', () => {
     const r = await rwx(['triage', '--snapshot', healthy]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^PREFLIGHT\n {4}access {5}ok {7}all 10 resources readable\n/);
+    // a snapshot is read as of the newest time it records (the leader's renewal, 5 s before NOW), and says so
+    expect(r.stdout).toMatch(
+      /^Ages as of 2026-11-30T01:59:55Z, the newest time recorded in the snapshot \(--now TIME to measure against another\)\.\n\nPREFLIGHT\n {4}access {5}ok {7}all 10 resources readable\n/,
+    );
     expect(r.stdout).toMatch(/leader {5}ok .*held by vmstore-csi-controller-7d9f-0/);
     expect(r.stdout).toContain('RWX claims examined: 1');
     expect(r.stdout).toMatch(/\[OK\]\n {4}shop\/data +1 pod\(s\) across 1 node\(s\)/);
     expect(r.stdout).toMatch(/claims needing attention: 0\n$/);
+  });
+
+  // A snapshot file a few minutes old is not "no leader": its ages are its own, unless --now says otherwise.
+  it('measures a snapshot against its own time, or --now when given', async () => {
+    const later = NOW + 10 * 60_000;
+    const own = await rwx(['triage', '--snapshot', healthy, '-o', 'json'], { now: later });
+    const report = JSON.parse(own.stdout) as {
+      generatedAt: string;
+      timeBasis: string;
+      preflight: { check: string; status: string }[];
+    };
+    expect([report.generatedAt, report.timeBasis]).toEqual(['2026-11-30T01:59:55Z', 'snapshot']);
+    expect(report.preflight.find((p) => p.check === 'leader')?.status).toBe('ok');
+    const given = await rwx(['triage', '--snapshot', healthy, '--now', new Date(later).toISOString()], { now: later });
+    expect(given.stdout).toMatch(/^Ages as of 2026-11-30T02:10:00Z \(--now\)\.\n/);
+    expect(given.stdout).toMatch(/leader +problem .*no leader, nothing provisions/);
+    expect(given.code).toBe(2);
   });
 
   it('exits 2 and groups strands by phase, OK last', async () => {
@@ -104,9 +124,9 @@ describe('rwx triage --snapshot', () => {
     const headers = [...r.stdout.matchAll(/^\[([A-Z_]+)\]$/gm)].map((m) => m[1]);
     expect(headers).toEqual(['BOUND_NO_PV', 'MOUNT_FAILED', 'PENDING_NO_CONSUMER', 'UNPUBLISH_STUCK', 'OK']);
     expect(r.stdout).toMatch(
-      /batch\/stuck +terminating: stuck-0 15m past grace, finalizers \[example.com\/drain-guard\]/,
+      /batch\/stuck +terminating: stuck-0 14m past grace, finalizers \[example.com\/drain-guard\]/,
     );
-    expect(r.stdout).toMatch(/event {2}FailedMount x7, 60s ago on Pod\/batch\/nomount-0: MountVolume.SetUp failed/);
+    expect(r.stdout).toMatch(/event {2}FailedMount x7, 55s ago on Pod\/batch\/nomount-0: MountVolume.SetUp failed/);
     expect(r.stdout).toMatch(/next {3}A process in the container/);
     expect(r.stdout).toMatch(/claims needing attention: 3\n$/);
   });

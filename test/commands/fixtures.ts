@@ -44,6 +44,7 @@ export function report(claims: ClaimReport[], over: Partial<TriageReport> = {}):
   return {
     schemaVersion: 1,
     generatedAt: '2026-11-30T09:15:00Z',
+    timeBasis: 'clock',
     filters: { namespace: null, driver: null },
     preflight: [{ check: 'csidriver', subject: 'ebs.csi.aws.com', status: 'ok', detail: 'attachRequired=true' }],
     undecided: [],

@@ -126,6 +126,18 @@ describe('/rwx through rwx serve (HTTP mode)', () => {
     expect(await answer('drain')).toContain('*BLOCK*');
   });
 
+  // The bot watches Leases as the CLI reads them: /rwx triage finds the controller's leader, as rwx triage does.
+  it('triage: the leader Lease is seen, and node heartbeat Leases are not watched', async () => {
+    expect((await command('triage', 'triage')).status).toBe(200);
+    const text = await answer('triage');
+    // every preflight check passes, the leader check included (unwatched Leases failed it: "no leader Lease found")
+    expect(text).toMatch(/\*Preflight\* :white_check_mark: all \d+ checks passed/);
+    expect(text).not.toMatch(/leader|Lease/);
+    const leases = [...serve.watcher.index.all('leases')].map((l) => `${l.metadata?.namespace}/${l.metadata?.name}`);
+    expect(leases).toContain('kube-system/ebs-csi-aws-com');
+    expect(leases.filter((l) => l.startsWith('kube-node-lease/'))).toEqual([]);
+  });
+
   it('an unsigned request gets 401 and no answer', async () => {
     expect((await command('status', 'unsigned', false)).status).toBe(401);
     expect(slack.responses.get('unsigned')).toBeUndefined();
