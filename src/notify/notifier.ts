@@ -1,7 +1,7 @@
 // The notifier: turns each evaluation's incidents into one Slack thread per incident. submit() records what the
 // evaluation saw and enqueues a BullMQ job per new / changed / cleared incident (deduplicated by incident key);
 // workers run the steps (stages.ts) under the per-incident lock. Any number of processes may share one Redis.
-import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { toRwxError } from '../errors.js';
@@ -10,22 +10,18 @@ import type { IncidentStore } from '../store/incident-store.js';
 import { RedisIncidentStore } from '../store/redis-store.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { SlackApi } from '../slack/api.js';
-import { DEFAULT_TIMERS, type StepName, type Timers, decide } from './decide.js';
+import { DEFAULT_TIMERS, type Timers } from './decide.js';
 import type { IncidentActions } from '../domain/actions.js';
 import { createIncidentActions } from './actions.js';
 import { DEFAULT_MESSAGE_OPTIONS, type MessageOptions } from './deps.js';
 import { recordEvaluation } from './record.js';
 import { type LockIdentity, lockIdentity, resumeInterrupted } from './resume.js';
 import { type NotifierObserver, type StageDeps, type StageOutcome, processIncident } from './stages.js';
+import { type Enqueue, type JobData, type NotifierLogger, QUEUE, startWorker, within } from './worker.js';
 
 export type { NotifierObserver } from './stages.js';
 
-/** Minimal logger (pino-compatible). Never given tokens. */
-export interface NotifierLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { NotifierLogger } from './worker.js';
 
 /** Options of createNotifier. Only redis, prefix, slack and channel are required. */
 export interface NotifierOptions {
@@ -45,9 +41,17 @@ export interface NotifierOptions {
   store?: IncidentStore;
   /** Run a BullMQ worker in this process (default true); false for a submit-only process. */
   worker?: boolean;
-  /** Attempts per job for retryable errors, and the first exponential backoff delay (default 8, 1000 ms). */
+  /**
+   * Retryable failures (Slack 5xx, a dropped connection, Redis away) are retried until the step is delivered, with
+   * an exponential backoff from backoffMs (default 1000 ms) capped at maxBackoffMs (default 20 s: back within 30 s of an outage ending): an outage longer
+   * than any fixed number of attempts must not lose the incident. `attempts` (default 8) only bounds errors BullMQ
+   * itself sees.
+   */
   attempts?: number;
   backoffMs?: number;
+  maxBackoffMs?: number;
+  /** How long close() waits for an in-flight step before abandoning it (default 10 s; see close). */
+  closeTimeoutMs?: number;
   /** Delay before retrying a job whose incident lock was busy (default 250 ms). */
   lockRetryMs?: number;
   /** Lock TTL (default 30 s) and how long resolved records are kept (default 7 days). */
@@ -87,18 +91,15 @@ export interface Notifier extends IncidentActions {
   queueDepth(): Promise<number>;
   /** The store the notifier writes (e.g. for /rwx status). */
   readonly store: IncidentStore;
-  /** Stops the worker (finishing the current job) and closes the queue and the duplicated connections. */
+  /**
+   * Stops the worker and closes the queue and the duplicated connections, within closeTimeoutMs: a step still in
+   * flight then (a hung Slack call, Redis away) is abandoned; what it started is marked in its record, so the next
+   * process looks it up instead of repeating it (resume.ts breaks the lock it leaves).
+   */
   close(): Promise<void>;
   /** Settles once the start-up resume (resume.ts) is done: the keys it resumed (none without a worker). */
   readonly resumed: Promise<string[]>;
 }
-
-interface JobData {
-  key: string;
-}
-
-/** The BullMQ queue's name (under the prefix: `<prefix>:notify`). */
-const QUEUE = 'notify';
 
 /**
  * Creates the notifier: `const n = createNotifier({ redis, prefix: 'rwx', slack, channel })`, then after each
@@ -149,9 +150,14 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     queueDepth: () => queue.getJobCountByTypes('waiting', 'active', 'prioritized'),
     resumed,
     async close() {
-      await resumed;
-      await worker?.close();
-      await queue.close();
+      const deadline = Date.now() + (opts.closeTimeoutMs ?? 10_000);
+      const left = (): number => Math.max(0, deadline - Date.now());
+      await within(resumed, left());
+      if (worker && !(await within(worker.close(), left()))) {
+        opts.logger?.warn({}, 'notify worker did not stop in time: in-flight step abandoned');
+        await worker.abandon();
+      }
+      await within(queue.close(), left());
       queueConn.disconnect();
       identity.retire();
     },
@@ -189,88 +195,4 @@ function stageDeps(opts: NotifierOptions): StageDeps {
     ...(opts.observeResolution ? { observe: opts.observeResolution } : {}),
     ...(opts.observer ? { observer: opts.observer } : {}),
   };
-}
-
-/** A running BullMQ worker with its own connection. */
-interface RunningWorker {
-  close(): Promise<void>;
-}
-
-// A BullMQ worker that runs the steps for each job's incident (at most 4 incidents at once).
-function startWorker(opts: NotifierOptions, deps: StageDeps, enqueue: Enqueue): RunningWorker {
-  const log = opts.logger;
-  const conn = opts.redis.duplicate({ maxRetriesPerRequest: null });
-  const worker = new Worker<JobData>(QUEUE, jobProcessor(deps, enqueue, log, opts.lockRetryMs ?? 250), {
-    connection: conn,
-    prefix: opts.prefix,
-    concurrency: 4,
-  });
-  worker.on('error', (e) => log?.error({ err: e.message }, 'notify worker error'));
-  worker.on('failed', (job, e) => {
-    if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
-      log?.error({ key: job.data.key, err: e.message }, 'notify gave up');
-  });
-  return {
-    async close() {
-      await worker.close();
-      conn.disconnect();
-    },
-  };
-}
-
-/** Enqueues the job of an incident key, to run after `delayMs` (notifier clock). */
-type Enqueue = (key: string, delayMs?: number) => Promise<void>;
-
-/**
- * What the worker does with one job: the steps for its incident. A wait or a busy lock moves the job back to
- * delayed; Slack's rate limit delays it by Retry-After; a non-retryable error fails it for good.
- */
-function jobProcessor(
-  deps: StageDeps,
-  enqueue: Enqueue,
-  log: NotifierLogger | undefined,
-  lockRetryMs: number,
-): (job: Job<JobData>, token?: string) => Promise<StepName[]> {
-  const delay = async (job: Job<JobData>, token: string | undefined, untilWallMs: number): Promise<never> => {
-    await job.moveToDelayed(Math.max(Date.now(), untilWallMs), token);
-    throw new DelayedError();
-  };
-  return async (job, token) => {
-    const key = job.data.key;
-    let out: StageOutcome;
-    try {
-      out = await processIncident(deps, key);
-    } catch (e) {
-      const err = toRwxError(e);
-      if (err.code === 'SLACK_RATE_LIMITED') {
-        log?.warn({ key, retryAfterSeconds: err.retryAfterSeconds }, 'slack rate limited: job delayed');
-        return delay(job, token, Date.now() + (err.retryAfterSeconds ?? 1) * 1000);
-      }
-      log?.error({ key, code: err.code, retryable: err.retryable, err: err.message }, 'notify failed');
-      if (!err.retryable) throw new UnrecoverableError(`${err.code}: ${err.message}`);
-      throw err;
-    }
-    // Timers run on the injected clock; BullMQ delays run on the wall clock: convert the remaining time.
-    if (out.kind === 'locked') return delay(job, token, Date.now() + lockRetryMs);
-    if (out.kind === 'wait') {
-      await job.moveToDelayed(Date.now() + Math.max(0, out.until - deps.clock.now()), token);
-      // An evaluation recorded after this run's last read and enqueued before the move waits behind this job (BullMQ
-      // holds it until the job finishes, which may be hours away): read the record again now that a new job would
-      // replace this delayed one, and run it sooner if it has something to do sooner.
-      const due = await nextDue(deps, key);
-      if (due !== undefined && due < out.until) await enqueue(key, due - deps.clock.now());
-      throw new DelayedError();
-    }
-    if (out.steps.length > 0) log?.info({ key, steps: out.steps }, 'notified');
-    return out.steps;
-  };
-}
-
-// When the incident's record next needs a run (notifier clock): now for a step, the time of a wait, never for none.
-async function nextDue(deps: StageDeps, key: string): Promise<number | undefined> {
-  const r = await deps.store.get(key);
-  if (!r) return undefined;
-  const now = deps.clock.now();
-  const next = decide(r, now, deps.timers);
-  return next.step === 'none' ? undefined : next.step === 'wait' ? next.until : now;
 }

@@ -1,0 +1,169 @@
+// The notify worker: a BullMQ worker that runs the steps (stages.ts) for each job's incident, and what it does
+// with each outcome: wait, a busy lock, Slack's rate limit, retryable failures (retried until delivered, capped
+// backoff), failures for good. Split from notifier.ts, which wires it to the queue and the store.
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { toRwxError } from '../errors.js';
+import { type StepName, decide } from './decide.js';
+import type { Redis } from 'ioredis';
+import { type StageDeps, type StageOutcome, processIncident } from './stages.js';
+
+/** Minimal logger (pino-compatible). Never given tokens. */
+export interface NotifierLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** The notifier options the worker reads (NotifierOptions documents each). */
+export interface WorkerOptions {
+  redis: Redis;
+  prefix: string;
+  logger?: NotifierLogger;
+  lockRetryMs?: number;
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/** What a notify job carries: the incident key (the worker reads the latest record). */
+export interface JobData {
+  key: string;
+  /** Consecutive retryable failures of this job (the backoff grows with them). */
+  failures?: number;
+}
+
+/** The BullMQ queue's name (under the prefix: `<prefix>:notify`). */
+export const QUEUE = 'notify';
+
+/** A running BullMQ worker with its own connection. */
+export interface RunningWorker {
+  /** Waits for the job in flight, then closes. */
+  close(): Promise<void>;
+  /**
+   * Stops at once: the jobs in flight go back to wait for the next process (rather than staying active until
+   * BullMQ's stalled sweep), their incident locks left to expire or be broken (resume.ts).
+   */
+  abandon(): Promise<void>;
+}
+
+/** Whether `p` settled within `ms` (its failure counts as settled: close errors are not worth waiting for). */
+export async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+  try {
+    return await Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// A BullMQ worker that runs the steps for each job's incident (at most 4 incidents at once).
+export function startWorker(opts: WorkerOptions, deps: StageDeps, enqueue: Enqueue): RunningWorker {
+  const log = opts.logger;
+  const conn = opts.redis.duplicate({ maxRetriesPerRequest: null });
+  const backoff = { firstMs: opts.backoffMs ?? 1000, maxMs: opts.maxBackoffMs ?? 20_000 };
+  const inFlight = new Map<Job<JobData>, string | undefined>();
+  const run = jobProcessor(deps, enqueue, log, opts.lockRetryMs ?? 250, backoff);
+  const tracked = async (job: Job<JobData>, token?: string): Promise<StepName[]> => {
+    inFlight.set(job, token);
+    try {
+      return await run(job, token);
+    } finally {
+      inFlight.delete(job);
+    }
+  };
+  const worker = new Worker<JobData>(QUEUE, tracked, {
+    connection: conn,
+    prefix: opts.prefix,
+    concurrency: 4,
+  });
+  worker.on('error', (e) => log?.error({ err: e.message }, 'notify worker error'));
+  worker.on('failed', (job, e) => {
+    if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
+      log?.error({ key: job.data.key, err: e.message }, 'notify gave up');
+  });
+  return {
+    async close() {
+      await worker.close();
+      conn.disconnect();
+    },
+    async abandon() {
+      const jobs = [...inFlight];
+      inFlight.clear();
+      void worker.close(true).catch(() => undefined);
+      await within(Promise.all(jobs.map(([job, token]) => job.moveToWait(token).catch(() => undefined))), 2_000);
+      conn.disconnect();
+    },
+  };
+}
+
+/** Enqueues the job of an incident key, to run after `delayMs` (notifier clock). */
+export type Enqueue = (key: string, delayMs?: number) => Promise<void>;
+
+/**
+ * What the worker does with one job: the steps for its incident. A wait or a busy lock moves the job back to
+ * delayed; Slack's rate limit delays it by Retry-After; any other retryable error delays it by the capped
+ * backoff, for as long as it takes; a non-retryable error fails it for good.
+ */
+function jobProcessor(
+  deps: StageDeps,
+  enqueue: Enqueue,
+  log: NotifierLogger | undefined,
+  lockRetryMs: number,
+  backoff: { firstMs: number; maxMs: number },
+): (job: Job<JobData>, token?: string) => Promise<StepName[]> {
+  const delay = async (job: Job<JobData>, token: string | undefined, untilWallMs: number): Promise<never> => {
+    await job.moveToDelayed(Math.max(Date.now(), untilWallMs), token);
+    throw new DelayedError();
+  };
+  return async (job, token) => {
+    const key = job.data.key;
+    let out: StageOutcome;
+    try {
+      out = await processIncident(deps, key);
+    } catch (e) {
+      const err = toRwxError(e);
+      if (err.code === 'SLACK_RATE_LIMITED') {
+        log?.warn({ key, retryAfterSeconds: err.retryAfterSeconds }, 'slack rate limited: job delayed');
+        return delay(job, token, Date.now() + (err.retryAfterSeconds ?? 1) * 1000);
+      }
+      if (!err.retryable) {
+        log?.error({ key, code: err.code, err: err.message }, 'notify failed for good');
+        throw new UnrecoverableError(`${err.code}: ${err.message}`);
+      }
+      const failures = (job.data.failures ?? 0) + 1;
+      const waitMs = Math.min(backoff.maxMs, backoff.firstMs * 2 ** Math.min(failures - 1, 20));
+      log?.warn({ key, code: err.code, failures, retryInMs: waitMs, err: err.message }, 'notify failed: will retry');
+      await job.updateData({ key, failures });
+      return delay(job, token, Date.now() + waitMs);
+    }
+    if (job.data.failures) await job.updateData({ key });
+    // Timers run on the injected clock; BullMQ delays run on the wall clock: convert the remaining time.
+    if (out.kind === 'locked') return delay(job, token, Date.now() + lockRetryMs);
+    if (out.kind === 'wait') {
+      await job.moveToDelayed(Date.now() + Math.max(0, out.until - deps.clock.now()), token);
+      // An evaluation recorded after this run's last read and enqueued before the move waits behind this job (BullMQ
+      // holds it until the job finishes, which may be hours away): read the record again now that a new job would
+      // replace this delayed one, and run it sooner if it has something to do sooner.
+      const due = await nextDue(deps, key);
+      if (due !== undefined && due < out.until) await enqueue(key, due - deps.clock.now());
+      throw new DelayedError();
+    }
+    if (out.steps.length > 0) log?.info({ key, steps: out.steps }, 'notified');
+    return out.steps;
+  };
+}
+
+// When the incident's record next needs a run (notifier clock): now for a step, the time of a wait, never for none.
+async function nextDue(deps: StageDeps, key: string): Promise<number | undefined> {
+  const r = await deps.store.get(key);
+  if (!r) return undefined;
+  const now = deps.clock.now();
+  const next = decide(r, now, deps.timers);
+  return next.step === 'none' ? undefined : next.step === 'wait' ? next.until : now;
+}

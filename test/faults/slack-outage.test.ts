@@ -1,0 +1,53 @@
+// A Slack outage (503 on every call) longer than the notify job's retries used to last (8 attempts): the root was
+// never posted, even after Slack came back. Retryable failures are now retried until delivered, with a capped
+// backoff; when Slack answers again the thread is brought to what the record says. One root, no reply twice.
+import { afterEach, describe, expect, it } from 'vitest';
+import { harness, until, type Harness } from '../serve/harness.js';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('a Slack 5xx outage longer than the old retries', () => {
+  it('posts the incident once Slack is back, and only once', async () => {
+    h = await harness('scenarios/propagation-loss.yaml');
+    // With the harness' 50 ms backoff, 8 attempts were spent in about 13 s.
+    h.slack.outage(16_000, { status: 503 });
+    const t0 = Date.now();
+    await h.start();
+    await h.advance(1_000);
+    await until(() => h!.slack.answered(503).length >= 8, 'the retries during the outage', 20_000);
+    await until(() => h!.slack.roots().length === 1, 'the root after the outage', 60_000);
+    await until(() => h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1, 'the evidence reply', 30_000);
+    console.log(`slack 503 outage of 16 s: root posted ${Date.now() - t0} ms after the outage began`);
+    expect(h.slack.roots()).toHaveLength(1);
+    const ids = h.slack.replies(h.slack.roots()[0]!.ts).map((r) => r.metadata?.event_payload.reply);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(h.lines.join('')).toMatch(/notify failed: will retry/);
+    expect(h.lines.join('')).not.toMatch(/notify gave up/);
+  }, 90_000);
+});
+
+describe('SIGTERM while a Slack call hangs', () => {
+  it('stops within the close deadline, and the restart adopts the post instead of repeating it', async () => {
+    h = await harness('scenarios/propagation-loss.yaml');
+    h.slack.hang('chat.postMessage', 1, { handled: true }); // Slack took the root, the answer never comes
+    const first = await h.start();
+    await h.advance(1_000);
+    await until(() => h!.slack.callsOf('chat.postMessage').length >= 1, 'the hung post');
+    const t0 = Date.now();
+    await first.stop();
+    const stopMs = Date.now() - t0;
+    console.log(`stop with a hung Slack call: ${stopMs} ms (close deadline 10 s)`);
+    expect(stopMs).toBeLessThan(15_000);
+    expect(h.lines.join('')).toMatch(/in-flight step abandoned/);
+    await h.start();
+    for (let i = 0; i < 3; i++) await h.advance(2_000);
+    await until(() => h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1, 'the evidence after the restart');
+    expect(h.slack.roots()).toHaveLength(1);
+    const ids = h.slack.replies(h.slack.roots()[0]!.ts).map((r) => r.metadata?.event_payload.reply);
+    expect(new Set(ids).size).toBe(ids.length);
+  }, 60_000);
+});
