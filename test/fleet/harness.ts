@@ -46,6 +46,8 @@ export interface MemberSpec {
   name: string;
   scenario: string | Scenario;
   env?: Record<string, string>;
+  /** Another replica of the cluster of the member started just before: it watches that member's simulator. */
+  replica?: boolean;
 }
 
 /** Starts the clusters in order (so connection i+1 is members[i]) and waits for each first evaluation. */
@@ -74,7 +76,7 @@ export async function startFleet(
     async advance(ms) {
       const [first, ...rest] = members;
       await first?.sim.advance(ms);
-      for (const m of rest) await m.sim.advance(0);
+      for (const m of rest) if (m.sim !== first?.sim) await m.sim.advance(0);
       await new Promise((r) => setTimeout(r, 50));
       for (const m of members) await m.serve?.tick();
     },
@@ -87,7 +89,7 @@ export async function startFleet(
     },
     async close() {
       for (const m of members) await m.serve?.stop();
-      for (const m of members) await m.sim.stop();
+      for (const sim of new Set(members.map((m) => m.sim))) await sim.stop();
       await socket.close();
       await slack.close();
       await cleanRedis(base);
@@ -95,7 +97,8 @@ export async function startFleet(
   };
   try {
     for (const spec of specs) {
-      const sim = await startSimulator({ scenario: spec.scenario, clock });
+      const prev = members[members.length - 1];
+      const sim = spec.replica && prev ? prev.sim : await startSimulator({ scenario: spec.scenario, clock });
       const { log, lines } = memoryLogger();
       const config = loadConfig({
         env: {
