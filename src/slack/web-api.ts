@@ -71,9 +71,15 @@ export function mapSlackError(method: string, e: unknown): RwxError {
   }
 }
 
+/** How long one Web API request may take before it fails (ms): well inside the incident lock's 30 s TTL. */
+export const SLACK_REQUEST_TIMEOUT_MS = 10_000;
+
 /** Builds the WebClient-backed SlackApi. */
 export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
   const client = new webApi.WebClient(opts.token, {
+    // A call Slack never answers fails (retryably) instead of holding the incident's lock and the job forever;
+    // what it may have posted is looked up by its metadata before the retry posts (src/notify/steps).
+    timeout: SLACK_REQUEST_TIMEOUT_MS,
     ...opts.clientOptions,
     ...(opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {}),
     retryConfig: { retries: 0 },

@@ -51,3 +51,23 @@ describe('SIGTERM while a Slack call hangs', () => {
     expect(new Set(ids).size).toBe(ids.length);
   }, 60_000);
 });
+
+describe('a Slack call that is never answered', () => {
+  it('times out, is retried, and the retry adopts what Slack took: one root', async () => {
+    h = await harness('scenarios/propagation-loss.yaml');
+    h.slack.hang('chat.postMessage', 1, { handled: true });
+    const t0 = Date.now();
+    await h.start();
+    await h.advance(1_000);
+    await until(
+      () => h!.slack.roots().length === 1 && h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1,
+      'the evidence',
+      40_000,
+    );
+    console.log(
+      `hung chat.postMessage: evidence in the thread ${Date.now() - t0} ms after the start (request timeout 10 s)`,
+    );
+    expect(h.slack.roots()).toHaveLength(1);
+    expect(h.lines.join('')).toMatch(/notify failed: will retry/);
+  }, 60_000);
+});
