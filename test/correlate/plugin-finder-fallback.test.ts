@@ -17,6 +17,7 @@ import {
 import { driverToken, nameTokens } from '../../src/correlate/plugin-match.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
 import { escapeSlack } from '../../src/render/escape.js';
+import { slackDates } from '../../src/render/slack-blocks.js';
 import { renderEvidenceReply } from '../../src/render/slack-thread.js';
 import { renderIncident } from '../../src/render/terminal-incidents.js';
 import {
@@ -463,7 +464,7 @@ describe('the correlator sees an nfs rollout without an override', () => {
     const terminal = renderIncident(inc!).join('\n');
     expect(inc?.explanations?.length).toBeGreaterThan(3);
     for (const e of inc?.explanations ?? []) {
-      expect(slack).toContain(JSON.stringify(escapeSlack(e)).slice(1, -1));
+      expect(slack).toContain(JSON.stringify(slackDates(escapeSlack(e))).slice(1, -1)); // times as Slack dates
       expect(terminal).toContain(e);
     }
     expect(slack).toContain('found by elimination');
