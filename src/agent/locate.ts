@@ -2,7 +2,7 @@
 // port of its container port named "agent". Read-only (one pod list with label and field selectors).
 import { AGENT_ENABLE_HINT } from '../domain/proof.js';
 import { RwxError } from '../errors.js';
-import type { KubeConnection } from '../kube/connect.js';
+import type { ApiConnection } from '../kube/connect.js';
 import { apiError } from '../kube/read.js';
 import { AGENT_PORT } from './server.js';
 
@@ -72,7 +72,7 @@ export function pickAgentPod(pods: AgentPod[]): AgentPod | undefined {
 }
 
 /** The agent pod on `node`, or undefined when none runs there. Throws KUBE_* on API failures. */
-export async function findAgentPod(conn: KubeConnection, node: string): Promise<AgentPod | undefined> {
+export async function findAgentPod(conn: ApiConnection, node: string): Promise<AgentPod | undefined> {
   const q = new URLSearchParams({
     labelSelector: AGENT_SELECTOR,
     fieldSelector: `spec.nodeName=${node}`,
@@ -86,7 +86,7 @@ export async function findAgentPod(conn: KubeConnection, node: string): Promise<
 }
 
 /** Whether the node exists: true, false (404), or undefined when the API would not say (403). */
-export async function nodeExists(conn: KubeConnection, node: string): Promise<boolean | undefined> {
+export async function nodeExists(conn: ApiConnection, node: string): Promise<boolean | undefined> {
   const res = await conn.request('GET', `/api/v1/nodes/${encodeURIComponent(node)}`);
   if (res.status === 200) return true;
   if (res.status === 404) return false;

@@ -6,7 +6,7 @@ import { reportNeedsAttention } from '../detect/node-findings.js';
 import { AGENT_SELECTOR, ENABLE_HINT, findAgentPod, nodeExists } from '../agent/locate.js';
 import { renderReport } from '../render/terminal-node.js';
 import { isValidName } from '../commands/names.js';
-import { connect } from '../kube/connect.js';
+import { openApi } from '../kube/connect.js';
 import { durationValue, outputFormat, parseFlags } from './args.js';
 import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
@@ -58,7 +58,7 @@ export const run: Command = async (argv, io) => {
     url = normalizeAgentUrl(values['agent-url']);
     source = url;
   } else {
-    const conn = await connect({ kubeconfig: values.kubeconfig, context: values.context, env: io.env });
+    const conn = await openApi({ kubeconfig: values.kubeconfig, context: values.context, env: io.env });
     const pod = await findAgentPod(conn, node);
     if (!pod) {
       const exists = await nodeExists(conn, node);

@@ -9,7 +9,7 @@
 import { RwxError } from '../errors.js';
 import { KIND_KEYS, KINDS, type KindKey } from '../domain/kinds.js';
 import type { Snapshot } from '../domain/snapshot.js';
-import { connect, type KubeConnection } from '../kube/connect.js';
+import { openApi, type ApiConnection } from '../kube/connect.js';
 import { readCluster } from '../kube/read.js';
 import { loadSnapshotFile } from '../kube/snapshot-file.js';
 import { snapshotTime } from '../detect/snapshot-time.js';
@@ -27,7 +27,7 @@ export interface SourceFlags {
 /** The cluster as a command sees it; `conn` is set only in live mode (for access checks and follow-up reads). */
 export interface Source {
   snapshot: Snapshot;
-  conn?: KubeConnection;
+  conn?: ApiConnection;
   namespace?: string;
 }
 
@@ -48,7 +48,7 @@ export const NAMESPACE_FILTERED_KINDS: ReadonlySet<KindKey> = new Set(['pods', '
 export async function loadSource(
   flags: SourceFlags,
   io: CliIo,
-  opts: { kinds?: readonly KindKey[]; onConnect?: (conn: KubeConnection, namespace: string | undefined) => void } = {},
+  opts: { kinds?: readonly KindKey[]; onConnect?: (conn: ApiConnection, namespace: string | undefined) => void } = {},
 ): Promise<Source> {
   const namespace = flags.namespace === undefined || flags.namespace === '' ? undefined : flags.namespace;
   if (namespace && flags['all-namespaces'])
@@ -61,7 +61,7 @@ export async function loadSource(
     if (namespace) filterNamespace(snapshot, namespace);
     return namespace ? { snapshot, namespace } : { snapshot };
   }
-  const conn = await connect({ kubeconfig: flags.kubeconfig, context: flags.context, env: io.env });
+  const conn = await openApi({ kubeconfig: flags.kubeconfig, context: flags.context, env: io.env });
   opts.onConnect?.(conn, namespace);
   const kinds = opts.kinds ?? KIND_KEYS;
   const snapshot = await readCluster(conn, { kinds, namespace, namespacedKinds: NAMESPACE_FILTERED_KINDS });

@@ -4,7 +4,7 @@ import { ClusterIndex } from '../domain/cluster-index.js';
 import { systemClock } from '../domain/clock.js';
 import type { KindKey } from '../domain/kinds.js';
 import { checkAccess, type AccessResult } from '../kube/access.js';
-import type { KubeConnection } from '../kube/connect.js';
+import type { ApiConnection } from '../kube/connect.js';
 import { NEEDED, needsAttention, renderJson, renderTable, triage, type TriageReport } from '../triage/index.js';
 import { outputFormat, parseFlags } from './args.js';
 import { helpText } from './commands.js';
@@ -32,7 +32,7 @@ export const run: Command = async (argv, io) => {
   const kinds = NEEDED.map((n) => n.kind);
   // Live: the access reviews are asked while the lists are read, not after them.
   let reviews: Promise<AccessResult[]> | undefined;
-  const onConnect = (conn: KubeConnection, namespace: string | undefined) => {
+  const onConnect = (conn: ApiConnection, namespace: string | undefined) => {
     const scoped = (kind: KindKey) =>
       namespace && ['pods', 'pvcs', 'events'].includes(kind) ? { kind, namespace } : { kind };
     reviews = checkAccess(conn, kinds.map(scoped));

@@ -1,7 +1,7 @@
 // Access checks through SelfSubjectAccessReview: "may I list X?" asked of the API server itself, so preflight
 // can say which resources it could not read before the reads fail.
 import { KINDS, type KindKey } from '../domain/kinds.js';
-import type { KubeConnection } from './connect.js';
+import type { ApiConnection } from './connect.js';
 import { apiError } from './read.js';
 
 /** One question: may the current user `verb` (default list) this kind, cluster-wide or in `namespace`? */
@@ -21,7 +21,7 @@ export interface AccessResult {
 }
 
 /** Asks one SelfSubjectAccessReview per check (in parallel). 401 and transport errors throw; other failures give allowed: null. */
-export async function checkAccess(conn: KubeConnection, checks: readonly AccessCheck[]): Promise<AccessResult[]> {
+export async function checkAccess(conn: ApiConnection, checks: readonly AccessCheck[]): Promise<AccessResult[]> {
   return Promise.all(
     checks.map(async (c): Promise<AccessResult> => {
       const verb = c.verb ?? 'list';

@@ -4,14 +4,16 @@
 // @kubernetes/client-node is imported here, lazily, and only when a command connects: loading it costs about half a
 // second, which `rwx triage --snapshot` and `rwx drain-check --snapshot` must not pay. Connecting goes through it
 // so that every kubeconfig feature keeps working: exec plugins, OIDC and other auth providers, client
-// certificates, token files, in-cluster service accounts.
-import { existsSync, readFileSync } from 'node:fs';
+// certificates, token files, in-cluster service accounts. The one exception is openApi() for the read commands:
+// when the context's only credential is a static bearer token (kubeconfig.ts staticToken: no exec, no provider,
+// no certificate, no proxy), a token header and the cluster's CA are all client-node would do, so the read starts
+// without waiting for it to load.
 import http from 'node:http';
 import https from 'node:https';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
+import { delimiter } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { RwxError } from '../errors.js';
+import { firstWins, kubeconfigFiles, readKubeconfig, staticToken, type StaticToken } from './kubeconfig.js';
 import { unreachableError } from './status.js';
 
 /** What connect() needs: the flags, and the environment (KUBECONFIG, KUBERNETES_SERVICE_HOST, HOME). */
@@ -27,18 +29,21 @@ export interface KubeResponse {
   body: unknown;
 }
 
-/** A resolved API server connection. `request` throws only KUBE_UNREACHABLE; callers map statuses. */
-export interface KubeConnection {
+/** A resolved API server: enough to send requests. `request` throws only KUBE_UNREACHABLE; callers map statuses. */
+export interface ApiConnection {
   /** The API server URL, for messages. */
   server: string;
   /** The kubeconfig context in use ('' for in-cluster). */
   context: string;
   /** The namespace the context names (in-cluster: the service account's), if any: kubectl's default namespace. */
   namespace?: string;
-  /** The underlying client-node config, for code that needs client-node's own APIs (watch). */
-  kc: KubeConfig;
   /** Sends one request to `path` (starting with /), JSON in and out. */
   request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<KubeResponse>;
+}
+
+/** A connection through client-node, for code that needs its own APIs too (watch, the gate's typed clients). */
+export interface KubeConnection extends ApiConnection {
+  kc: KubeConfig;
 }
 
 /**
@@ -52,7 +57,7 @@ export async function connect(opts: ConnectOptions): Promise<KubeConnection> {
   const where = files.length === 1 ? files[0] : files.length > 1 ? files.join(delimiter) : 'the in-cluster config';
   if (files.length === 0 && !opts.env.KUBERNETES_SERVICE_HOST)
     throw new RwxError('CONFIG', 'no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a cluster');
-  for (const f of files) await checkKubeconfig(f);
+  for (const f of files) await readKubeconfig(f);
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kc = new KubeConfig();
   try {
@@ -85,83 +90,39 @@ export async function connect(opts: ConnectOptions): Promise<KubeConnection> {
     context: kc.getCurrentContext(),
     ...(namespace ? { namespace } : {}),
     kc,
-    request: (m, p, b) => send(kc, server, m, p, b),
+    request: (m, p, b) => send((o, url) => clientNodeOptions(kc, o, url), server, m, p, b),
   };
 }
 
-/** The kubeconfig files to read, in order: --kubeconfig, else KUBECONFIG's existing files, else ~/.kube/config. */
-function kubeconfigFiles(opts: ConnectOptions): string[] {
-  if (opts.kubeconfig) return [opts.kubeconfig];
-  const fromEnv = (opts.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
-  if (fromEnv.length > 0) {
-    const existing = fromEnv.filter((f) => existsSync(f));
-    if (existing.length === 0)
-      throw new RwxError('CONFIG', `KUBECONFIG names no file that exists (${fromEnv.join(delimiter)})`);
-    return existing;
-  }
-  const def = join(opts.env.HOME ?? homedir(), '.kube', 'config');
-  return existsSync(def) ? [def] : [];
-}
-
 /**
- * Merges kubeconfigs into `kc` as kubectl does (client-node's own mergeConfig throws on a name defined twice and
- * lets the last current-context win): the first definition of each name wins, and the first current-context set.
+ * A connection for reading (the read commands' and `rwx node`'s): connect(), except that a static-token context
+ * (see the file comment) is served without loading client-node. Same files, merge, context and errors.
  */
-function mergeLikeKubectl(kc: KubeConfig, configs: readonly KubeConfig[]): void {
-  const clusters = new Map<string, Cluster>();
-  const users = new Map<string, User>();
-  const contexts = new Map<string, Context>();
-  let currentContext = '';
-  for (const c of configs) {
-    for (const x of c.clusters) if (!clusters.has(x.name)) clusters.set(x.name, x);
-    for (const x of c.users) if (!users.has(x.name)) users.set(x.name, x);
-    for (const x of c.contexts) if (!contexts.has(x.name)) contexts.set(x.name, x);
-    currentContext ||= c.getCurrentContext() ?? '';
-  }
-  kc.loadFromOptions({
-    clusters: [...clusters.values()],
-    users: [...users.values()],
-    contexts: [...contexts.values()],
-    currentContext,
-  });
+export async function openApi(opts: ConnectOptions): Promise<ApiConnection> {
+  const files = kubeconfigFiles(opts);
+  const target = files.length > 0 ? staticToken(await Promise.all(files.map(readKubeconfig)), opts.context) : undefined;
+  return target ? tokenConnection(target) : connect(opts);
 }
 
-/** Throws CONFIG unless `file` is readable YAML with clusters, contexts or users (not, say, /etc/passwd). */
-async function checkKubeconfig(file: string): Promise<void> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? firstLine(e));
-    throw new RwxError('CONFIG', `cannot read kubeconfig ${file}: ${why}`, { cause: e });
-  }
-  let doc: unknown;
-  const { parse } = await import('yaml'); // only when connecting: snapshot commands do not load it
-  try {
-    doc = parse(text);
-  } catch {
-    doc = undefined;
-  }
-  const o = doc as { kind?: unknown; clusters?: unknown; contexts?: unknown; users?: unknown } | undefined;
-  const shaped =
-    o !== null &&
-    typeof o === 'object' &&
-    !Array.isArray(o) &&
-    (o.kind === 'Config' || Array.isArray(o.clusters) || Array.isArray(o.contexts) || Array.isArray(o.users));
-  if (!shaped)
-    throw new RwxError('CONFIG', `${file} is not a kubeconfig (expected YAML with clusters, contexts and users)`);
+function tokenConnection(t: StaticToken): ApiConnection {
+  // One keep-alive agent for every request of this connection (one TLS handshake, not one per list page).
+  const agent = t.server.startsWith('https:')
+    ? new https.Agent({ keepAlive: true, rejectUnauthorized: !t.insecure, ...(t.ca ? { ca: t.ca } : {}) })
+    : undefined;
+  const apply = async (o: https.RequestOptions) => {
+    o.headers = { ...o.headers, Authorization: `Bearer ${t.token}` };
+    if (agent) o.agent = agent;
+  };
+  return {
+    server: t.server,
+    context: t.context,
+    ...(t.namespace ? { namespace: t.namespace } : {}),
+    request: (m, p, b) => send(apply, t.server, m, p, b),
+  };
 }
 
-async function send(
-  kc: KubeConfig,
-  server: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<KubeResponse> {
-  const url = new URL(server + path);
-  const opts: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
+/** client-node's TLS options and credentials for one request (it refreshes exec and provider tokens itself). */
+async function clientNodeOptions(kc: KubeConfig, opts: https.RequestOptions, url: URL): Promise<void> {
   try {
     await kc.applyToHTTPSOptions(opts);
   } catch (e) {
@@ -171,6 +132,32 @@ async function send(
       throw new RwxError('CONFIG', `kubeconfig credentials unusable: ${firstLine(e)}`, { cause: e });
     delete opts.agent;
   }
+}
+
+/**
+ * Merges kubeconfigs into `kc` as kubectl does (client-node's own mergeConfig throws on a name defined twice and
+ * lets the last current-context win): the first definition of each name wins, and the first current-context set.
+ */
+function mergeLikeKubectl(kc: KubeConfig, configs: readonly KubeConfig[]): void {
+  kc.loadFromOptions({
+    clusters: firstWins(configs.map((c) => c.clusters)),
+    users: firstWins(configs.map((c) => c.users)),
+    contexts: firstWins(configs.map((c) => c.contexts)),
+    currentContext: configs.map((c) => c.getCurrentContext()).find((c) => c) ?? '',
+  });
+}
+
+/** One JSON request; `apply` adds the credentials and TLS options. */
+async function send(
+  apply: (opts: https.RequestOptions, url: URL) => Promise<void>,
+  server: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<KubeResponse> {
+  const url = new URL(server + path);
+  const opts: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
+  await apply(opts, url);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (payload !== undefined) opts.headers = { ...opts.headers, 'Content-Type': 'application/json' };
   const mod = url.protocol === 'http:' ? http : https;

@@ -1,6 +1,13 @@
 // The one import for reading a cluster: live (connect, readCluster, checkAccess) or from files (loadSnapshotFile),
 // with every object projected (project) to the shapes in src/domain/objects.ts.
-export { connect, type ConnectOptions, type KubeConnection, type KubeResponse } from './connect.js';
+export {
+  connect,
+  openApi,
+  type ApiConnection,
+  type ConnectOptions,
+  type KubeConnection,
+  type KubeResponse,
+} from './connect.js';
 export { readCluster, listPath, listQuery, apiError, PAGE_LIMIT, type ReadOptions } from './read.js';
 export { checkAccess, type AccessCheck, type AccessResult } from './access.js';
 export { loadSnapshotFile, parseSnapshotText, NOT_IN_SNAPSHOT } from './snapshot-file.js';

@@ -4,7 +4,7 @@
 import { RwxError } from '../errors.js';
 import { KINDS, apiVersionOf, type KindInfo, type KindKey } from '../domain/kinds.js';
 import { emptySnapshot, type Snapshot, type UnreadableKind } from '../domain/snapshot.js';
-import type { KubeConnection } from './connect.js';
+import type { ApiConnection } from './connect.js';
 import { statusError, statusMessage } from './status.js';
 import { project } from './project.js';
 
@@ -19,7 +19,7 @@ export interface ReadOptions {
 export const PAGE_LIMIT = 500;
 
 /** Lists every requested kind (in parallel, pages in order) into a projected Snapshot. Kinds not requested are marked unreadable ('not read'). */
-export async function readCluster(conn: KubeConnection, opts: ReadOptions): Promise<Snapshot> {
+export async function readCluster(conn: ApiConnection, opts: ReadOptions): Promise<Snapshot> {
   const snap = emptySnapshot();
   const results = await Promise.all(
     opts.kinds.map(async (k) => {
@@ -57,7 +57,7 @@ export function listQuery(kind: KindKey, limit: number, continueToken?: string):
 }
 
 async function listKind(
-  conn: KubeConnection,
+  conn: ApiConnection,
   kind: KindKey,
   namespace?: string,
 ): Promise<{ items: unknown[] } | { unreadable: UnreadableKind }> {
@@ -88,6 +88,6 @@ async function listKind(
 }
 
 /** The error for a non-success list/get status from `conn`'s server (src/kube/status.ts has the mapping). */
-export function apiError(conn: KubeConnection, status: number, body: unknown, what: string): RwxError {
+export function apiError(conn: ApiConnection, status: number, body: unknown, what: string): RwxError {
   return statusError(status, body, what, { server: conn.server });
 }
