@@ -4,6 +4,7 @@
 // only listed. Never throws: failures become a short, honest reply.
 import type { Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { NodeReportState } from '../domain/proof.js';
 import type { Evaluation } from '../evaluate/evaluate.js';
 import { isRwxError, toRwxError } from '../errors.js';
 import type { TriageOptions, TriageReport } from '../triage/types.js';
@@ -13,6 +14,7 @@ import { respond, type CommandReply } from './message.js';
 import { section } from '../render/slack-blocks.js';
 import type { ParsedCommand } from './parse.js';
 import { renderDrain, renderUnknownNode } from './render-drain.js';
+import { renderNode } from './render-node.js';
 import { renderFleetStatus, renderStatus, type ClusterLiveness, type OpenIncident } from './render-status.js';
 import { renderTriage } from './render-triage.js';
 import { engineFilters, narrowReport } from './scope.js';
@@ -31,6 +33,11 @@ export interface CommandServices {
   evaluate(index: ClusterIndex, now: number): Pick<Evaluation, 'incidents' | 'drain'>;
   /** Open incidents from the incident store, for /rwx status. */
   openIncidents(): Promise<OpenIncident[]>;
+  /**
+   * What the node agent on NODE answers now (docs/agent.md), for /rwx node; absent where no agent can be asked.
+   * Never throws: a failure is an `unavailable` state with the reason.
+   */
+  nodeReport?(node: string): Promise<NodeReportState>;
   /** In a fleet (src/fleet): every cluster and whether it answers; /rwx status then groups by cluster. */
   clusters?(): Promise<ClusterLiveness[]>;
 }
@@ -55,6 +62,8 @@ export async function runCommand(cmd: ParsedCommand, svc: CommandServices): Prom
       }
       case 'drain':
         return drain(cmd.node, pub, svc);
+      case 'node':
+        return await node(cmd.node, pub, svc);
     }
   } catch (e) {
     return failure(e, pub);
@@ -73,6 +82,13 @@ function drain(node: string, pub: boolean, svc: CommandServices): CommandReply {
     if (isRwxError(e, 'NOT_FOUND')) return renderUnknownNode(node, pub);
     throw e;
   }
+}
+
+async function node(name: string, pub: boolean, svc: CommandServices): Promise<CommandReply> {
+  const index = svc.cluster.index();
+  if (index.readable('nodes') && index.get('nodes', name) === undefined) return renderUnknownNode(name, pub);
+  const state: NodeReportState = svc.nodeReport ? await svc.nodeReport(name) : { kind: 'no-agent' };
+  return renderNode(name, state, pub);
 }
 
 /** A one-line failure reply; the error message is untrusted (it may quote cluster data). */

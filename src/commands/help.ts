@@ -8,6 +8,7 @@ export const USAGE_LINES: readonly string[] = [
   '`/rwx triage` — every ReadWriteMany claim in the cluster, by failure strand',
   '`/rwx triage NAMESPACE` · `/rwx triage NAMESPACE/CLAIM` · `/rwx triage node NODE` · `/rwx triage driver DRIVER`',
   '`/rwx drain NODE` — is it safe to drain NODE? BLOCK, CAUTION or OK, with what to do instead',
+  "`/rwx node NODE` — the node agent's report for NODE: CSI mounts the host cannot see, orphaned staged volumes, mount options",
   '`/rwx status` — open incidents, their verdict and a link to each thread',
   '`/rwx help` — this text',
   '`@CLUSTER` as the last word names the cluster a command is about, where several share this app: `/rwx drain node-19 @prod-eu-1`',

@@ -14,6 +14,7 @@ export type CommandOutcome = 'ok' | 'refused' | 'error';
 export const COMMAND_NAMES: readonly CommandName[] = Object.keys({
   triage: 0,
   drain: 0,
+  node: 0,
   status: 0,
   help: 0,
   usage: 0,

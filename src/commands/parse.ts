@@ -4,6 +4,7 @@
 // Grammar:
 //   /rwx triage [NAMESPACE | NAMESPACE/CLAIM | node NODE | driver DRIVER] [public]
 //   /rwx drain NODE [public]
+//   /rwx node NODE [public]
 //   /rwx status [public]
 //   /rwx help            (also: empty text)
 // Any of the first three may name the cluster it is about with one `@CLUSTER` word (by convention the last one:
@@ -27,6 +28,7 @@ export type TriageScope =
 export type ParsedCommand =
   | { kind: 'triage'; scope: TriageScope; public: boolean; cluster?: string }
   | { kind: 'drain'; node: string; public: boolean; cluster?: string }
+  | { kind: 'node'; node: string; public: boolean; cluster?: string }
   | { kind: 'status'; public: boolean; cluster?: string }
   | { kind: 'help' }
   | { kind: 'usage'; error: string };
@@ -68,6 +70,8 @@ function parseWords(sub: string | undefined, rest: string[]): ParsedCommand {
     }
     case 'drain':
       return parseDrain(rest);
+    case 'node':
+      return parseNode(rest);
     case 'triage':
       return parseTriage(rest);
     default:
@@ -83,6 +87,16 @@ function parseDrain(rest: string[]): ParsedCommand {
   const node = args[0] ?? '';
   const bad = check('node', node);
   return bad ? usage(bad) : { kind: 'drain', node, public: pub };
+}
+
+function parseNode(rest: string[]): ParsedCommand {
+  // As drain: a lone "public" is a node name.
+  const { args, pub } = rest.length >= 2 ? takePublic(rest) : { args: rest, pub: false };
+  if (args.length === 0) return usage('`node` needs a NODE name');
+  if (args.length > 1) return usage('`node` takes one NODE name');
+  const node = args[0] ?? '';
+  const bad = check('node', node);
+  return bad ? usage(bad) : { kind: 'node', node, public: pub };
 }
 
 function parseTriage(rest: string[]): ParsedCommand {

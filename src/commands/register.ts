@@ -82,7 +82,9 @@ function working(cmd: Exclude<ParsedCommand, { kind: 'help' | 'usage' }>): strin
       ? `triage of ${scopeLabel(cmd.scope)}`
       : cmd.kind === 'drain'
         ? `drain check for ${cmd.node}`
-        : 'open incidents';
+        : cmd.kind === 'node'
+          ? `node agent's report for ${cmd.node}`
+          : 'open incidents';
   return `:hourglass_flowing_sand: Working on the ${untrusted(what, 300)}…`;
 }
 

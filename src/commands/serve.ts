@@ -32,6 +32,8 @@ export interface ServeCommandsOptions {
   log?: { error(obj: object, msg: string): void };
   /** Told each command's outcome once (metrics). */
   observe?: CommandObserver;
+  /** What the node agent on a node answers now (/rwx node); absent: "no agent" for every node. */
+  nodeReport?: CommandServices['nodeReport'];
   /** For usergroups.users.list and conversations.open; default fastClient(botToken, apiUrl). */
   client?: ApiCaller;
   /**
@@ -54,7 +56,7 @@ export function serveResponseSender(config: Config): ResponseSender {
 
 /** The services the handlers use in `rwx serve`. */
 export function serveServices(
-  o: Pick<ServeCommandsOptions, 'config' | 'index' | 'redis' | 'clock' | 'openKeys'> & {
+  o: Pick<ServeCommandsOptions, 'config' | 'index' | 'redis' | 'clock' | 'openKeys' | 'nodeReport'> & {
     slack?: Pick<SlackApi, 'permalink'>;
   },
 ): CommandServices {
@@ -77,6 +79,7 @@ export function serveServices(
       new RedisIncidentStore(o.redis, o.config.redis.prefix),
       o.slack ? cachedPermalinks(o.slack) : undefined,
     ),
+    ...(o.nodeReport ? { nodeReport: o.nodeReport } : {}),
   };
 }
 

@@ -33,7 +33,7 @@ export interface TargetInput {
 
 /** The node, claim or namespace a command names, which only the clusters that have it can answer. */
 export function nameOf(cmd: WorkCommand): { what: NameSet; name: string } | undefined {
-  if (cmd.kind === 'drain') return { what: 'nodes', name: cmd.node };
+  if (cmd.kind === 'drain' || cmd.kind === 'node') return { what: 'nodes', name: cmd.node };
   if (cmd.kind !== 'triage') return undefined;
   const s = cmd.scope;
   if (s.kind === 'node') return { what: 'nodes', name: s.node };

@@ -262,6 +262,7 @@ async function startSlackApp(
   const fleet = config.fleet.enabled ? await startFleet(config, r, s, o) : undefined;
   // Usergroup look-ups and DMs (buttons and /rwx): one fail-fast client, its log lines through pino.
   const client = fastClient(config.slack.botToken, config.slack.apiUrl, slackLogger(s.log, 'web-api'));
+  const proofs = r.proofs;
   const cmds = commandsForServe({
     config,
     index: () => r.watcher.index,
@@ -272,6 +273,7 @@ async function startSlackApp(
     log: s.log,
     observe: auditCommands(s.metrics.commandObserver(), pinoAudit(s.log)),
     client,
+    ...(proofs ? { nodeReport: (node: string) => proofs.reportNow(node) } : {}),
     ...(fleet
       ? { fleet: { prefix: s.prefix, enqueue: fleet.enqueue, status: fleet.status, sender: fleet.sender } }
       : {}),

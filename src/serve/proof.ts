@@ -114,6 +114,12 @@ export class NodeProofs {
         this.answers.set(n, { kind: 'unavailable', reason: 'the agent was not asked again in time', at });
   }
 
+  /** What the agent on `node` answers now (asked afresh; /rwx node). Never throws. */
+  async reportNow(node: string): Promise<NodeReportState> {
+    await this.refresh([node]);
+    return this.stateOf(node);
+  }
+
   // One request for `node` (joined when one is in flight; `force` waits for it, then asks again).
   private async ask(node: string, force = false): Promise<void> {
     const running = this.inFlight.get(node);

@@ -36,6 +36,8 @@ describe('parseCommand: valid commands', () => {
     ['drain node-19', { kind: 'drain', node: 'node-19', public: false }], // drain one node
     ['drain node-19 public', { kind: 'drain', node: 'node-19', public: true }], // drain, answered in channel
     ['drain public', { kind: 'drain', node: 'public', public: false }], // a lone word after drain is the node
+    ['node node-19', { kind: 'node', node: 'node-19', public: false }], // one node's agent report
+    ['node node-19 public', { kind: 'node', node: 'node-19', public: true }], // answered in channel
     [
       '  triage\u00a0\tplatform  ',
       { kind: 'triage', scope: { kind: 'namespace', namespace: 'platform' }, public: false },
@@ -69,6 +71,8 @@ describe('parseCommand: usage, never an exception', () => {
     [`triage driver ${'d'.repeat(64)}`, /not a valid driver name/], // driver names are at most 63
     ['drain', /needs a NODE name/], // drain without a node
     ['drain a b', /takes one NODE name/], // drain with two nodes
+    ['node', /`node` needs a NODE name/], // node without a node
+    ['node a b', /`node` takes one NODE name/], // node with two nodes
     ['drain NODE-19', /not a valid node name/], // node names are lower case
     ['drain <@U123|bob>', /not a valid node name/], // a user mention as node
     ['status now', /takes no arguments/], // status takes nothing
