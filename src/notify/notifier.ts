@@ -50,7 +50,8 @@ export interface NotifierOptions {
   attempts?: number;
   backoffMs?: number;
   maxBackoffMs?: number;
-  /** How long close() waits for an in-flight step before abandoning it (default 10 s; see close). */
+  /** How long close() waits for an in-flight step before abandoning it (default 5 s, under the Slack request
+   * timeout, so a hung call is abandoned rather than waited out; see close). */
   closeTimeoutMs?: number;
   /** Delay before retrying a job whose incident lock was busy (default 250 ms). */
   lockRetryMs?: number;
@@ -150,7 +151,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     queueDepth: () => queue.getJobCountByTypes('waiting', 'active', 'prioritized'),
     resumed,
     async close() {
-      const deadline = Date.now() + (opts.closeTimeoutMs ?? 10_000);
+      const deadline = Date.now() + (opts.closeTimeoutMs ?? 5_000);
       const left = (): number => Math.max(0, deadline - Date.now());
       await within(resumed, left());
       if (worker && !(await within(worker.close(), left()))) {
