@@ -81,7 +81,7 @@ export function cautionFor(node: string, b: NodeBurden): Caution | undefined {
   const steps = [
     ...(b.terminating.length > 0
       ? [
-          `Do not force-delete the pods stuck Terminating (${b.terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`).join(', ')}): force-deleting leaves orphaned stage references on the node (strand 3) and the volume needs a filesystem check.`,
+          `Do not force-delete the pods stuck Terminating (${b.terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`).join(', ')}): force-deleting leaves the volume staged on the node with no pod using it (an orphaned mount, see docs/failure-modes.md) and the volume needs a filesystem check.`,
           `Find what holds the mount on ${node} ("device or resource busy") and release it; the pods then finish terminating.`,
         ]
       : []),

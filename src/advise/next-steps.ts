@@ -103,7 +103,7 @@ function stepsFor(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>)
         `Read the kubelet and node plugin logs on ${node} (kubectl get pods -A -o wide --field-selector spec.nodeName=${node}).`,
         ...(terminating
           ? [
-              `Do not force-delete the pods stuck Terminating on ${node}: that leaves orphaned stage references (strand 3). Find what holds the mount ("device or resource busy") and release it.`,
+              `Do not force-delete the pods stuck Terminating on ${node}: that leaves the volume staged on the node with no pod using it (an orphaned mount, see docs/failure-modes.md). Find what holds the mount ("device or resource busy") and release it.`,
             ]
           : []),
         `Once confirmed, cordon ${node} so new pods mount elsewhere: kubectl cordon ${node}`,

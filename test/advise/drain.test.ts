@@ -79,7 +79,7 @@ describe('CAUTION and OK', () => {
       '1 pod stuck Terminating (1 on RWX volumes) on n-02: the drain will hang on them.',
     ]);
     expect(a.steps[0]).toMatch(
-      /^Do not force-delete the pods stuck Terminating \(ns\/writer\): force-deleting leaves orphaned stage references/,
+      /^Do not force-delete the pods stuck Terminating \(ns\/writer\): force-deleting leaves the volume staged on the node with no pod using it/,
     );
   });
 
