@@ -3,7 +3,8 @@
 // - stale VolumeAttachments: the drain hangs on the detach;
 // - any stuck pod of any incident (a node holding one is never OK): FOLLOWS_NODE, the fault is the node's, so
 //   draining is the way out but a pod stuck on a mount can still hang it; UNEXPLAINED, the cause is not known, so
-//   the pod may hang the drain or meet the same fault on another node; NOT_STORAGE, the sandbox fault may follow it.
+//   the pod may hang the drain or meet the same fault on another node; NOT_STORAGE, the sandbox fault may follow it
+// and a missing Secret/ConfigMap surely does.
 // Rollout incidents are not here: a stuck pod of one makes the node BLOCK (drain.ts).
 import type { StuckPodFinding } from '../domain/findings.js';
 import type { Incident } from '../domain/incident.js';
@@ -39,7 +40,10 @@ function whyStuck(s: StuckHere, node: string): string {
     case 'FOLLOWS_NODE':
       return `${node} holds ${pods}: the fault follows ${node}, so draining moves its pods to nodes where mounts work, but a pod stuck on a mount can hang the drain`;
     case 'NOT_STORAGE':
-      return `${node} holds ${pods}, stuck creating a pod sandbox (not storage): evicted, ${them} may meet the same network fault on another node`;
+      // The cause is the pods' own: a missing Secret/ConfigMap is missing on every node; a sandbox fault may be too.
+      return s.incident.pods.some((p) => p.cause === 'config')
+        ? `${node} holds ${pods}, waiting for a Secret or ConfigMap that does not exist (configuration, not storage): evicted, ${them} will wait the same way on any node`
+        : `${node} holds ${pods}, stuck creating a pod sandbox (not storage): evicted, ${them} may meet the same network fault on another node`;
     default:
       return `${node} holds ${pods} whose cause is not known: the drain may hang on ${them}, or move ${them} onto the same fault on another node`;
   }
