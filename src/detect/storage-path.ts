@@ -37,6 +37,61 @@ export function claimDriver(index: ClusterIndex, pvc: PersistentVolumeClaim): st
 }
 
 /**
+ * What kind of storage serves a claim, so advice fits it:
+ * - `nfs`: an NFS export: the built-in nfs volume, or a CSI driver whose name says NFS (nfs.csi.k8s.io,
+ *   efs.csi.aws.com) or whose StorageClass parameters do (`server`, a key naming nfs such as `nfsVers`);
+ * - `block`: a volume the node must attach first: a claim of volumeMode Block, a built-in block volume (iscsi, rbd,
+ *   cloud disks), or a CSI driver whose CSIDriver object does not say attachRequired: false;
+ * - `in-tree`: any other built-in volume (the kubelet mounts it, there is no node plugin);
+ * - `unknown`: none of these could be told (no CSIDriver object readable, no NFS sign): no storage-specific steps.
+ * NFS is checked first: an NFS driver that also attaches still needs its export reachable. `inTree` names the
+ * built-in plugin, `server` the NFS server when the PV or StorageClass names it. The one rule the advice uses.
+ */
+export type StorageKind =
+  | { kind: 'nfs'; inTree?: string; server?: string }
+  | { kind: 'block'; inTree?: string }
+  | { kind: 'in-tree'; inTree: string }
+  | { kind: 'unknown' };
+
+const NFS_DRIVER = /(^|[.-])(nfs|efs)([.-]|$)/i;
+/** Built-in volume plugins that attach a device to the node before mounting it. */
+const BLOCK_IN_TREE = new Set([
+  'iscsi',
+  'rbd',
+  'fc',
+  'awsElasticBlockStore',
+  'gcePersistentDisk',
+  'azureDisk',
+  'cinder',
+  'vsphereVolume',
+  'portworxVolume',
+]);
+
+/** The storage kind of a claim (see StorageKind). */
+export function claimStorageKind(index: ClusterIndex, pvc: PersistentVolumeClaim): StorageKind {
+  const pvName = pvc.spec?.volumeName;
+  const pv = pvName ? index.get('pvs', pvName) : undefined;
+  const inTree = pv && !pv.spec?.csi ? inTreePlugin(pv.spec as Volume) : undefined;
+  if (inTree === 'nfs') return withServer({ kind: 'nfs', inTree }, pv?.spec?.nfs?.server);
+  if (inTree) return BLOCK_IN_TREE.has(inTree) ? { kind: 'block', inTree } : { kind: 'in-tree', inTree };
+  const driver = claimDriver(index, pvc);
+  const scName = pvc.spec?.storageClassName;
+  const sc = scName ? index.get('storageClasses', scName) : undefined;
+  const params = sc && sc.provisioner === driver ? (sc.parameters ?? {}) : {};
+  const nfsParam = Object.keys(params).some((k) => k === 'server' || /nfs/i.test(k));
+  if ((driver && NFS_DRIVER.test(driver)) || nfsParam) return withServer({ kind: 'nfs' }, params['server']);
+  const csiDriver = driver ? index.get('csiDrivers', driver) : undefined;
+  if (pvc.spec?.volumeMode === 'Block' || (csiDriver && csiDriver.spec?.attachRequired !== false))
+    return { kind: 'block' };
+  return { kind: 'unknown' };
+}
+
+/** An NFS kind with its server, when one is named. */
+function withServer(kind: { kind: 'nfs'; inTree?: string }, server: string | undefined): StorageKind {
+  return server ? { ...kind, server } : kind;
+}
+
+/**
  * Follows one pod volume to its claim, PV and CSI driver; later links stay undefined when unknown. An inline CSI
  * volume names its driver; an in-tree volume (inline, or a PV without `csi`) names its in-tree plugin instead.
  */

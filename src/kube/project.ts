@@ -104,6 +104,8 @@ const SHAPES: Partial<Record<KindKey, Shape>> = {
       persistentVolumeReclaimPolicy: true,
       claimRef: { namespace: true, name: true, uid: true },
       csi: { driver: true, volumeHandle: true },
+      // In-tree PV sources as markers (the storage kind and the in-tree plugin name), nfs whole.
+      ...Object.fromEntries(IN_TREE_FIELDS.map((f) => [f, MARK])),
       nfs: true,
     },
     status: { phase: true },

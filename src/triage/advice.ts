@@ -1,8 +1,10 @@
-// The seed's next step for each strand, in the order to do them. Wording follows the seed: never strip
-// finalizers by hand, never force-delete a pod that holds an RWX volume, the ordered stale-attachment recovery.
+// The next steps for each phase, in the order to do them: never strip finalizers by hand, never force-delete a pod
+// that holds an RWX volume, the ordered stale-attachment recovery; mount steps fit the kind of storage.
+import type { StorageKind } from '../detect/storage-path.js';
+import { MAX_NAMES, nameList } from '../domain/names.js';
 import type { Phase } from './types.js';
 
-/** Next steps per phase; `{node}` / `{volume}` / `{driver}` are filled in by adviceFor. */
+/** Next steps per phase; `{node}` (the first node), `{nodes}` (all of them) and `{volume}` are filled in by adviceFor. */
 const ADVICE: Record<Phase, string[]> = {
   PENDING_NO_CONSUMER: [
     'Nothing to fix in storage: with WaitForFirstConsumer the claim stays Pending until a pod using it is scheduled.',
@@ -22,15 +24,10 @@ const ADVICE: Record<Phase, string[]> = {
     'The claim lost its PV {volume} (deleted, or re-bound elsewhere). Do not delete the claim: the data may still be on the array.',
     'Re-create a PV with the same volumeHandle and a claimRef to this claim; the claim binds again.',
   ],
-  MOUNT_FAILED: [
-    'Provisioning worked; the failure is on the node. Go to the node plugin on {node}, not the controller.',
-    "Read the node plugin's log there (NodeStageVolume / NodePublishVolume: mount, denied, timeout, stale) and the pod's FailedMount events.",
-    'If the driver is not registered on the node (CSINode), fix the node plugin pod there first.',
-    'On the node, check the export is reachable without Kubernetes: showmount -e, rpcinfo -t <data-ip> nfs 3, ping -M do -s 8972.',
-  ],
+  MOUNT_FAILED: [], // mountSteps: they depend on the kind of storage
   UNPUBLISH_STUCK: [
     'A process in the container almost always still holds a file open on the mount, and NodeUnpublishVolume correctly refuses.',
-    'On {node}, find it (fuser -vm / lsof on the pod volume directory) and let it exit.',
+    'On {nodes}, find it (fuser -vm / lsof on the pod volume directory) and let it exit.',
     'Never remove the finalizers by hand and never force-delete (--grace-period=0 --force) a pod that holds an RWX volume: both strand the staged mount on the node.',
   ],
   STALE_ATTACHMENT: [
@@ -43,9 +40,59 @@ const ADVICE: Record<Phase, string[]> = {
   OK: [],
 };
 
-/** The next steps for a phase with placeholders filled in (unknown values stay as <node> / <volume>). */
-export function adviceFor(phase: Phase, fill: { node?: string; volume?: string | null }): string[] {
-  const node = fill.node ?? '<node>';
+/**
+ * The steps for a mount failing on `nodes` (every node named), fitted to the storage: who mounts it (the node plugin,
+ * or the kubelet for an in-tree volume), then the export checks for NFS or the attach checks for a block volume.
+ */
+function mountSteps(all: readonly string[], volume: string, storage: StorageKind): string[] {
+  const nodes = nodesPhrase(all);
+  const inTree = storage.kind === 'unknown' ? undefined : storage.inTree;
+  const who = inTree
+    ? [
+        `Provisioning worked; the failure is on ${nodes}. The volume uses the built-in ${inTree} volume type: the kubelet mounts it itself, there is no node plugin pod to check.`,
+        `Read the kubelet log on ${nodes} (journalctl -u kubelet, look for the mount command and its error) and the pod's FailedMount events.`,
+      ]
+    : [
+        `Provisioning worked; the failure is on the node. Go to the node plugin on ${nodes}, not the controller.`,
+        "Read the node plugin's log there (NodeStageVolume / NodePublishVolume: mount, denied, timeout, stale) and the pod's FailedMount events.",
+        'If the driver is not registered on the node (CSINode), fix the node plugin pod there first.',
+      ];
+  if (storage.kind === 'nfs') {
+    const server = storage.server ?? '<server>';
+    return [
+      ...who,
+      `On ${nodes}, check the NFS export is reachable without Kubernetes: showmount -e ${server}, rpcinfo -t ${server} nfs, and a full-size packet with ping -M do -s 8972 ${server} (if that fails and small pings work, the network drops large packets).`,
+    ];
+  }
+  if (storage.kind === 'block')
+    return [
+      ...who,
+      `Check that ${volume} is attached to ${nodes}: kubectl get volumeattachment (look for it, ATTACHED true, no attach error). An attach error comes from the driver's controller (its csi-attacher log), not the node.`,
+    ];
+  return who;
+}
+
+/** How the nodes of a step are named: "node-01", "node-01 and node-02", or "<node>" when none is known. */
+function nodesPhrase(nodes: readonly string[]): string {
+  if (nodes.length === 0) return '<node>';
+  if (nodes.length <= 2) return nodes.join(' and ');
+  return nameList(nodes, MAX_NAMES, ', ');
+}
+
+/**
+ * The next steps for a phase with placeholders filled in (unknown values stay as <node> / <volume>). `nodes`: every
+ * node the problem is on (a mount failing on two nodes names both); `storage`: what serves the claim.
+ */
+export function adviceFor(
+  phase: Phase,
+  fill: { nodes?: readonly string[]; volume?: string | null; storage?: StorageKind },
+): string[] {
+  const nodes = fill.nodes ?? [];
+  const node = nodes[0] ?? '<node>';
   const volume = fill.volume ?? '<volume>';
-  return ADVICE[phase].map((s) => s.replaceAll('{node}', node).replaceAll('{volume}', volume));
+  if (phase === 'MOUNT_FAILED') return mountSteps(nodes, volume, fill.storage ?? { kind: 'unknown' });
+  const all = nodesPhrase(nodes);
+  return ADVICE[phase].map((s) =>
+    s.replaceAll('{nodes}', all).replaceAll('{node}', node).replaceAll('{volume}', volume),
+  );
 }

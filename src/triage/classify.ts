@@ -6,7 +6,7 @@ import type { KubeEvent, PersistentVolumeClaim, Pod } from '../domain/objects.js
 import { timeMs } from '../domain/refs.js';
 import { formatAge } from '../domain/duration.js';
 import { causeFromEvents } from '../detect/events.js';
-import { blamesClaim, claimDriver, holdsVolumes } from '../detect/storage-path.js';
+import { blamesClaim, claimDriver, claimStorageKind, holdsVolumes, type StorageKind } from '../detect/storage-path.js';
 import { adviceFor } from './advice.js';
 import { CLAIM_REASONS, POD_REASONS, eventEvidence } from './events.js';
 import type { AttachmentEvidence, ClaimReport, NodeEvidence, Phase, PodEvidence } from './types.js';
@@ -50,9 +50,12 @@ interface ClaimRef {
   volume: string | null;
   scName: string | null;
   driver: string | null;
+  /** What serves the claim: the mount steps fit it. */
+  storage: StorageKind;
 }
 
-type Found = { phase: Phase; detail: string; ev: Partial<ClaimReport['evidence']>; node?: string };
+/** `nodes`: every node the problem is on, sorted; the advice names them all. */
+type Found = { phase: Phase; detail: string; ev: Partial<ClaimReport['evidence']>; nodes?: string[] };
 
 function makeReport(
   index: ClusterIndex,
@@ -61,7 +64,7 @@ function makeReport(
   detail: string,
   ev: Partial<ClaimReport['evidence']> = {},
   also: Phase[] = NONE,
-  node?: string,
+  nodes?: string[],
 ): ClaimReport {
   return {
     namespace: c.namespace,
@@ -82,7 +85,7 @@ function makeReport(
             nodes: ev.nodes ?? NONE,
             attachments: ev.attachments ?? NONE,
           },
-    advice: phase === 'OK' ? NONE : adviceFor(phase, { node, volume: c.volume }),
+    advice: phase === 'OK' ? NONE : adviceFor(phase, { nodes, volume: c.volume, storage: c.storage }),
   };
 }
 
@@ -100,6 +103,7 @@ export function classifyClaim(index: ClusterIndex, pvc: PersistentVolumeClaim, c
     volume,
     scName,
     driver: claimDriver(index, pvc) ?? null,
+    storage: claimStorageKind(index, pvc),
   };
   const all = index.podsUsingClaim(c.namespace, c.name);
   let consumers = all;
@@ -149,7 +153,7 @@ export function classifyClaim(index: ClusterIndex, pvc: PersistentVolumeClaim, c
       first.detail,
       first.ev,
       found.slice(1).map((f) => f.phase),
-      first.node,
+      first.nodes,
     );
   return makeReport(index, c, 'OK', `${consumers.length} pod(s) across ${distinctNodes(consumers)} node(s)`);
 }
@@ -255,7 +259,7 @@ function mountFailed(index: ClusterIndex, ctx: ClassifyContext, consumers: Pod[]
     phase: 'MOUNT_FAILED' as const,
     detail,
     ev: { events, pods: stuck.map((s) => podEvidence(s.pod)), nodes },
-    node: nodeNames[0],
+    nodes: nodeNames,
   };
 }
 
@@ -281,7 +285,7 @@ function unpublishStuck(index: ClusterIndex, ctx: ClassifyContext, consumers: Po
     phase: 'UNPUBLISH_STUCK' as const,
     detail: `terminating: ${parts.join('; ')}`,
     ev: { pods, events, nodes: nodes.map((n) => ({ name: n, driverRegistered: null })) },
-    node: nodes[0],
+    nodes,
   };
 }
 
@@ -310,7 +314,7 @@ function staleAttachments(index: ClusterIndex, ctx: ClassifyContext, consumers: 
   const detail =
     `attached on node(s) with no consumer: ${nodeNames.join(', ')}` +
     (gone.length ? ` (node gone: ${gone.join(', ')})` : '');
-  return { phase: 'STALE_ATTACHMENT' as const, detail, ev: { attachments: stale, nodes }, node: nodeNames[0] };
+  return { phase: 'STALE_ATTACHMENT' as const, detail, ev: { attachments: stale, nodes }, nodes: nodeNames };
 }
 
 function nodeEvidence(index: ClusterIndex, ctx: ClassifyContext, node: string, driver: string | null): NodeEvidence {

@@ -2,6 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { project, rfc3339 } from '../../src/kube/project.js';
 
 describe('project', () => {
+  it("keeps a PV's built-in volume source as a marker, so triage can tell the kind of storage", () => {
+    const raw = {
+      kind: 'PersistentVolume',
+      metadata: { name: 'pv-1' },
+      spec: { iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.x', lun: 0, chapAuthSession: true } },
+    };
+    const pv = project('pvs', raw);
+    expect(pv.spec).toHaveProperty('iscsi');
+    expect(JSON.stringify(pv)).not.toContain('targetPortal');
+  });
+
   it('keeps only the whitelisted pod fields, drops managedFields and last-applied', () => {
     const raw = {
       apiVersion: 'v1',

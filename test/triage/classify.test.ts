@@ -3,7 +3,21 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Snapshot } from '../../src/domain/snapshot.js';
 import { triage } from '../../src/triage/triage.js';
 import type { ClaimReport, Phase } from '../../src/triage/types.js';
-import { DRIVER, NOW, baseCluster, csiNode, event, healthyClaim, lease, pod, pv, pvc, va } from './fixtures.js';
+import {
+  DRIVER,
+  NOW,
+  baseCluster,
+  csiDriver,
+  csiNode,
+  event,
+  healthyClaim,
+  lease,
+  pod,
+  pv,
+  pvc,
+  storageClass,
+  va,
+} from './fixtures.js';
 
 interface Case {
   name: string;
@@ -423,5 +437,109 @@ describe('triage classification', () => {
       ['new', 42, 20],
       ['old', 7, 500],
     ]);
+  });
+});
+
+// The mount steps fit the storage (detect/storage-path.ts claimStorageKind) and name every node the mount fails on.
+describe('mount-failure steps by kind of storage', () => {
+  const failing = (s: Snapshot, nodes: string[]): void => {
+    s.pvcs.push(pvc(NS, 'data'));
+    nodes.forEach((n, i) =>
+      s.pods.push(pod(NS, `data-web-${i}`, { claim: 'data', node: n, state: 'creating', startedAgo: 900 })),
+    );
+  };
+  const withDriver = (s: Snapshot, driver: string, attachRequired: boolean | null, params?: Record<string, string>) => {
+    s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }, driver));
+    s.storageClasses.push({ ...storageClass('files', 'Immediate', driver), parameters: params ?? {} });
+    s.pvcs[0]!.spec!.storageClassName = 'files';
+    if (attachRequired !== null) s.csiDrivers.push(csiDriver(driver, { attachRequired }));
+  };
+  const ROWS: {
+    name: string;
+    build: (s: Snapshot) => void;
+    has: RegExp[];
+    hasNot: RegExp[];
+  }[] = [
+    {
+      name: 'NFS CSI driver: export checks with the server of its class, no attach step',
+      build: (s) => withDriver(s, 'nfs.csi.k8s.io', false, { server: 'nfs.storage.internal', share: '/k8s' }),
+      has: [/node plugin on node-01/, /showmount -e nfs\.storage\.internal/, /rpcinfo -t nfs\.storage\.internal nfs/],
+      hasNot: [/volumeattachment/i, /kubelet mounts it itself/],
+    },
+    {
+      name: 'NFS told by a class parameter (nfsVers), server unknown: a placeholder',
+      build: (s) => withDriver(s, 'files.example.com', false, { nfsVers: '4.1' }),
+      has: [/showmount -e <server>/],
+      hasNot: [/volumeattachment/i],
+    },
+    {
+      name: 'block CSI driver (attachRequired true): attach steps, no NFS checks',
+      build: (s) => withDriver(s, 'ebs.csi.aws.com', true),
+      has: [/node plugin on node-01/, /pvc-data is attached to node-01: kubectl get volumeattachment/, /csi-attacher/],
+      hasNot: [/showmount|rpcinfo|ping -M/],
+    },
+    {
+      name: 'block CSI driver (attachRequired defaulted)',
+      build: (s) => {
+        withDriver(s, 'ebs.csi.aws.com', null);
+        s.csiDrivers.push(csiDriver('ebs.csi.aws.com', {}));
+      },
+      has: [/kubectl get volumeattachment/],
+      hasNot: [/showmount|rpcinfo|ping -M/],
+    },
+    {
+      name: 'CSI driver of unknown kind (no attach, no NFS sign): node plugin steps only',
+      build: (s) => withDriver(s, 'files.example.com', false, { pool: 'a' }),
+      has: [/node plugin on node-01/],
+      hasNot: [/showmount|rpcinfo|ping -M/, /volumeattachment/i],
+    },
+    {
+      name: 'CSIDriver object missing: unknown, no guessed steps',
+      build: (s) => withDriver(s, 'files.example.com', null),
+      has: [/node plugin on node-01/],
+      hasNot: [/showmount|rpcinfo|ping -M/, /volumeattachment/i],
+    },
+    {
+      name: 'built-in nfs volume: the kubelet mounts it, no node plugin; export checks with its server',
+      build: (s) => s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }, null)),
+      has: [
+        /built-in nfs volume type: the kubelet mounts it itself/,
+        /journalctl -u kubelet/,
+        /showmount -e 10\.0\.0\.9/,
+      ],
+      hasNot: [/node plugin on|node plugin's log|CSINode/, /volumeattachment/i],
+    },
+    {
+      name: 'built-in glusterfs volume: kubelet steps only',
+      build: (s) => {
+        const v = pv('pvc-data', { ns: NS, name: 'data' }, null);
+        delete v.spec!.nfs;
+        (v.spec as Record<string, unknown>)['glusterfs'] = { endpoints: 'gluster', path: 'vol' };
+        s.pvs.push(v);
+      },
+      has: [/built-in glusterfs volume type/],
+      hasNot: [/node plugin on|CSINode/, /showmount|rpcinfo|ping -M/, /volumeattachment/i],
+    },
+  ];
+
+  it.each(ROWS)('$name', (row) => {
+    const s = baseCluster();
+    failing(s, ['node-01']);
+    row.build(s);
+    const c = triage(ClusterIndex.fromSnapshot(s), { now: NOW }).claims[0]!;
+    expect(c.phase).toBe('MOUNT_FAILED');
+    const text = c.advice.join('\n');
+    for (const re of row.has) expect(text).toMatch(re);
+    for (const re of row.hasNot) expect(text).not.toMatch(re);
+  });
+
+  it('a claim failing on two nodes names both', () => {
+    const s = baseCluster();
+    failing(s, ['node-02', 'node-01']);
+    s.pvs.push(pv('pvc-data', { ns: NS, name: 'data' }, 'nfs.csi.k8s.io'));
+    const c = triage(ClusterIndex.fromSnapshot(s), { now: NOW }).claims[0]!;
+    expect(c.phase).toBe('MOUNT_FAILED');
+    expect(c.advice[0]).toMatch(/node plugin on node-01 and node-02, not the controller/);
+    expect(c.advice.at(-1)).toMatch(/^On node-01 and node-02, check the NFS export/);
   });
 });
