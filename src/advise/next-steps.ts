@@ -100,7 +100,7 @@ function stepsFor(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>)
       const terminating = inc.pods.some((f) => f.kind === 'stuck-terminating');
       return [
         `Confirm the fault follows ${node}. ${gateStep(index, inc, node, busy)}`,
-        `Read the kubelet and node plugin logs on ${node} (kubectl get pods -A -o wide --field-selector spec.nodeName=${node}).`,
+        `Read the ${logsOf(inc)} on ${node} (kubectl get pods -A -o wide --field-selector spec.nodeName=${node}).`,
         ...(terminating
           ? [
               `Do not force-delete the pods stuck Terminating on ${node}: that leaves the volume staged on the node with no pod using it (an orphaned mount, see docs/failure-modes.md). Find what holds the mount ("device or resource busy") and release it.`,
@@ -140,10 +140,24 @@ function stepsFor(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>)
   }
 }
 
+/**
+ * Whose logs tell why a mount failed: the kubelet's alone when every volume of the incident is of a built-in
+ * (in-tree) type, which the kubelet mounts itself with no node plugin; else the kubelet's and the node plugin's.
+ */
+function logsOf(inc: Incident): string {
+  const paths = inc.pods.flatMap((p) => p.storage);
+  const inTree = paths.length > 0 && paths.every((s) => s.inTree !== undefined && s.driver === undefined);
+  return inTree
+    ? 'kubelet log (the volumes are of a built-in type: the kubelet mounts them itself, there is no node plugin)'
+    : 'kubelet and node plugin logs';
+}
+
 function unexplainedSteps(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>): string[] {
-  const affected = inc.nodes.find((n) => n.stuckPods.length > 0 && n.node !== '(unscheduled)')?.node;
+  const nodes = inc.nodes.filter((n) => n.stuckPods.length > 0 && n.node !== '(unscheduled)').map((n) => n.node);
+  const affected = nodes[0];
+  const where = nodes.length > 0 ? ` on ${nameList(nodes, MAX_NAMES, ', ')}` : ' on their nodes';
   return [
-    'Read the events of the stuck pods (kubectl describe pod) and the node plugin logs on their nodes.',
+    `Read the events of the stuck pods (kubectl describe pod) and the ${logsOf(inc)}${where}.`,
     ...(affected
       ? [`Test whether the fault follows the node or the workload. ${gateStep(index, inc, affected, busy)}`]
       : []),
