@@ -135,9 +135,18 @@ describe.runIf(promtool.run)(`/metrics of rwx serve${promtool.note}`, () => {
     const serve = await h.start();
     await h.advance(1_000); // past group_wait (200ms)
     await until(() => h!.slack.roots().length >= 1, 'the root post');
-    const res = await fetch(`http://127.0.0.1:${serve.port}/metrics`);
-    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    const text = await res.text();
+    // The root reaches Slack a moment before the bot counts it (after its record is written): scrape until then.
+    const scrape = async () => {
+      const r = await fetch(`http://127.0.0.1:${serve.port}/metrics`);
+      return { type: r.headers.get('content-type'), text: await r.text() };
+    };
+    let last = await scrape();
+    await until(async () => {
+      last = await scrape();
+      return value(last.text, 'rwx_stuck_to_posted_seconds_count') === 1;
+    }, 'the posted root counted');
+    expect(last.type).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = last.text;
     expect(promtoolProblems(text)).toBe('');
 
     // The default metrics keep their standard names: no prefix.
