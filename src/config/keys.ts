@@ -20,6 +20,7 @@ export type ConfigKey =
   | 'cronJobGrace'
   | 'watchIdleTimeout'
   | 'keepFiring'
+  | 'blindAfter'
   | 'allowedChannels'
   | 'allowedUsergroups'
   | 'driverDaemonSets'
@@ -61,6 +62,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   cronJobGrace: '10m',
   watchIdleTimeout: '2m30s',
   keepFiring: '60s',
+  blindAfter: '3m',
   allowedChannels: [] as readonly string[],
   allowedUsergroups: [] as readonly string[],
   driverDaemonSets: {} as Readonly<Record<string, string>>,
@@ -185,6 +187,13 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     form: 'duration',
     secret: false,
     doc: 'An incident that fired at least this long is kept open, as last seen, until it has been absent this long: a blip in the correlation (a node plugin pod being replaced) neither resolves the thread nor starts a second one. It also delays every resolution by as much.',
+  },
+  {
+    env: 'RWX_BLIND_AFTER',
+    key: 'blindAfter',
+    form: 'duration',
+    secret: false,
+    doc: 'When no replica has seen the cluster (API server unreachable, a watch not synced or stalled) for this long, the incident channel gets one notice saying so; a reply in its thread says when the bot sees the cluster again.',
   },
   {
     env: 'RWX_ALLOWED_CHANNELS',

@@ -75,6 +75,7 @@ export function toFileForm(c: Config): Record<ConfigKey, unknown> {
     cronJobGrace: formatDuration(c.timers.cronJobGraceMs),
     watchIdleTimeout: formatDuration(c.timers.watchIdleTimeoutMs),
     keepFiring: formatDuration(c.timers.keepFiringMs),
+    blindAfter: formatDuration(c.timers.blindAfterMs),
     allowedChannels: [...c.access.allowedChannels],
     allowedUsergroups: [...c.access.allowedUsergroups],
     driverDaemonSets: Object.fromEntries(

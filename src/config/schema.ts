@@ -36,6 +36,8 @@ export interface Config {
     watchIdleTimeoutMs: number;
     /** RWX_KEEP_FIRING: how long an established incident outlives its absence (src/serve/pipeline.ts). */
     keepFiringMs: number;
+    /** RWX_BLIND_AFTER: how long the bot is blind before it says so in the channel (src/serve/dead-man.ts). */
+    blindAfterMs: number;
   };
   /** Who may use /rwx: see isChannelAllowed / isUserAllowed in access.ts. */
   access: {
@@ -215,6 +217,7 @@ export const rawConfigSchema = z.strictObject({
   cronJobGrace: duration,
   watchIdleTimeout: duration,
   keepFiring: duration,
+  blindAfter: duration,
   allowedChannels: list(CHANNEL, 'channel IDs (C0123ABCD) or names, or *'),
   allowedUsergroups: list(USERGROUP, 'user group IDs (S0123ABCD)'),
   driverDaemonSets: driverMap,
@@ -260,6 +263,7 @@ export function toConfig(r: RawConfig): Config {
       cronJobGraceMs: r.cronJobGrace,
       watchIdleTimeoutMs: r.watchIdleTimeout,
       keepFiringMs: r.keepFiring,
+      blindAfterMs: r.blindAfter,
     },
     access: {
       allowedChannels: allowed.includes('*')

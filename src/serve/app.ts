@@ -62,6 +62,8 @@ export interface ServeParts {
    * among the watched pods; the demo points it at its simulated agents.
    */
   proof?: Partial<NodeProofOptions>;
+  /** The dead-man notice (dead-man.ts), told on every tick whether the cluster is seen; undefined: none. */
+  deadMan?: { check(seen: boolean, now: number): Promise<void> };
   /** Reflector tunables for tests (backoff, page size). */
   reflector?: ConstructorParameters<typeof ClusterWatcher>[0]['reflector'];
 }
@@ -114,6 +116,7 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
     const restarted = watcher.tick(clock.now());
     if (restarted) log.debug({ restarted }, 'watchdog restarted watches');
     await turn.renew();
+    await parts.deadMan?.check(await turn.seen(), clock.now());
     await pipeline.tick(clock.now());
   };
   const interval = parts.tickMs === 0 ? undefined : everyTick(tick, parts.tickMs ?? 1000, log);
@@ -202,6 +205,8 @@ interface EvaluatorTurn {
   pipeline?: Pipeline;
   renew(): Promise<void>;
   active(): Promise<boolean>;
+  /** Whether the cluster is seen: this replica's view is current, or some replica holds the lease (and so is). */
+  seen(): Promise<boolean>;
 }
 
 // Holds the lease while this process's view is known to be current (watcher.current: every watch synced and
@@ -225,6 +230,7 @@ function evaluatorTurn(parts: ServeParts, watcher: ClusterWatcher): EvaluatorTur
       if (now && parts.openKeys) t.pipeline?.assumeOpen(await parts.openKeys().catch(() => []));
     },
     active: async () => (lease ? held && (await lease.holds()) : true),
+    seen: async () => watcher.current() || (lease !== undefined && (await lease.taken())),
   };
   return t;
 }

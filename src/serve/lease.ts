@@ -21,6 +21,8 @@ export interface EvaluatorLease {
   renew(eligible: boolean): Promise<boolean>;
   /** Whether this process holds the lease right now (one Redis read). */
   holds(): Promise<boolean>;
+  /** Whether any replica holds the lease (one that does sees the cluster); false when Redis does not answer. */
+  taken(): Promise<boolean>;
   /** Gives the lease up if held (on shutdown: the standby takes over at once). */
   release(): Promise<void>;
 }
@@ -53,6 +55,13 @@ export function redisEvaluatorLease(redis: Redis, prefix: string, ttlMs = LEASE_
     holds: async () => {
       try {
         return (await redis.get(key)) === id;
+      } catch {
+        return false;
+      }
+    },
+    taken: async () => {
+      try {
+        return (await redis.exists(key)) === 1;
       } catch {
         return false;
       }

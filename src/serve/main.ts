@@ -41,6 +41,7 @@ import { connectRedis, redactRedisUrl, redisProbe } from './redis.js';
 import { observeResolution, realStages } from './stages.js';
 import type { NodeProofs } from './proof.js';
 import { observeWithProof } from './proof-sink.js';
+import { DeadMan } from './dead-man.js';
 
 /** What runServe may be given instead of building it (tests: a simulator source, a fake Slack). */
 export interface ServeOverrides {
@@ -144,6 +145,15 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     closers: [{ name: 'redis', close: () => redis.quit() }],
     // The node agents are asked whenever any runs; without them the thread says the proof is unavailable.
     proof: {},
+    deadMan: new DeadMan({
+      redis,
+      prefix,
+      slack: posting,
+      channel: config.slack.channel,
+      afterMs: config.timers.blindAfterMs,
+      cluster: config.clusterName,
+      log,
+    }),
     ...o.parts,
   });
   late.running = running;

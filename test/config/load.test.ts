@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       cronJobGraceMs: 600_000,
       watchIdleTimeoutMs: 150_000,
       keepFiringMs: 60_000,
+      blindAfterMs: 180_000,
     });
     expect(c.slack.mode).toBe('socket');
     // empty allowed-channels list means: only the incident channel

@@ -47,6 +47,7 @@ const everyoneHolds: EvaluatorLease = {
   id: 'everyone',
   renew: async () => true,
   holds: async () => true,
+  taken: async () => true,
   release: async () => undefined,
 };
 
