@@ -91,10 +91,10 @@ export const FLAGS = {
       ...EVAL_FLAGS.now,
       help: 'measure ages as of this RFC 3339 time (default: the clock; for --snapshot, the newest time in the file)',
     },
-    ...outputFlag(['table', 'json', 'yaml', 'name']),
+    ...outputFlag(['table', 'wide', 'json', 'yaml', 'name']),
     ...HELP_FLAG,
   },
-  scan: { ...SOURCE_FLAGS, ...EVAL_FLAGS, ...outputFlag(['table', 'json', 'yaml', 'name']), ...HELP_FLAG },
+  scan: { ...SOURCE_FLAGS, ...EVAL_FLAGS, ...outputFlag(['table', 'wide', 'json', 'yaml', 'name']), ...HELP_FLAG },
   'drain-check': { ...SOURCE_FLAGS, ...EVAL_FLAGS, ...outputFlag(['table', 'json', 'yaml']), ...HELP_FLAG },
   diff: {
     ...SOURCE_FLAGS,

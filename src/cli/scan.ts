@@ -50,7 +50,8 @@ const CANNOT_TELL = 5;
 const HELP = helpText(
   'scan',
   `One pass of the detectors (pods stuck ContainerCreating or Terminating, CronJobs with missed runs) and the
-correlator (FOLLOWS_ROLLOUT / FOLLOWS_NODE / UNEXPLAINED / NOT_STORAGE). -o name prints each incident's key, one
+correlator (FOLLOWS_ROLLOUT / FOLLOWS_NODE / UNEXPLAINED / NOT_STORAGE). -o wide adds each incident's driver,
+DaemonSet and revision, and per node the plugin's DaemonSet, start time and pod counts. -o name prints each incident's key, one
 a line. A kind it reads that could not be read (forbidden, missing from the snapshot) is said above the incidents;
 with none found, it says "cannot tell" instead of "No incidents".`,
 );
@@ -70,7 +71,7 @@ export const run: Command = async (argv, io) => {
     const out = { evaluatedAt: new Date(s.now).toISOString(), incidents, ...(blind.length > 0 ? { blind } : {}) };
     await writeDocument(io, s.format, out);
   } else if (s.format === 'name') io.stdout.write(incidents.map((i) => `${i.key}\n`).join(''));
-  else io.stdout.write(renderIncidents(incidents, blind));
+  else io.stdout.write(renderIncidents(incidents, blind, { wide: s.format === 'wide' }));
   for (const u of snapshot.unreadable)
     io.stderr.write(`rwx scan: warning: ${u.kind} unreadable (${u.reason}); findings that need it may be missing\n`);
   return incidents.length > 0 ? 2 : blind.length > 0 ? CANNOT_TELL : 0;

@@ -6,6 +6,7 @@ import type { KindKey } from '../domain/kinds.js';
 import { checkAccess, type AccessResult } from '../kube/access.js';
 import type { ApiConnection } from '../kube/connect.js';
 import { NEEDED, needsAttention, renderJson, renderTable, triage, type TriageReport } from '../triage/index.js';
+import { clean } from '../render/terminal-text.js';
 import { outputFormat, parseFlags } from './args.js';
 import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
@@ -16,9 +17,10 @@ import { evaluationTime, loadSource } from './source.js';
 const HELP = helpText(
   'triage',
   `Classify every ReadWriteMany claim by failure strand, after a preflight of access, CSIDriver, CSINode and
-leader Lease. Read only. -o json follows docs/triage-json.md; -o name prints NAMESPACE/CLAIM of each claim that
-needs attention, one a line. With --snapshot, ages are measured against the newest time recorded in the file
-(the report says so) unless --now gives one.`,
+leader Lease. Read only. -o wide adds each claim's storage class, driver, volume and nodes; -o json follows
+docs/triage-json.md; -o name prints NAMESPACE/CLAIM of each claim that needs attention, one a line. With
+--snapshot, ages are measured against the newest time recorded in the file (the report says so) unless --now
+gives one.`,
 );
 
 /** Runs `rwx triage`. */
@@ -55,7 +57,7 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(claimNames(report));
     // The names alone cannot say what was not decided; stderr does, as the table would.
     for (const u of report.undecided) io.stderr.write(`rwx triage: ${u}\n`);
-  } else io.stdout.write(renderTable(report));
+  } else io.stdout.write(clean(renderTable(report, { wide: format === 'wide' })));
   return needsAttention(report) ? 2 : 0;
 };
 

@@ -30,30 +30,60 @@ function rolloutLines(inc: Incident): string[] {
   ];
 }
 
+/** Options of the terminal output; `wide` is `-o wide`. */
+export interface IncidentTextOptions {
+  /** Adds the incident's driver, DaemonSet and revision, and node columns DAEMONSET, PLUGIN STARTED, STUCK, RUNNING. */
+  wide?: boolean;
+}
+
+/** The incident's driver, DaemonSet and revision as one line (wide), or nothing when it names none. */
+function ownerLine(inc: Incident): string[] {
+  const parts = [
+    inc.driver !== undefined && `Driver: ${inc.driver}`,
+    inc.daemonSet && `DaemonSet: ${inc.daemonSet.namespace}/${inc.daemonSet.name}`,
+    inc.revision !== undefined && `Revision: ${inc.revision}`,
+  ].filter((p): p is string => typeof p === 'string');
+  return parts.length > 0 ? [`  ${clean(parts.join('  '))}`] : [];
+}
+
+/** The node table; wide adds the plugin's DaemonSet and start time and the pod counts. */
+function nodeTable(inc: Incident, wide: boolean): string[] {
+  const header = wide
+    ? ['NODE', 'DAEMONSET', 'PLUGIN', 'REVISION', 'PLUGIN AGE', 'PLUGIN STARTED', 'STUCK', 'RUNNING', 'STUCK PODS']
+    : ['NODE', 'PLUGIN', 'REVISION', 'PLUGIN AGE', 'STUCK PODS'];
+  const rows = inc.nodes.map((n) => {
+    const ds = n.plugin?.daemonSet ? `${n.plugin.daemonSet.namespace}/${n.plugin.daemonSet.name}` : '-';
+    const running = n.runningPods ?? [];
+    const common = [
+      n.plugin?.pod ?? '-',
+      n.plugin?.revision !== undefined ? String(n.plugin.revision) : '-',
+      n.plugin?.ageSeconds !== undefined ? formatAge(n.plugin.ageSeconds * 1000) : '-',
+    ];
+    const wideCells = wide ? [n.plugin?.createdAt ?? '-', String(n.stuckPods.length), String(running.length)] : [];
+    return [
+      n.node,
+      ...(wide ? [ds] : []),
+      ...common,
+      ...wideCells,
+      n.stuckPods.join(' ') || '-',
+      running.join(' ') || '-',
+    ];
+  });
+  return table([...header, 'RUNNING (same workloads)'], rows, '    ');
+}
+
 /** Renders one incident as plain text lines. */
-export function renderIncident(inc: Incident): string[] {
+export function renderIncident(inc: Incident, opts: IncidentTextOptions = {}): string[] {
   const out = [
     `[${inc.verdict}] ${clean(inc.key)}`,
     `  ${clean(inc.title)}`,
+    ...(opts.wide ? ownerLine(inc) : []),
     `  ${clean(inc.summary)}`,
     ...rolloutLines(inc),
   ];
   if (inc.nodes.length > 0) {
     out.push('  Nodes:');
-    out.push(
-      ...table(
-        ['NODE', 'PLUGIN', 'REVISION', 'PLUGIN AGE', 'STUCK PODS', 'RUNNING (same workloads)'],
-        inc.nodes.map((n) => [
-          n.node,
-          n.plugin?.pod ?? '-',
-          n.plugin?.revision !== undefined ? String(n.plugin.revision) : '-',
-          n.plugin?.ageSeconds !== undefined ? formatAge(n.plugin.ageSeconds * 1000) : '-',
-          n.stuckPods.join(' ') || '-',
-          (n.runningPods ?? []).join(' ') || '-',
-        ]),
-        '    ',
-      ),
-    );
+    out.push(...nodeTable(inc, opts.wide === true));
   }
   if (inc.workloads.length > 0) {
     out.push('  Workloads:');
@@ -91,7 +121,11 @@ export function renderIncident(inc: Incident): string[] {
 }
 
 /** Renders every incident, separated by blank lines, with a one-line header. */
-export function renderIncidents(incidents: readonly Incident[], blind: readonly BlindSpot[] = []): string {
+export function renderIncidents(
+  incidents: readonly Incident[],
+  blind: readonly BlindSpot[] = [],
+  opts: IncidentTextOptions = {},
+): string {
   // With an input unread, "none found" is not "none": say so instead (and above any incidents found anyway).
   const unseen = blind.length > 0 ? `${clean(`Incomplete view. ${blindSentence(blind)}`)}\n` : '';
   if (incidents.length === 0) {
@@ -100,5 +134,5 @@ export function renderIncidents(incidents: readonly Incident[], blind: readonly 
       : 'No incidents: no stuck pods and no missed CronJob runs.\n';
   }
   const head = `${incidents.length} incident${incidents.length === 1 ? '' : 's'}: ${incidents.map((i) => `${i.verdict} ${i.key}`).join(', ')}`;
-  return `${unseen}${clean(head)}\n\n${incidents.map((i) => renderIncident(i).join('\n')).join('\n\n')}\n`;
+  return `${unseen}${clean(head)}\n\n${incidents.map((i) => renderIncident(i, opts).join('\n')).join('\n\n')}\n`;
 }

@@ -15,8 +15,17 @@ export function timeNote(r: TriageReport): string {
     : `Ages as of ${r.generatedAt} (--now).`;
 }
 
-/** The report as a terminal table: preflight, then claims grouped by phase, then the count needing attention. */
-export function renderTable(r: TriageReport): string {
+/** Options of the terminal table; `wide` is `-o wide`. */
+export interface TableOptions {
+  /** Adds the columns STORAGECLASS, DRIVER, VOLUME and NODES (the nodes of the claim's evidence) to each claim line. */
+  wide?: boolean;
+}
+
+/**
+ * The report as a terminal table: preflight, then claims grouped by phase, then the count needing attention.
+ * Wide, a header names the columns; the data are the report's own fields, nothing is recomputed.
+ */
+export function renderTable(r: TriageReport, opts: TableOptions = {}): string {
   const out: string[] = [];
   const filters = [
     r.filters.namespace && `namespace ${r.filters.namespace}`,
@@ -38,6 +47,9 @@ export function renderTable(r: TriageReport): string {
   out.push('');
   out.push(`RWX claims examined: ${r.summary.claimsExamined}`);
   out.push('');
+  const wide = opts.wide ? wideClaimLine(r.claims) : undefined;
+  const claimLine = (c: ClaimReport) => (wide ? wide(c) : `${claimName(c).padEnd(52)} ${c.detail}`);
+  if (wide && r.claims.length > 0) out.push(`    ${wide(undefined)}`);
   let phase: string | undefined;
   for (const c of r.claims) {
     if (c.phase !== phase) {
@@ -45,7 +57,7 @@ export function renderTable(r: TriageReport): string {
       phase = c.phase;
       out.push(`[${phase}]`);
     }
-    out.push(`    ${`${c.namespace}/${c.name}`.padEnd(52)} ${c.detail}`);
+    out.push(`    ${claimLine(c)}`);
     if (c.phase !== 'OK') out.push(...evidenceLines(c));
   }
   if (phase !== undefined) out.push('');
@@ -57,6 +69,27 @@ export function renderTable(r: TriageReport): string {
   out.push(`claims needing attention: ${r.summary.claimsNeedingAttention}`);
   if (r.summary.preflightProblems) out.push(`preflight problems: ${r.summary.preflightProblems}`);
   return `${out.join('\n')}\n`;
+}
+
+function claimName(c: ClaimReport): string {
+  return `${c.namespace}/${c.name}`;
+}
+
+/** The wide columns of a claim, '-' where the report has no value. */
+function wideCells(c: ClaimReport): string[] {
+  const nodes = c.evidence.nodes.map((n) => n.name).join(',');
+  return [claimName(c), c.storageClass ?? '-', c.driver ?? '-', c.volume ?? '-', nodes || '-'];
+}
+
+const WIDE_HEADER = ['CLAIM', 'STORAGECLASS', 'DRIVER', 'VOLUME', 'NODES'];
+
+/** Lays out the wide columns over every claim (widths from all of them); undefined gives the header line. */
+function wideClaimLine(claims: readonly ClaimReport[]): (c: ClaimReport | undefined) => string {
+  const rows = claims.map(wideCells);
+  const widths = WIDE_HEADER.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[], last: string) =>
+    `${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}  ${last}`;
+  return (c) => (c ? line(wideCells(c), c.detail) : line(WIDE_HEADER, 'DETAIL'));
 }
 
 function evidenceLines(c: ClaimReport): string[] {

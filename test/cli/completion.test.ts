@@ -45,7 +45,7 @@ describe('rwx completion bash', () => {
   });
 
   it('completes the values of -o and other fixed choices, and files', () => {
-    expect(complete('rwx', 'triage', '-o', '').sort()).toEqual(['json', 'name', 'table', 'yaml']);
+    expect(complete('rwx', 'triage', '-o', '').sort()).toEqual(['json', 'name', 'table', 'wide', 'yaml']);
     expect(complete('rwx', 'gate', '--access-mode', 'ReadWriteM')).toEqual(['ReadWriteMany']);
     expect(complete('rwx', 'completion', '')).toEqual(['bash', 'zsh']);
     writeFileSync(join(dir, 'snap.json'), '{}');

@@ -21,6 +21,26 @@ describe('rwx scan', () => {
     expect(r.stdout).toContain('node-19  BLOCK  Do not drain');
   });
 
+  it('-o wide adds the driver, DaemonSet and revision, and per node the DaemonSet, plugin start and pod counts', async () => {
+    const r = await rwx('scan', '--snapshot', seed, '--now', NOW, '-o', 'wide');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('  Driver: ebs.csi.aws.com  DaemonSet: kube-system/ebs-csi-node  Revision: 2\n');
+    expect(r.stdout).toMatch(
+      /NODE +DAEMONSET +PLUGIN +REVISION +PLUGIN AGE +PLUGIN STARTED +STUCK +RUNNING +STUCK PODS/,
+    );
+    expect(r.stdout).toMatch(
+      /node-19 +kube-system\/ebs-csi-node +ebs-csi-node-node-19 +2 +2h12m +2026-11-30T07:03:00.000Z +1 +0 +platform\/postgres-2/,
+    );
+    expect(r.stdout).toMatch(
+      /node-02 +kube-system\/ebs-csi-node +ebs-csi-node-node-02 +1 +26d +\S+ +0 +1 +- +search\//,
+    );
+    // everything the table says, wide says too
+    expect(r.stdout).toContain('node-19  BLOCK  Do not drain');
+    const plain = await rwx('scan', '--snapshot', seed, '--now', NOW);
+    expect(plain.stdout).not.toContain('DAEMONSET');
+    expect(plain.stdout).not.toContain('Driver: ');
+  });
+
   it('-o json prints the incidents', async () => {
     const r = await rwx('scan', '--snapshot', seed, '--now', NOW, '-o', 'json');
     const out = JSON.parse(r.stdout) as { incidents: Incident[] };
@@ -61,7 +81,7 @@ describe('rwx scan', () => {
     // a bad override
     [['--plugin', 'nfs'], /--plugin: nfs is not DRIVER=NAMESPACE\/DAEMONSET/],
     // bad output format
-    [['-o', 'xml'], /--output: xml is not one of table, json, yaml, name/],
+    [['-o', 'xml'], /--output: xml is not one of table, wide, json, yaml, name/],
     // a missing file
     [['--snapshot', '/nonexistent/x.json'], /snapshot \/nonexistent\/x.json: cannot read/],
   ])('%j is a one-line error, exit 1', async (args, msg) => {

@@ -118,6 +118,19 @@ describe('rwx triage --snapshot', () => {
     expect(given.code).toBe(2);
   });
 
+  it('-o wide adds storage class, driver, volume and nodes to each claim, under a header', async () => {
+    const r = await rwx(['triage', '--snapshot', strands, '-o', 'wide']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^ {4}CLAIM +STORAGECLASS +DRIVER +VOLUME +NODES +DETAIL$/m);
+    // the failing mount names its node; a claim without a PV shows '-' for what the report does not know
+    expect(r.stdout).toMatch(/^ {4}batch\/nomount +vmstore-rwx +\S+ +pvc-nomount +node-02 +\S/m);
+    expect(r.stdout).toMatch(/^ {4}shop\/waiting +vmstore-rwx-wffc +\S+ +- +- +\S/m);
+    // the plain table has neither the header nor the columns
+    const plain = await rwx(['triage', '--snapshot', strands]);
+    expect(plain.stdout).not.toContain('STORAGECLASS');
+    expect(plain.stdout).not.toMatch(/batch\/nomount +vmstore-rwx /);
+  });
+
   it('exits 2 and groups strands by phase, OK last', async () => {
     const r = await rwx(['triage', '--snapshot', strands]);
     expect(r.code).toBe(2);
@@ -183,7 +196,7 @@ describe('rwx triage errors: one line, exit 1, no stack', () => {
     {
       name: 'bad -o',
       argv: ['triage', '--snapshot', 'x', '-o', 'xml'],
-      err: /^rwx triage: --output: xml is not one of table, json, yaml, name\n/,
+      err: /^rwx triage: --output: xml is not one of table, wide, json, yaml, name\n/,
     },
     // --snapshot with live flags
     {
