@@ -1,5 +1,4 @@
 // Watch semantics over raw HTTP: initial state, changes, selectors, bookmarks, 410, timeouts, stall and drop.
-/* eslint-disable @typescript-eslint/no-explicit-any -- API responses here are untyped JSON, read field by field */
 import { describe, expect, test } from 'vitest';
 import { api, testSim, until } from '../support/sim.js';
 import { smallScenario } from './fixtures.js';
