@@ -122,20 +122,23 @@ function parseRef(driver: string, ref: string, ctx: z.RefinementCtx): [string, N
   return [driver, { namespace: ns, name }];
 }
 
+/** `k=v,k2=v2` (env) or a map (YAML) as pairs: items trimmed and empty ones dropped, keys trimmed, values as given. */
+function keyValuePairs(v: string | Record<string, string>): [string, string][] {
+  if (typeof v !== 'string') return Object.entries(v);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => {
+      const i = s.indexOf('=');
+      return i < 0 ? [s, ''] : [s.slice(0, i).trim(), s.slice(i + 1)];
+    });
+}
+
 const driverMap = z
   .union([z.string(), z.record(z.string(), z.string())], { error: 'expected driver=namespace/name,... or a map' })
   .transform((v, ctx) => {
-    const pairs: [string, string][] =
-      typeof v === 'string'
-        ? v
-            .split(',')
-            .map((s) => s.trim())
-            .filter((s) => s !== '')
-            .map((s) => {
-              const i = s.indexOf('=');
-              return i < 0 ? [s, ''] : [s.slice(0, i).trim(), s.slice(i + 1)];
-            })
-        : Object.entries(v);
+    const pairs = keyValuePairs(v);
     const out: Record<string, NsName> = {};
     for (const [driver, ref] of pairs) {
       const r = parseRef(driver, ref, ctx);
@@ -157,17 +160,7 @@ const bool = z.union([z.boolean(), z.string()], { error: 'expected true or false
 const channelMap = z
   .union([z.string(), z.record(z.string(), z.string())], { error: 'expected channel=cluster,... or a map' })
   .transform((v, ctx) => {
-    const pairs: [string, string][] =
-      typeof v === 'string'
-        ? v
-            .split(',')
-            .map((s) => s.trim())
-            .filter((s) => s !== '')
-            .map((s) => {
-              const i = s.indexOf('=');
-              return i < 0 ? [s, ''] : [s.slice(0, i).trim(), s.slice(i + 1).trim()];
-            })
-        : Object.entries(v).map(([k, c]) => [k.trim(), String(c).trim()]);
+    const pairs = keyValuePairs(v).map(([k, c]) => [k.trim(), c.trim()] as const);
     const out: Record<string, string> = {};
     for (const [channel, cluster] of pairs) {
       if (!CHANNEL.test(channel) || channel === '*' || !isClusterName(cluster)) {
