@@ -86,9 +86,7 @@ export function answerMethod(
           (m) => m.channel === str('channel') && (m.thread_ts === undefined || m.broadcast) && Number(m.ts) >= oldest,
         )
         .reverse();
-      const limit = Number(a.limit ?? 100) || 100;
-      const start = Number(str('cursor') ?? '0') || 0;
-      const page = list.slice(start, start + limit).map((m) => ({
+      return messagePage(list, Number(a.limit ?? 100) || 100, str('cursor'), (m) => ({
         type: 'message',
         ts: m.ts,
         ...(m.thread_ts ? { thread_ts: m.thread_ts, subtype: 'thread_broadcast' } : {}),
@@ -96,13 +94,6 @@ export function answerMethod(
         ...(m.blocks ? { blocks: m.blocks } : {}),
         ...(withMeta && m.metadata ? { metadata: m.metadata } : {}),
       }));
-      const more = start + limit < list.length;
-      return {
-        ok: true,
-        messages: page,
-        has_more: more,
-        response_metadata: { next_cursor: more ? String(start + limit) : '' },
-      };
     }
     case 'conversations.replies': {
       // The parent first, then its replies, oldest first (as Slack serves them); thread_not_found when the
@@ -113,9 +104,7 @@ export function answerMethod(
       if (!parent) return { ok: false, error: 'thread_not_found' };
       const withMeta = a.include_all_metadata === true || a.include_all_metadata === 'true';
       const list = [parent, ...slack.messages.filter((m) => m.channel === channel && m.thread_ts === ts)];
-      const limit = Number(a.limit ?? 1000) || 1000;
-      const start = Number(str('cursor') ?? '0') || 0;
-      const page = list.slice(start, start + limit).map((m) => ({
+      return messagePage(list, Number(a.limit ?? 1000) || 1000, str('cursor'), (m) => ({
         type: 'message',
         ts: m.ts,
         thread_ts: ts,
@@ -123,13 +112,6 @@ export function answerMethod(
         ...(m.blocks ? { blocks: m.blocks } : {}),
         ...(withMeta && m.metadata ? { metadata: m.metadata } : {}),
       }));
-      const more = start + limit < list.length;
-      return {
-        ok: true,
-        messages: page,
-        has_more: more,
-        response_metadata: { next_cursor: more ? String(start + limit) : '' },
-      };
     }
     case 'files.getUploadURLExternal': {
       const id = `F${slack.nextId()}`;
@@ -162,4 +144,21 @@ export function answerMethod(
     default:
       return { ok: false, error: 'unknown_method' };
   }
+}
+
+/** One page of `list` as Slack pages history and replies: `cursor` is the offset of the next page. */
+function messagePage(
+  list: readonly FakeMessage[],
+  limit: number,
+  cursor: string | undefined,
+  shape: (m: FakeMessage) => Record<string, unknown>,
+): Record<string, unknown> {
+  const start = Number(cursor ?? '0') || 0;
+  const more = start + limit < list.length;
+  return {
+    ok: true,
+    messages: list.slice(start, start + limit).map(shape),
+    has_more: more,
+    response_metadata: { next_cursor: more ? String(start + limit) : '' },
+  };
 }
