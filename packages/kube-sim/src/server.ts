@@ -13,6 +13,7 @@ import { resourceKey, apiVersionOf, type ResourceInfo } from './resources.js';
 import { parseFieldSelector, parseLabelSelector, type Matcher } from './selectors.js';
 import { ApiError, notFound, reasonOf, statusBody } from './status.js';
 import { answerAccessReview } from './access-review.js';
+import { decodeAccessReview, isProtobuf } from './protobuf.js';
 import { toTable, wantsTable } from './table.js';
 
 /** The client name of requests without a bearer token. */
@@ -108,7 +109,7 @@ function sendError(out: ServerResponse, e: ApiError): void {
   send(out, e.code, statusBody(e.code, e.reason, e.message, e.details));
 }
 
-async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
@@ -116,12 +117,30 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
     if (size > 3 * 1024 * 1024) throw new ApiError(413, 'RequestEntityTooLarge', 'request body too large');
     chunks.push(c as Buffer);
   }
+  return Buffer.concat(chunks);
+}
+
+/** A JSON object body. A protobuf one is refused with 415, as a server without that codec would. */
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  if (isProtobuf(req.headers['content-type']))
+    throw new ApiError(415, 'UnsupportedMediaType', 'the simulator reads JSON bodies only here');
+  const bytes = await readBytes(req);
   try {
-    const v = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as unknown;
+    const v = JSON.parse(bytes.toString('utf8') || '{}') as unknown;
     if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
     return v as Record<string, unknown>;
   } catch {
     throw new ApiError(400, 'BadRequest', 'the request body is not a JSON object');
+  }
+}
+
+/** An access review body, JSON or protobuf (some kubectl builds send `auth can-i` as protobuf). */
+async function readReview(req: IncomingMessage): Promise<Record<string, unknown>> {
+  if (!isProtobuf(req.headers['content-type'])) return readBody(req);
+  try {
+    return decodeAccessReview(await readBytes(req));
+  } catch (e) {
+    throw new ApiError(400, 'BadRequest', `the protobuf body could not be read: ${(e as Error).message}`);
   }
 }
 
@@ -203,7 +222,7 @@ async function dispatch(
   if (res.createOnly) {
     if (verb !== 'create')
       throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
-    send(out, 201, answerAccessReview(await readBody(req), deps.authz, client));
+    send(out, 201, answerAccessReview(await readReview(req), deps.authz, client));
     return;
   }
   switch (verb) {
