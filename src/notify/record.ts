@@ -5,7 +5,7 @@ import { mergeHistory } from '../domain/history.js';
 import type { Incident } from '../domain/incident.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { IncidentStore } from '../store/incident-store.js';
-import { isResolved } from '../store/record.js';
+import { isResolved, type IncidentRecord } from '../store/record.js';
 import { newlyDone } from './follow-up.js';
 import { notifiableHash } from './notifiable.js';
 
@@ -118,7 +118,12 @@ async function recordAbsent(ctx: RecordContext, key: string, now: number): Promi
  * treats as already open, so its first pass keeps them as they were (CorrelateOptions.openKeys).
  */
 export async function unresolvedKeys(store: Pick<IncidentStore, 'listOpen' | 'get'>): Promise<string[]> {
+  return (await unresolvedRecords(store)).map((r) => r.key);
+}
+
+/** The open records not yet resolved (unresolvedKeys' records): what a process starting up takes over. */
+export async function unresolvedRecords(store: Pick<IncidentStore, 'listOpen' | 'get'>): Promise<IncidentRecord[]> {
   const keys = await store.listOpen();
   const records = await Promise.all(keys.map((k) => store.get(k)));
-  return records.filter((r) => r !== undefined && !isResolved(r.lifecycle)).map((r) => r!.key);
+  return records.filter((r): r is IncidentRecord => r !== undefined && !isResolved(r.lifecycle));
 }

@@ -14,7 +14,7 @@ import type { ServeMetrics } from './metrics.js';
 import type { EvaluatorLease } from './lease.js';
 import { Pipeline, type Stages } from './pipeline.js';
 import { NodeProofs, agentsInIndex, type NodeProofOptions } from './proof.js';
-import { notifierWithProof } from './proof-sink.js';
+import { notifierWithProof, type OpenIncidentNodes } from './proof-sink.js';
 import { CORRELATE } from '../watch/keys.js';
 
 /** The notifier as the pipeline uses it: incidents in (the full current set), close on shutdown. */
@@ -55,6 +55,8 @@ export interface ServeParts {
   closers?: { name: string; close: () => Promise<unknown> }[];
   /** The store's unresolved incidents (Pipeline.assumeOpen): read at start and when this process takes over. */
   openKeys?: () => Promise<readonly string[]>;
+  /** The nodes of the store's unresolved incidents (notifierWithProof): asked again when they clear. */
+  openNodes?: OpenIncidentNodes;
   /** One active evaluator per cluster (lease.ts): without one, this process always submits (demo, one replica). */
   lease?: EvaluatorLease;
   /**
@@ -98,7 +100,9 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
   const turn = evaluatorTurn(parts, watcher);
   const proofs = parts.proof && new NodeProofs({ locate: agentsInIndex(() => watcher.index), ...parts.proof });
   proofs?.onUpdate(() => watcher.queue.add(CORRELATE));
-  const notifier = proofs ? notifierWithProof(parts.notifier, proofs, () => watcher.index) : parts.notifier;
+  const notifier = proofs
+    ? notifierWithProof(parts.notifier, proofs, () => watcher.index, parts.openNodes)
+    : parts.notifier;
   const pipeline = newPipeline({ ...parts, notifier }, watcher, clock, turn.active);
   turn.pipeline = pipeline;
   if (parts.openKeys) pipeline.assumeOpen(await parts.openKeys());

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { connect, project } from '../kube/index.js';
 import { type Notifier, createNotifier } from '../notify/notifier.js';
-import { unresolvedKeys } from '../notify/record.js';
+import { unresolvedRecords } from '../notify/record.js';
 import type { SlackApi } from '../slack/api.js';
 import { createSlackApp } from '../slack/app.js';
 import { createWebSlackApi } from '../slack/web-api.js';
@@ -106,11 +106,15 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const boltOnPort = bolt && config.slack.mode === 'http';
   // The pipeline knows incidents by their own keys; a fleet member's records carry the cluster too (and the
   // other clusters' records are theirs). One evaluator per cluster: in a fleet, the lease is the cluster's.
-  const ownKeys = async (): Promise<string[]> =>
-    (await unresolvedKeys(notifier.store))
-      .map((k) => (config.fleet.enabled ? splitKey(k) : { cluster: config.clusterName, key: k }))
-      .filter((k) => k.cluster === config.clusterName)
-      .map((k) => k.key);
+  const ownRecords = async (): Promise<{ key: string; nodes: readonly string[] }[]> =>
+    (await unresolvedRecords(notifier.store))
+      .map((r) => ({
+        ...(config.fleet.enabled ? splitKey(r.key) : { cluster: config.clusterName, key: r.key }),
+        nodes: r.observed.history.nodes,
+      }))
+      .filter((k) => k.cluster === config.clusterName);
+  const ownKeys = async (): Promise<string[]> => (await ownRecords()).map((k) => k.key);
+  const openNodes = async () => new Map((await ownRecords()).map((k) => [k.key, k.nodes]));
   const leasePrefix = config.fleet.enabled ? `${config.redis.prefix}:${config.clusterName}` : config.redis.prefix;
   // Not ready until Socket Mode is connected (HTTP mode: auth.test succeeded); the Bolt app keeps it current.
   const link = new SlackLink();
@@ -118,6 +122,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const running = await startServe({
     source,
     openKeys: ownKeys,
+    openNodes,
     lease: redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs),
     notifier: namedNotifier(
       config.fleet.enabled

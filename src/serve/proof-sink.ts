@@ -15,19 +15,33 @@ interface NotifierPort {
   close(): Promise<void>;
 }
 
+/**
+ * Per open incident key, the nodes its record says it had (history.nodes): those its resolution reads. Read once,
+ * at the first submission, so an incident that clears while the bot was down (or before this replica took over)
+ * still has its nodes asked again before the resolution says what they show.
+ */
+export type OpenIncidentNodes = () => Promise<ReadonlyMap<string, readonly string[]>>;
+
 /** The notifier behind the proof: incidents are annotated before they are submitted. */
 export function notifierWithProof(
   notifier: NotifierPort,
   proofs: NodeProofs,
   index: () => ClusterIndex | undefined,
+  openNodes?: OpenIncidentNodes,
 ): NotifierPort {
-  // Per open incident key, every node its proof asked (bounded): those are checked again when it clears.
-  let asked = new Map<string, string[]>();
+  // Per open incident key, every node its proof asked (bounded): those are checked again when it clears. Until
+  // the first submission it is the records' (openNodes); a failed read leaves it empty, as before a restart.
+  let asked: Map<string, string[]> | undefined = openNodes ? undefined : new Map();
+  const seeded = async (): Promise<Map<string, string[]>> => {
+    const open = await openNodes!().catch(() => new Map<string, readonly string[]>());
+    return new Map([...open].map(([k, nodes]) => [k, nodes.slice(0, MAX_PROOF_NODES)]));
+  };
   return {
     close: () => notifier.close(),
     async submit(incidents: Incident[], now: number) {
+      const was = (asked ??= await seeded());
       const keys = new Set(incidents.map((i) => i.key));
-      const cleared = [...asked].filter(([k]) => !keys.has(k)).flatMap(([, nodes]) => nodes);
+      const cleared = [...was].filter(([k]) => !keys.has(k)).flatMap(([, nodes]) => nodes);
       if (cleared.length) await proofs.refresh([...new Set(cleared)]);
       const idx = index();
       const next = new Map<string, string[]>();
@@ -35,7 +49,7 @@ export function notifierWithProof(
         const { nodes } = proofNodes(incident);
         if (nodes.length === 0 || !idx) return incident;
         proofs.want(nodes);
-        const before = asked.get(incident.key) ?? [];
+        const before = was.get(incident.key) ?? [];
         next.set(incident.key, [...new Set([...before, ...nodes])].slice(0, MAX_PROOF_NODES));
         const proof = incidentProof(idx, incident, (n) => proofs.stateOf(n));
         return proof ? { ...incident, proof } : incident;

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { connect, project } from '../../src/kube/index.js';
-import { startServe, type RunningServe } from '../../src/serve/app.js';
+import { startServe, type RunningServe, type ServeParts } from '../../src/serve/app.js';
 import { createLogger } from '../../src/serve/log.js';
 import { runServe } from '../../src/serve/main.js';
 import { ServeMetrics } from '../../src/serve/metrics.js';
@@ -61,8 +61,8 @@ export interface Harness {
   prefix: string;
   serve?: RunningServe;
   lines: string[];
-  /** Starts (or restarts) the pipeline on the same Redis prefix and waits for the first list. */
-  start(): Promise<RunningServe>;
+  /** Starts (or restarts) the pipeline on the same Redis prefix and waits for the first list; `parts`: more of it. */
+  start(parts?: Partial<ServeParts>): Promise<RunningServe>;
   /** Moves sim time and runs one pipeline tick. */
   advance(ms: number): Promise<void>;
   close(): Promise<void>;
@@ -99,13 +99,13 @@ export async function harness(
     slack,
     prefix,
     lines,
-    async start() {
+    async start(parts = {}) {
       const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
       h.serve = await runServe(config, log, {
         source: new KubeClusterSource(conn),
         bolt: false,
         port: 0,
-        parts: { clock, tickMs: 0 },
+        parts: { clock, tickMs: 0, ...parts },
         notifier: { backoffMs: 50, lockTtlMs: 2000 },
       });
       await h.serve.watcher.waitSynced(10_000);

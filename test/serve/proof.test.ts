@@ -168,6 +168,24 @@ describe('agentsInIndex', () => {
 });
 
 describe('notifierWithProof', () => {
+  it("after a restart, asks again the nodes of the records' open incidents when they are not reported any more", async () => {
+    const a = await agents(new Set());
+    const proofs = new NodeProofs({ locate: (n) => ({ kind: 'agent', url: a.urlFor(n) }) });
+    let reads = 0;
+    const openNodes = async () => {
+      reads++;
+      return new Map([['rollout/kube-system/ebs-csi-node@2', ['node-19', 'node-23']]]);
+    };
+    const sink = { submit: async () => undefined, close: async () => undefined };
+    const n = notifierWithProof(sink, proofs, () => new ClusterIndex(), openNodes);
+    await n.submit([], 0); // the first evaluation of the new process: the incident cleared while it was down
+    expect([...a.asked].sort()).toEqual(['node-19', 'node-23']);
+    expect(proofs.stateOf('node-19').kind).toBe('report');
+    await n.submit([], 1); // asked once: the records are read at the first submission only
+    expect(reads).toBe(1);
+    expect(a.asked).toHaveLength(2);
+  });
+
   it('annotates incidents, and when one clears asks its nodes again before the resolution reads them', async () => {
     const broken = new Set(['node-19']);
     const a = await agents(broken);
