@@ -33,7 +33,15 @@ async function post(sim: Simulator, path: string, body: Buffer) {
     },
     body,
   });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return {
+    status: res.status,
+    body: (await res.json()) as {
+      spec: { resourceAttributes: unknown };
+      status: { allowed: boolean };
+      message?: string;
+      reason?: string;
+    },
+  };
 }
 
 const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
