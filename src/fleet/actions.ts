@@ -2,17 +2,19 @@
 // (`prod-eu-1:rollout/...`, see domain/cluster.ts), and whichever bot Slack hands the click to acknowledges it
 // at once. A click on another cluster's incident goes onto that cluster's action queue and its own bot acts on
 // its record (a Resolve reads that cluster's view of its pods and CronJobs), telling the clicker privately when the
-// click changed nothing. A cluster that is silent is not waited for: the clicker is told, and nothing changes.
+// click changed nothing. A cluster that is silent is not waited for: the clicker is told, and nothing changes. A
+// cluster that died after its last heartbeat gets the click for at most 30 s (untaken.ts, as for commands): then it
+// is withdrawn and the clicker told, so no click waits forever or lands an hour later when the bot comes back.
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { ActionResult, IncidentActions } from '../domain/actions.js';
 import type { Clock } from '../domain/clock.js';
 import { splitKey } from '../domain/cluster.js';
-import { formatAge } from '../domain/duration.js';
-import { escapeSlack } from '../render/escape.js';
 import type { SlackApi } from '../slack/api.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import type { ClusterHealth } from './heartbeat.js';
 import type { FleetKeys } from './keys.js';
+import { notAnswered } from './render.js';
+import { untilTaken, type WaitOptions } from './untaken.js';
 
 /** The action queue's name (under each cluster's prefix). */
 export const ACTION_QUEUE = 'rwx-actions';
@@ -37,6 +39,8 @@ export interface ActionRouterOptions {
   /** This cluster's own button operations (the notifier's). */
   local: IncidentActions;
   health: () => Promise<ClusterHealth[]>;
+  /** How long a routed click waits for the owner's worker (default ANSWER_TIMEOUT_MS) and how often it looks. */
+  wait?: Omit<WaitOptions, 'closed'>;
 }
 
 const OK: ActionResult = { status: 'done', message: '' };
@@ -44,24 +48,31 @@ const OK: ActionResult = { status: 'done', message: '' };
 /** IncidentActions that act on this cluster's incidents here and enqueue the others' on their owners' queues. */
 export function routedActions(o: ActionRouterOptions): IncidentActions & { close(): Promise<void> } {
   const queues = new Map<string, Queue<ActionJob>>();
+  const waits = new Set<Promise<unknown>>();
+  let closed = false;
   const route = async (job: ActionJob, run: () => Promise<ActionResult>): Promise<ActionResult> => {
     const owner = splitKey(job.key).cluster;
     if (owner === undefined || owner === o.self) return run();
     const h = (await o.health()).find((c) => c.name === owner);
-    if (!h || h.silent) {
-      const since = h ? `has not answered in ${formatAge(h.silentForMs)}` : 'has never answered';
-      return {
-        status: 'unknown',
-        message: `${escapeSlack(owner)} ${since}: its bot is down or cannot reach Redis. Nothing was changed.`,
-      };
-    }
+    if (!h || h.silent)
+      return { status: 'unknown', message: `${notAnswered(owner, h?.silentForMs)} Nothing was changed.` };
     let q = queues.get(owner);
     if (!q) {
       q = new Queue<ActionJob>(ACTION_QUEUE, { connection: o.connection, prefix: o.keys.cluster(owner) });
       queues.set(owner, q);
     }
-    await q.add(job.action, job, { attempts: 4, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 100 });
-    return OK;
+    const added = await q.add(job.action, job, {
+      attempts: 4,
+      backoff: { type: 'exponential', delay: 500 },
+      removeOnComplete: 100,
+    });
+    // The button was acknowledged already; its response_url stays valid, so the answer can wait for the owner.
+    const wait = added.id ? untilTaken(q, added.id, { ...o.wait, closed: () => closed }) : Promise.resolve('taken');
+    waits.add(wait);
+    const waited = await wait.finally(() => waits.delete(wait));
+    if (typeof waited === 'string') return OK;
+    const withdrawn = 'The click was withdrawn; nothing was changed.';
+    return { status: 'unknown', message: `${notAnswered(owner, waited.withdrawnAfterMs)} ${withdrawn}` };
   };
   return {
     acknowledge: (key, user, now) =>
@@ -71,6 +82,8 @@ export function routedActions(o: ActionRouterOptions): IncidentActions & { close
     resolve: (key, user, now) =>
       route({ action: 'resolve', key, user, at: now }, () => o.local.resolve(key, user, now)),
     async close() {
+      closed = true;
+      await Promise.allSettled([...waits]);
       await Promise.all([...queues.values()].map((q) => q.close()));
     },
   };

@@ -123,7 +123,8 @@ export async function startFleetMember(o: FleetMemberOptions): Promise<FleetMemb
     ...(t.answerTimeoutMs !== undefined ? { answerTimeoutMs: t.answerTimeoutMs } : {}),
     ...(o.log ? { log: o.log } : {}),
   });
-  const actions = routedActions({ connection: o.connection, keys, self: o.self, local: o.local, health });
+  const wait = t.answerTimeoutMs !== undefined ? { wait: { timeoutMs: t.answerTimeoutMs } } : {};
+  const actions = routedActions({ connection: o.connection, keys, self: o.self, local: o.local, health, ...wait });
   const worker = startActionWorker({ ...o, prefix: keys.cluster(o.self) });
   const heartbeat = () => beat(o.redis, keys.heartbeats, o.self, o.clock.now());
   const publish = async () => {

@@ -44,11 +44,19 @@ function unroutedLines(t: Exclude<Target, { kind: 'cluster' }>, text: string): s
   }
 }
 
+/**
+ * The one sentence for a cluster whose bot does not answer: silent (no heartbeat) for `silentForMs`, never seen
+ * (undefined), or a routed command or click that no worker took in that time. Commands and clicks both use it.
+ */
+export function notAnswered(cluster: string, silentForMs: number | undefined): string {
+  const since = silentForMs === undefined ? 'has never answered' : `has not answered in ${formatAge(silentForMs)}`;
+  return `${untrusted(cluster, 63)} ${since}: its bot is down or cannot reach Redis.`;
+}
+
 /** A cluster whose bot has been silent (no heartbeat) for `silentForMs`: nothing was run. */
 export function renderSilent(cluster: string, silentForMs: number | undefined, pub: boolean): CommandReply {
-  const since = silentForMs === undefined ? 'has never answered' : `has not answered in ${formatAge(silentForMs)}`;
   return reply(
-    [`:red_circle: ${untrusted(cluster, 63)} ${since}: its bot is down or cannot reach Redis. Nothing was run there.`],
+    [`:red_circle: ${notAnswered(cluster, silentForMs)} Nothing was run there.`],
     pub,
     'Check its `rwx serve` pods (`kubectl -n rwx get pods` in that cluster) and their Redis connection.',
   );
@@ -57,10 +65,7 @@ export function renderSilent(cluster: string, silentForMs: number | undefined, p
 /** A command that waited `waitedMs` on `cluster`'s queue without its worker taking it: withdrawn, not run. */
 export function renderNotTaken(cluster: string, waitedMs: number, pub: boolean): CommandReply {
   return reply(
-    [
-      `:red_circle: ${untrusted(cluster, 63)} has not answered in ${formatAge(waitedMs)}: its bot is down or cannot ` +
-        'reach Redis. The command was withdrawn; nothing was run.',
-    ],
+    [`:red_circle: ${notAnswered(cluster, waitedMs)} The command was withdrawn; nothing was run.`],
     pub,
     'Try again once its bot is back; `/rwx status` shows which clusters are answering.',
   );

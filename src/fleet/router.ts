@@ -14,9 +14,7 @@ import type { FleetKeys } from './keys.js';
 import { clustersHaving } from './names.js';
 import { renderNotTaken, renderSilent, renderUnrouted } from './render.js';
 import { nameOf, targetOf, type Target, type WorkCommand } from './target.js';
-
-/** How long a routed command may wait for its cluster's worker (the "has not answered in 30 s"). */
-export const ANSWER_TIMEOUT_MS = 30_000;
+import { ANSWER_TIMEOUT_MS, untilTaken } from './untaken.js';
 
 /** What the router needs. */
 export interface RouterOptions {
@@ -117,7 +115,7 @@ async function decide(o: RouterOptions, cmd: WorkCommand, job: CommandJob, healt
   return targetOf({ ...input, having });
 }
 
-// Waits until a worker takes the job (or it is gone); after the timeout, withdraws it and says so.
+// Waits until a worker takes the job; one withdrawn after the timeout is answered as such.
 async function watch(
   o: RouterOptions,
   queue: ReturnType<typeof createCommandQueue>,
@@ -127,20 +125,8 @@ async function watch(
   pub: boolean,
   closed: () => boolean,
 ): Promise<void> {
-  const timeout = o.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
-  const started = Date.now();
-  for (;;) {
-    await new Promise((r) => setTimeout(r, Math.min(o.pollMs ?? 250, timeout)));
-    if (closed()) return;
-    const j = await queue.queue.getJob(id);
-    if (!j || j.attemptsMade > 0 || !['waiting', 'prioritized'].includes(await j.getState())) return;
-    if (Date.now() - started < timeout) continue;
-    try {
-      await j.remove();
-    } catch {
-      return; // a worker took it meanwhile: it answers
-    }
-    await o.sender.send(job.responseUrl, renderNotTaken(cluster, Date.now() - started, pub).response);
-    return;
-  }
+  const timeoutMs = o.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
+  const waited = await untilTaken(queue.queue, id, { timeoutMs, ...(o.pollMs ? { pollMs: o.pollMs } : {}), closed });
+  if (typeof waited === 'string') return;
+  await o.sender.send(job.responseUrl, renderNotTaken(cluster, waited.withdrawnAfterMs, pub).response);
 }

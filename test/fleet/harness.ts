@@ -123,7 +123,8 @@ export async function startFleet(
         port: 0,
         parts: { clock, tickMs: 0 },
         notifier: { backoffMs: 50, lockTtlMs: 2000 },
-        fleet: { heartbeatMs: 100, publishMs: 100, answerTimeoutMs: 1500, ...opts.fleet },
+        // A routed job is withdrawn after 4 s untaken: far above a loaded machine's routing time, far under 30 s.
+        fleet: { heartbeatMs: 100, publishMs: 100, answerTimeoutMs: 4000, ...opts.fleet },
       });
       members.push({ name: spec.name, sim, serve, connection: members.length + 1, lines });
       await serve.watcher.waitSynced(10_000);

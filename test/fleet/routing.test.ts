@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/render/slack-blocks.js';
 import { RedisIncidentStore } from '../../src/store/redis-store.js';
 import { fleetKeys } from '../../src/fleet/keys.js';
+import { ACTION_QUEUE } from '../../src/fleet/actions.js';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { REDIS_URL, until } from '../serve/harness.js';
 import { scenarioPath } from '../support/sim.js';
@@ -162,6 +164,22 @@ describe('a cluster that dies', () => {
     const a = await ask('drain node-07 @prod-us-1');
     expect(a.text).toMatch(/prod-us-1 has not answered in \d+s: its bot is down or cannot reach Redis/);
     expect(a.text).toContain('nothing was run');
+  });
+
+  it('a click on its incident right after is withdrawn and the clicker told, not left waiting', async () => {
+    const keys = fleet.slack.roots().map((m) => String(m.metadata?.event_payload.key ?? ''));
+    const key = keys.find((k) => k.startsWith('prod-us-1:')) ?? '';
+    expect(key).not.toBe('');
+    const ack = await fleet.socket.send('interactive', click(fleet.slack, ACTION_IDS.ack, key, 'b-dead'), { to: 2 });
+    expect(ack.connection).toBe(2);
+    await until(() => (fleet.slack.responses.get('b-dead')?.length ?? 0) > 0, 'the answer to the click');
+    const [answer] = fleet.slack.responses.get('b-dead') as { text: string }[];
+    expect(answer?.text).toMatch(/^prod-us-1 has not answered in \ds: its bot is down or cannot reach Redis\./);
+    expect(answer?.text).toContain('The click was withdrawn; nothing was changed.');
+    // Withdrawn: nothing waits on prod-us-1's action queue to be acted on when its bot comes back.
+    const queue = new Queue(ACTION_QUEUE, { connection: redis, prefix: fleetKeys(fleet.base).cluster('prod-us-1') });
+    expect(await queue.getJobCounts('waiting', 'active', 'delayed')).toEqual({ waiting: 0, active: 0, delayed: 0 });
+    await queue.close();
   });
 
   it('a minute later it is silent: in /rwx status, and in the answer to a command routed to it', async () => {
