@@ -69,10 +69,13 @@ export function blindSentence(spots: readonly BlindSpot[]): string {
 
 /** What to do about blind spots: the access to check, or the API server to wait for. */
 export function blindSteps(spots: readonly BlindSpot[]): string[] {
-  const forbidden = spots.filter((s) => /forbidden/i.test(s.reason)).map((s) => s.kind);
-  const file = spots.filter((s) => s.reason === 'not in snapshot').map((s) => s.kind);
-  const other = spots.filter((s) => !forbidden.includes(s.kind) && !file.includes(s.kind)).map((s) => s.kind);
+  const kube = spots.filter((s) => s.kind !== 'open incidents');
+  const forbidden = kube.filter((s) => /forbidden/i.test(s.reason)).map((s) => s.kind);
+  const file = kube.filter((s) => s.reason === 'not in snapshot').map((s) => s.kind);
+  const store = kube.length < spots.length;
+  const other = kube.filter((s) => !forbidden.includes(s.kind) && !file.includes(s.kind)).map((s) => s.kind);
   return [
+    ...(store ? ["Make the bot's Redis answer (--redis URL or REDIS_URL, and RWX_REDIS_PREFIX), then ask again."] : []),
     ...(forbidden.length > 0
       ? [`Grant the bot get, list and watch on ${forbidden.join(', ')} (deploy/ has the ClusterRole), then ask again.`]
       : []),

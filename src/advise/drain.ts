@@ -29,6 +29,35 @@ export interface DrainOptions {
   staleAfterMs?: number;
   /** Inputs that could not be read (blind.ts): then no answer but BLOCK is given, UNKNOWN instead. */
   blind?: readonly BlindSpot[];
+  /** The bot's open incidents (see IncidentsInput); default 'read'. */
+  incidents?: IncidentsInput;
+}
+
+/**
+ * What the advice knows of the bot's open incidents, which keep a partly recovered rollout incident open (and so
+ * its nodes blocked) where a fresh look would no longer see the rollout: read (their keys went into the
+ * correlation), unreadable (asked for, no answer: a blind spot, so UNKNOWN unless BLOCK), or not consulted (no store
+ * given: every answer but BLOCK says so in its last step, since it may be wrong exactly there).
+ */
+export type IncidentsInput = 'read' | 'not consulted' | { unreadable: string };
+
+/** What the bot's open incidents decide, for a blind spot. */
+const INCIDENTS_UNDECIDED = 'whether an open rollout incident that partly recovered still breaks mounts on this node';
+
+/** The sentence an answer given without the bot's open incidents ends with. */
+export const NOT_CONSULTED =
+  "The bot's open incidents were not consulted (no --redis or REDIS_URL): a plugin rollout incident that partly recovered can still make this node unsafe to drain.";
+
+/** The blind spot of open incidents that could not be read, if any. */
+function incidentsBlind(input: IncidentsInput | undefined): BlindSpot[] {
+  if (input === undefined || typeof input === 'string') return [];
+  return [{ kind: 'open incidents', reason: input.unreadable, undecided: INCIDENTS_UNDECIDED }];
+}
+
+/** An answer other than BLOCK given without the open incidents: its last step says so, and a field. */
+function notConsulted(advice: DrainAdvice): DrainAdvice {
+  if (advice.decision === 'BLOCK') return advice;
+  return { ...advice, steps: [...advice.steps, NOT_CONSULTED], openIncidents: 'not consulted' };
 }
 
 function counts2x2(inc: Incident): string {
@@ -162,8 +191,21 @@ export function drainAdvisor(
   opts: DrainOptions = {},
 ): DrainAdvisor {
   const lookup = byNode(incidents);
-  const blind = opts.blind ?? [];
+  const blind = [...(opts.blind ?? []), ...incidentsBlind(opts.incidents)];
   const staleAfterMs = opts.staleAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs;
+  const advise = adviser(index, lookup, incidents, now, blind, staleAfterMs);
+  return opts.incidents === 'not consulted' ? (node) => notConsulted(advise(node)) : advise;
+}
+
+// The advisor proper, over the per-node lookups.
+function adviser(
+  index: ClusterIndex,
+  lookup: ByNode,
+  incidents: readonly Incident[],
+  now: number,
+  blind: readonly BlindSpot[],
+  staleAfterMs: number,
+): DrainAdvisor {
   return (node) => {
     const nodeKnown = index.get('nodes', node) !== undefined || index.podsOnNode(node).length > 0;
     // Unknown only when something could have shown it: with nodes and pods both unreadable, the advice is UNKNOWN.

@@ -1,12 +1,17 @@
 // `rwx drain-check NODE`: is it safe to drain NODE right now? Exit 0 OK, 3 BLOCK, 4 CAUTION, 5 UNKNOWN, 1 error.
+import type { IncidentsInput } from '../advise/drain.js';
+import { DEFAULT_CONFIG } from '../config/keys.js';
 import { ClusterIndex } from '../domain/cluster-index.js';
-import { RwxError } from '../errors.js';
+import { RwxError, toRwxError } from '../errors.js';
 import { evaluate } from '../evaluate/evaluate.js';
+import { unresolvedKeys } from '../notify/record.js';
+import { connectRedis } from '../serve/redis.js';
+import { RedisIncidentStore } from '../store/redis-store.js';
 import { renderDrainAdvice } from '../render/terminal-drain.js';
 import { parseFlags } from './args.js';
 import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
-import type { Command } from './io.js';
+import type { CliIo, Command } from './io.js';
 import { writeDocument } from './output.js';
 import { evalSettings, evaluateOptions } from './scan.js';
 import { loadSource } from './source.js';
@@ -16,7 +21,9 @@ const HELP = helpText(
   `BLOCK (exit 3) when the node's stuck mounts follow a plugin rollout or the node runs the bad revision; CAUTION
 (exit 4) when the node holds a stuck pod of any incident, pods stuck Terminating on claims, or stale
 VolumeAttachments; UNKNOWN (exit 5) when something the decision needs could not be read (forbidden, missing from
-the snapshot), saying what and what that leaves undecided; OK (exit 0) otherwise.`,
+the snapshot, the bot's Redis given but not answering), saying what and what that leaves undecided; OK (exit 0)
+otherwise. With --redis (or REDIS_URL) the bot's open incidents are consulted, as /rwx drain does: a plugin
+rollout incident that partly recovered still blocks its nodes. Without, every answer but BLOCK says they were not.`,
 );
 
 const EXIT = { OK: 0, BLOCK: 3, CAUTION: 4, UNKNOWN: 5 } as const;
@@ -36,8 +43,32 @@ export const run: Command = async (argv, io) => {
   const s = evalSettings(values, FLAGS['drain-check'].output.check.values);
   const { snapshot } = await loadSource(values, io);
   const index = ClusterIndex.fromSnapshot(snapshot);
-  const advice = evaluate(index, evaluateOptions(s)).drain(node);
+  const open = await openIncidents(values.redis ?? io.env.REDIS_URL, values['redis-prefix'], io);
+  const advice = evaluate(index, { ...evaluateOptions(s), ...open }).drain(node);
   if (s.format === 'json' || s.format === 'yaml') await writeDocument(io, s.format, advice);
   else io.stdout.write(renderDrainAdvice(advice));
   return EXIT[advice.decision];
 };
+
+/**
+ * The bot's open incidents, as /rwx drain sees them (notify/record.ts unresolvedKeys): their keys when the Redis at
+ * `url` answers, the reason when it does not (a blind spot: UNKNOWN unless BLOCK), 'not consulted' without a URL.
+ */
+async function openIncidents(
+  url: string | undefined,
+  prefix: string | undefined,
+  io: CliIo,
+): Promise<{ openKeys?: ReadonlySet<string>; incidents: IncidentsInput }> {
+  if (!url) return { incidents: 'not consulted' };
+  try {
+    const redis = await connectRedis(url, 3000, io.env.REDIS_PASSWORD || undefined);
+    try {
+      const store = new RedisIncidentStore(redis, prefix ?? (io.env.RWX_REDIS_PREFIX || DEFAULT_CONFIG.redisPrefix));
+      return { openKeys: new Set(await unresolvedKeys(store)), incidents: 'read' };
+    } finally {
+      redis.disconnect();
+    }
+  } catch (e) {
+    return { incidents: { unreadable: toRwxError(e).message } };
+  }
+}

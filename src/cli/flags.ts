@@ -95,7 +95,22 @@ export const FLAGS = {
     ...HELP_FLAG,
   },
   scan: { ...SOURCE_FLAGS, ...EVAL_FLAGS, ...outputFlag(['table', 'wide', 'json', 'yaml', 'name']), ...HELP_FLAG },
-  'drain-check': { ...SOURCE_FLAGS, ...EVAL_FLAGS, ...outputFlag(['table', 'json', 'yaml']), ...HELP_FLAG },
+  'drain-check': {
+    ...SOURCE_FLAGS,
+    ...EVAL_FLAGS,
+    redis: {
+      type: 'string',
+      arg: 'URL',
+      help: "the bot's Redis, to consult its open incidents (default REDIS_URL; neither: not consulted)",
+    },
+    'redis-prefix': {
+      type: 'string',
+      arg: 'PREFIX',
+      help: "the bot's key prefix (default RWX_REDIS_PREFIX, else rwx)",
+    },
+    ...outputFlag(['table', 'json', 'yaml']),
+    ...HELP_FLAG,
+  },
   diff: {
     ...SOURCE_FLAGS,
     from: { type: 'string', arg: 'REV', check: WHOLE(1, Number.MAX_SAFE_INTEGER), help: 'older revision number' },

@@ -84,9 +84,12 @@ export interface RollbackAdvice {
   command?: string;
 }
 
-/** A kind an answer depends on that could not be read, and what that leaves undecided. */
+/**
+ * A kind an answer depends on that could not be read, and what that leaves undecided. 'open incidents': the bot's
+ * incident records (drain advice keeps a partly recovered rollout incident open only when it knows it is open).
+ */
 export interface BlindSpot {
-  kind: KindKey;
+  kind: KindKey | 'open incidents';
   /** Why: "forbidden: ...", "not in snapshot", "API server unreachable", "watch not synced yet"... */
   reason: string;
   /** What the answer cannot decide without it. */
@@ -102,6 +105,8 @@ export interface DrainAdvice {
   steps: string[];
   /** The inputs that could not be read (UNKNOWN always has some; a BLOCK may too: it holds regardless). */
   blind?: BlindSpot[];
+  /** Set when the bot's open incidents were not asked for (DrainOptions.incidents): the reason says so. */
+  openIncidents?: 'not consulted';
 }
 
 /** One row of the node table: node | plugin revision | plugin pod age | stuck pods. */

@@ -9,7 +9,7 @@ import { detectAll } from '../detect/registry.js';
 import { correlate } from '../correlate/correlate.js';
 import type { DriverDaemonSets } from '../correlate/plugin-finder.js';
 import { blindSpots } from '../advise/blind.js';
-import { drainAdvisor } from '../advise/drain.js';
+import { type IncidentsInput, drainAdvisor } from '../advise/drain.js';
 import { nextSteps } from '../advise/next-steps.js';
 import { rollbackFor } from '../advise/rollback.js';
 
@@ -23,6 +23,8 @@ export interface EvaluateOptions {
   driverDaemonSets?: DriverDaemonSets;
   /** The incidents already open (CorrelateOptions.openKeys): an open rollout incident is kept while it sustains. */
   openKeys?: ReadonlySet<string>;
+  /** Whether `openKeys` are the bot's open incidents (drain advice, DrainOptions.incidents); default 'read'. */
+  incidents?: IncidentsInput;
 }
 
 /** What one evaluation found and advises. */
@@ -67,6 +69,7 @@ export function evaluateFindings(
   const drain = drainAdvisor(index, incidents, opts.now, {
     staleAfterMs: opts.config?.stuckAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs,
     blind: blindSpots(index, incidents),
+    ...(opts.incidents ? { incidents: opts.incidents } : {}),
   });
   // Nodes holding a stuck pod of any incident: a test mount "on another node" must pick none of them.
   const busy = new Set(incidents.flatMap((i) => i.nodes.filter((n) => n.stuckPods.length > 0).map((n) => n.node)));
