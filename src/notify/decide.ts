@@ -3,7 +3,7 @@
 // repeat_interval for a reminder when nothing changed. decide.test.ts walks every case.
 import type { CronJobDone } from '../domain/resolution.js';
 import type { IncidentRecord, Lifecycle, Thread } from '../store/record.js';
-import { stateHash } from './state.js';
+import { staleShown, stateHash } from './state.js';
 
 /** Notification timers in ms. */
 export interface Timers {
@@ -24,7 +24,16 @@ export type Step = { step: 'none' } | { step: 'wait'; until: number } | { step: 
 
 /** The steps, each one file under steps/ (see STEPS in stages.ts). */
 export type StepName =
-  'post-root' | 'adopt-root' | 'post-evidence' | 'update' | 'repeat' | 'resolve' | 'follow-up' | 'close' | 'discard';
+  | 'post-root'
+  | 'adopt-root'
+  | 'post-evidence'
+  | 'update'
+  | 'repeat'
+  | 'stale'
+  | 'resolve'
+  | 'follow-up'
+  | 'close'
+  | 'discard';
 
 /**
  * The next step for a record at `now`. Resolved: silent while a person's Resolve holds and the cluster still
@@ -32,7 +41,8 @@ export type StepName =
  * pressed) means resolve, even when muted, except that nothing posted is discarded and a root whose post was
  * interrupted is looked up first; firing means post the root after group_wait, then its evidence, then edit the
  * root when the notifiable state changed (no sooner than group_interval after the last notification) or repeat
- * after repeat_interval, while not muted.
+ * after repeat_interval, while not muted; and, muted or not, at once, add or remove the stale line when the bot
+ * stopped or started seeing the cluster again (an edit that notifies no one and is not a change).
  */
 export function decide(r: IncidentRecord, now: number, timers: Timers = DEFAULT_TIMERS): Step {
   const l = r.lifecycle;
@@ -53,8 +63,10 @@ export function decide(r: IncidentRecord, now: number, timers: Timers = DEFAULT_
   return openThread(r, l.thread, now, timers);
 }
 
-// An open thread: hold while muted; edit on a change, or remind when nothing changed for repeat_interval.
+// An open thread: the stale line first; hold while muted; edit on a change, or remind when nothing changed for
+// repeat_interval.
 function openThread(r: IncidentRecord, thread: Thread, now: number, timers: Timers): Step {
+  if (!staleShown(r, thread.sent)) return { step: 'stale' };
   const mute = r.buttons.mute?.until;
   if (mute !== undefined && now < mute) return { step: 'wait', until: mute };
   const changed = stateHash(r, now) !== thread.sent.hash;

@@ -15,6 +15,7 @@ import type { IncidentActions } from '../domain/actions.js';
 import { createIncidentActions } from './actions.js';
 import { DEFAULT_MESSAGE_OPTIONS, type MessageOptions } from './deps.js';
 import { recordEvaluation } from './record.js';
+import { markStale } from './stale.js';
 import { type LockIdentity, lockIdentity, resumeInterrupted } from './resume.js';
 import { type NotifierObserver, type StageDeps, type StageOutcome, processIncident } from './stages.js';
 import { type Enqueue, type JobData, type NotifierLogger, QUEUE, startWorker, within } from './worker.js';
@@ -86,6 +87,11 @@ export interface Notifier extends IncidentActions {
     now: number,
     resolutions?: ReadonlyMap<string, ResolutionFacts>,
   ): Promise<void>;
+  /**
+   * Records that the bot cannot see the cluster since `since` (undefined: it sees again) on every open incident,
+   * and runs their jobs now, so each root gets or loses its stale line (stale.ts). Resolves with the keys marked.
+   */
+  markStale(since: number | undefined): Promise<string[]>;
   /** Runs the steps for one key right now, without the queue (tests, one-shot CLI use). */
   process(key: string): Promise<StageOutcome>;
   /** Jobs waiting or running (not the delayed ones: every open incident keeps one for its next timer). */
@@ -147,6 +153,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     },
     store: deps.store,
     submit,
+    markStale: (since) => markStale(deps.store, enqueue, since),
     process: (key) => processIncident(deps, key),
     queueDepth: () => queue.getJobCountByTypes('waiting', 'active', 'prioritized'),
     resumed,

@@ -10,7 +10,7 @@ import type { Lifecycle } from '../store/record.js';
 import type { IncidentRecord } from '../store/record.js';
 import { type StepName, decide } from './decide.js';
 import type { StageDeps } from './deps.js';
-import { editRoot } from './steps/edit-root.js';
+import { editRoot, markStale } from './steps/edit-root.js';
 import { close, discard } from './steps/end.js';
 import { followUp } from './steps/follow-up.js';
 import { postEvidence } from './steps/post-reply.js';
@@ -27,6 +27,7 @@ export const STEPS: Readonly<Record<StepName, StepFn>> = {
   'post-evidence': postEvidence,
   update: (ctx, r) => editRoot(ctx, r, 'update'),
   repeat: (ctx, r) => editRoot(ctx, r, 'repeat'),
+  stale: markStale,
   resolve,
   'follow-up': followUp,
   close,

@@ -40,6 +40,8 @@ export interface IncidentState {
   muteUntil?: number;
   resolvedAt?: number;
   resolvedBy?: string;
+  /** Since when the bot cannot see the cluster (the root may be out of date): an open root says so. */
+  staleSince?: number;
 }
 
 /** Action ids of the root's buttons; the Bolt app routes on these (the link buttons are only acknowledged). */

@@ -70,9 +70,12 @@ export function renderIncidentRoot(
   return { text: group ? `${text} ${group.trim()}` : text, blocks: capBlocks(blocks) };
 }
 
-/** The ack / mute / resolved line of a root (mrkdwn), empty when there is nothing to say. */
+/** The stale / ack / mute / resolved line of a root (mrkdwn), empty when there is nothing to say. */
 export function statusLine(state: IncidentState): string {
   const parts: string[] = [];
+  if (state.staleSince !== undefined && state.resolvedAt === undefined) {
+    parts.push(`:hourglass: *Stale since ${slackDate(state.staleSince)}: the bot cannot see the cluster*`);
+  }
   if (state.resolvedAt !== undefined) {
     // A manual Resolve says who and when; an automatic one is dated by the summary's cluster times instead.
     parts.push(

@@ -4,6 +4,9 @@
 // replica holding the evaluator lease (a holder is current by construction), so a blind standby next to a seeing
 // holder stays quiet. One notice across replicas: `<prefix>:blind` is claimed with SET NX and then holds the
 // notice's ts; whoever sees first takes the ts away (GET + DEL in one script) and posts the reply.
+// The open roots say so too: the replica that posts the notice marks every open incident stale (its root gets a
+// "stale since" line through the notifier's own steps, src/notify/stale.ts), and a replica that sees again after
+// being blind (or at its first tick, after a restart) clears the marks.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { escapeSlack } from '../render/escape.js';
@@ -29,11 +32,16 @@ export interface DeadManOptions {
   /** Shown in the messages when set (several clusters may share one channel). */
   cluster: string;
   log: Logger;
+  /** The open incidents' roots: marked stale since the blind time, or cleared with undefined (Notifier.markStale). */
+  roots?: { markStale(since: number | undefined): Promise<unknown> };
 }
 
 /** Called on every serve tick with whether the cluster is seen; posts or clears the notice. */
 export class DeadMan {
   private blindSince: number | undefined;
+  // Whether roots may carry a stale mark this replica has not cleared: after being blind, and at start (a replica
+  // that died blind left them marked).
+  private mayBeStale = true;
 
   constructor(private readonly o: DeadManOptions) {}
 
@@ -46,10 +54,12 @@ export class DeadMan {
     try {
       if (seen) {
         this.blindSince = undefined;
+        await this.unmarkRoots();
         await this.clear(now);
         return;
       }
       this.blindSince ??= now;
+      this.mayBeStale = true;
       if (now - this.blindSince >= this.o.afterMs) await this.notice(this.blindSince);
     } catch (e) {
       this.o.log.warn({ err: e }, 'dead-man notice failed; retried next tick');
@@ -68,6 +78,7 @@ export class DeadMan {
       '(API server unreachable, or its watches not synced or stalled). Until it sees again, incident messages may be ' +
       'stale and new incidents are not reported: check the cluster yourself.';
     try {
+      await this.o.roots?.markStale(since);
       const { ts } = await this.o.slack.postMessage({ channel: this.o.channel, text });
       await this.o.redis.set(this.key, ts);
       this.o.log.warn({ ts, since }, 'dead-man notice posted: the bot cannot see the cluster');
@@ -75,6 +86,12 @@ export class DeadMan {
       await this.o.redis.del(this.key).catch(() => undefined);
       throw e;
     }
+  }
+
+  private async unmarkRoots(): Promise<void> {
+    if (!this.mayBeStale || !this.o.roots) return;
+    await this.o.roots.markStale(undefined);
+    this.mayBeStale = false;
   }
 
   private async clear(now: number): Promise<void> {

@@ -158,6 +158,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       afterMs: config.timers.blindAfterMs,
       cluster: config.clusterName,
       log,
+      roots: notifier,
     }),
     ...o.parts,
   });

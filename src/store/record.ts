@@ -32,6 +32,11 @@ export interface Observation {
   cleared?: { at: number; facts?: ResolutionFacts };
   /** After a resolution: the awaited CronJobs the evaluator saw complete a run (or go), not yet followed up. */
   cronJobsDone?: CronJobDone[];
+  /**
+   * Set while the bot cannot see the cluster (the dead-man notice, src/serve/dead-man.ts): since when. The root
+   * says so; it is not part of the notifiable hash, so it is never a change of the incident.
+   */
+  stale?: number;
 }
 
 /** Where the incident's thread is, phase by phase. */
@@ -80,6 +85,8 @@ export interface Sent {
   /** The members shown, to tell new nodes and workloads in the next change reply. */
   members?: PostedMembers;
   at: number;
+  /** The `observed.stale` the root showed (absent: no stale line); the stale step edits the root when it differs. */
+  stale?: number;
 }
 
 /** When the incident was resolved, and by whom when a person pressed Resolve. */

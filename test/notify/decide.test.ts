@@ -6,9 +6,9 @@ import type { IncidentRecord, Lifecycle } from '../../src/store/record.js';
 import { H, M, S, record } from './harness.js';
 
 const T = 1_000_000;
-const thread = (over: Partial<{ hash: string; at: number }> = {}) => ({
+const thread = (over: Partial<{ hash: string; at: number; stale: number }> = {}) => ({
   ts: '1.1',
-  sent: { hash: over.hash ?? 'current', at: over.at ?? T },
+  sent: { hash: over.hash ?? 'current', at: over.at ?? T, ...(over.stale ? { stale: over.stale } : {}) },
 });
 const open: Lifecycle = { phase: 'open', thread: thread() };
 const cleared = { cleared: { at: T + M } };
@@ -90,6 +90,27 @@ describe('decide', () => {
     ],
     // the mute ended: the root no longer says muted, so it is out of date
     ['mute over: update', rec(open, { buttons: { mute: { until: T + H, by: 'U1' } } }), T + H, { step: 'update' }],
+    // the bot went blind: the root gets its stale line at once, muted or not, and before a change waits
+    [
+      'blind: the stale line, even muted',
+      rec(open, { ...observed({ stale: T }), buttons: { mute: { until: T + H, by: 'U1' } } }),
+      T + M,
+      { step: 'stale' },
+    ],
+    // the stale line is not a change: once shown, the repeat timer is where it was (no update, no reply)
+    [
+      'stale line shown: wait for repeat_interval',
+      rec({ phase: 'open', thread: thread({ stale: T }) }, observed({ stale: T })),
+      T + M,
+      { step: 'wait', until: T + 4 * H },
+    ],
+    // the bot sees again: the stale line goes at once
+    [
+      'seen again: remove the stale line',
+      rec({ phase: 'open', thread: thread({ stale: T }) }),
+      T + M,
+      { step: 'stale' },
+    ],
     // cleared after the root was posted: the resolution goes out, muted or not
     [
       'open and cleared: resolve, even when muted',

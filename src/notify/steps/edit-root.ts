@@ -1,5 +1,5 @@
 // Editing the root in place: on a change (update, with a reply naming what joined and which pods left), as a reminder (repeat), and
-// at once after a button (refreshRoot, no reply). A root someone deleted in Slack is forgotten, so the next step
+// at once after a button (refreshRoot, no reply) or when the bot stops or starts seeing the cluster (markStale, no reply). A root someone deleted in Slack is forgotten, so the next step
 // posts a fresh thread for the still-open incident.
 import { isRwxError } from '../../errors.js';
 import { membersOf } from '../../domain/members.js';
@@ -7,9 +7,9 @@ import { renderChangeReply, renderRepeatReply } from '../../render/slack-thread.
 import type { IncidentRecord, Sent } from '../../store/record.js';
 import { threadTsOf } from '../../store/record.js';
 import { departedMembers } from '../departed.js';
-import { rootMessage, stateHash, visibleState } from '../state.js';
+import { rootMessage, staleSent, stateHash, visibleState } from '../state.js';
 import { replyOnce } from './post-reply.js';
-import { type StepContext, type StepResult, inPhase, write } from './step.js';
+import { type StepContext, type StepFn, type StepResult, inPhase, write } from './step.js';
 
 /** update / repeat: edits the root to the incident as it is now, then replies (what joined, or still open). */
 export async function editRoot(
@@ -28,8 +28,22 @@ export async function editRoot(
       : thread.sent.members &&
         renderChangeReply(incident, thread.sent.members, departedMembers(r, thread.sent.members, ctx.now, ctx.observe));
   if (reply) await replyOnce(ctx, r, thread.ts, replyId(thread.sent, kind, hash), reply);
-  return write({ phase: 'open', thread: { ts: thread.ts, sent: { hash, members: membersOf(incident), at: ctx.now } } });
+  const sent = { hash, members: membersOf(incident), at: ctx.now, ...staleSent(r) };
+  return write({ phase: 'open', thread: { ts: thread.ts, sent } });
 }
+
+/**
+ * stale: adds the "stale since" line to the root when the bot stopped seeing the cluster, or removes it when it
+ * sees again. One edit, no reply; it records only which line the root shows, so the change and repeat timers and
+ * the change hash stay as they were.
+ */
+export const markStale: StepFn = async (ctx, record) => {
+  const r = inPhase(record, 'stale', 'open');
+  const { thread } = r.lifecycle;
+  if (!(await editIfPresent(ctx, r, thread.ts))) return write({ phase: 'pending' });
+  const { stale: _, ...sent } = thread.sent;
+  return write({ phase: 'open', thread: { ...thread, sent: { ...sent, ...staleSent(r) } } });
+};
 
 /**
  * After a button: the root shows the new ack / mute state at once, not after group_interval. Records the new hash
@@ -45,7 +59,8 @@ export async function refreshRoot(ctx: StepContext, r: IncidentRecord): Promise<
   });
   const l = r.lifecycle;
   if (l.phase !== 'open' && l.phase !== 'posting-evidence') return undefined;
-  return write({ ...l, thread: { ...l.thread, sent: { ...l.thread.sent, hash: stateHash(r, ctx.now) } } });
+  const { stale: _, ...sent } = l.thread.sent;
+  return write({ ...l, thread: { ...l.thread, sent: { ...sent, hash: stateHash(r, ctx.now), ...staleSent(r) } } });
 }
 
 // Edits the root; false when it no longer exists in Slack.

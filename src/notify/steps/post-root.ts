@@ -5,7 +5,7 @@
 import { membersOf } from '../../domain/members.js';
 import { incidentMetadata } from '../../slack/api.js';
 import type { IncidentRecord, Sent } from '../../store/record.js';
-import { rootMessage, stateHash, visibleState } from '../state.js';
+import { rootMessage, staleSent, stateHash, visibleState } from '../state.js';
 import { type StepFn, inPhase, write } from './step.js';
 
 /** post-root: posts the root, or adopts (and brings up to date) the one an interrupted attempt or a lost record left. */
@@ -45,5 +45,5 @@ export const adoptRoot: StepFn = async (ctx, record) => {
 
 /** What a root posted or edited now shows. */
 export function sentNow(r: IncidentRecord, now: number): Sent {
-  return { hash: stateHash(r, now), members: membersOf(r.observed.incident), at: now };
+  return { hash: stateHash(r, now), members: membersOf(r.observed.incident), at: now, ...staleSent(r) };
 }
