@@ -139,6 +139,8 @@ export interface Incident {
   pods: StuckPodFinding[];
   cronJobs: CronJobFinding[];
   nodes: IncidentNode[];
+  /** Node rows a record left out (domain/node-rows.ts keptNodeRows): counted, not listed. */
+  nodesNotKept?: { nodes: number; withStuckPods: number };
   workloads: AffectedWorkload[];
   rollout?: RolloutEvidence;
   /** For FOLLOWS_ROLLOUT: the rollback step every output gives (src/advise/rollback.ts). */

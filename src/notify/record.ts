@@ -3,6 +3,7 @@
 // said then, CronJobs seen done after a resolution), never the lifecycle or the buttons.
 import { mergeHistory } from '../domain/history.js';
 import type { Incident } from '../domain/incident.js';
+import { keptNodeRows } from '../domain/node-rows.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { isResolved, type IncidentRecord } from '../store/record.js';
@@ -73,7 +74,7 @@ async function recordReported(ctx: RecordContext, incident: Incident, now: numbe
       key: incident.key,
       channel: ctx.channel,
       createdAt: now,
-      observed: { incident, hash, history },
+      observed: { incident: keptNodeRows(incident), hash, history },
       lifecycle: { phase: 'pending' },
       buttons: {},
     });
@@ -87,7 +88,9 @@ async function recordReported(ctx: RecordContext, incident: Incident, now: numbe
     if (merged.changed) await store.patch(incident.key, { observed: history });
     return undefined;
   }
-  await store.patch(incident.key, { observed: { incident, hash, ...history, cleared: undefined } });
+  await store.patch(incident.key, {
+    observed: { incident: keptNodeRows(incident), hash, ...history, cleared: undefined },
+  });
   return { key: incident.key, delayMs: 0 };
 }
 

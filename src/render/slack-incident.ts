@@ -7,6 +7,7 @@ import { blindSentence } from '../advise/blind.js';
 import { escapeSlack } from './escape.js';
 import { proofRootBlock } from './slack-proof.js';
 import { VERDICT_TEXT, incidentFallback, saysDoNotDrain } from './slack-fallback.js';
+import { nodeRowCount } from '../domain/node-rows.js';
 import { byStuckPods, nodeList, nodeTableRows } from './slack-members.js';
 import {
   ACTION_IDS,
@@ -115,7 +116,8 @@ function nodeBlocks(incident: Incident): Block[] {
   if (nodes.length === 0) return [];
   const shown = nodes.slice(0, ROOT_NODE_ROWS);
   const notes: string[] = [];
-  if (nodes.length > shown.length) notes.push(`...and ${nodes.length - shown.length} more in the thread`);
+  const total = nodeRowCount(incident).nodes;
+  if (total > shown.length) notes.push(`...and ${total - shown.length} more in the thread`);
   const r = incident.rollout;
   if (r) notes.push(nodeList(r.nodesOnNewRevision, `on revision ${r.newRevision}`));
   const table = preSection('*Nodes*', nodeTableRows(shown));

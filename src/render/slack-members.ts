@@ -2,16 +2,14 @@
 // revision | plugin pod age | stuck pods) and the affected workloads. The root shows the first rows of the table;
 // the evidence reply shows all of it. Every list of nodes in a Slack message goes through nodeList.
 import type { Incident, IncidentNode } from '../domain/incident.js';
+import { naturalOrder } from '../domain/node-rows.js';
 import { escapeSlack } from './escape.js';
 import { formatSeconds, plural, slackDate } from './slack-blocks.js';
 
 /** Names a node list shows in full; longer lists collapse to the first and last. */
 export const NODE_LIST_NAMES = 6;
 
-/** Orders names as a person counts them: node-2 before node-12. */
-export function naturalOrder(a: string, b: string): number {
-  return a.localeCompare(b, 'en', { numeric: true });
-}
+export { byStuckPods, naturalOrder } from '../domain/node-rows.js';
 
 /**
  * "3 nodes on revision 2: node-12, node-19, node-40", or past NODE_LIST_NAMES "28 nodes on revision 2: node-12
@@ -23,11 +21,6 @@ export function nodeList(nodes: readonly string[], where = ''): string {
   if (sorted.length === 0) return head;
   const names = sorted.length <= NODE_LIST_NAMES ? sorted.join(', ') : `${sorted[0]} ... ${sorted[sorted.length - 1]}`;
   return `${head}: ${names}`;
-}
-
-/** Nodes with stuck pods first (most first), then the rest, each group in natural order. */
-export function byStuckPods(nodes: readonly IncidentNode[]): IncidentNode[] {
-  return [...nodes].sort((a, b) => b.stuckPods.length - a.stuckPods.length || naturalOrder(a.node, b.node));
 }
 
 /**

@@ -8,6 +8,7 @@ import { escapeSlack } from './escape.js';
 import { proofChangeLines, proofEvidenceBlock } from './slack-proof.js';
 import { groupEvents } from './event-groups.js';
 import { incidentFallback, saysDoNotDrain } from './slack-fallback.js';
+import { MAX_RECORDED_NODES, nodeRowCount } from '../domain/node-rows.js';
 import { byStuckPods, nodeList, nodeTableRows, workloadLines } from './slack-members.js';
 import {
   type Block,
@@ -39,6 +40,8 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
   const why = drainReason(incident);
   if (why) blocks.push(section(why));
   if (incident.nodes.length > 0) blocks.push(preSection('*Nodes*', nodeTableRows(byStuckPods(incident.nodes))));
+  const notKept = notKeptLine(incident);
+  if (notKept) blocks.push(context(notKept));
   blocks.push(listSection('*Affected workloads*', workloadLines(incident)));
   blocks.push(section('*Evidence*'));
   // The same explanations `rwx scan` prints (src/correlate/explain.ts): one source, so the thread and the CLI agree.
@@ -151,10 +154,17 @@ function departedLines(d: DepartedMembers | undefined): string[] {
   ];
 }
 
+// The node rows the record left out (domain/node-rows.ts), counted under the table.
+function notKeptLine(incident: Incident): string | undefined {
+  const n = incident.nodesNotKept;
+  if (!n || n.nodes === 0) return undefined;
+  return `+${plural(n.nodes, 'more node')} (${n.withStuckPods} with stuck pods), not listed: an incident keeps its first ${MAX_RECORDED_NODES} node rows.`;
+}
+
 /** The repeat_interval reminder: still open, with how long and how many. */
 export function renderRepeatReply(incident: Incident, openSinceMs: number, now: number): SlackMessage {
   const text =
     `Still open after ${formatSeconds((now - openSinceMs) / 1000)}: ${plural(incident.pods.length, 'stuck pod')} on ` +
-    `${plural(incident.nodes.filter((n) => n.stuckPods.length > 0).length, 'node')}, ${plural(incident.cronJobs.length, 'CronJob')} with missed runs.`;
+    `${plural(nodeRowCount(incident).withStuckPods, 'node')}, ${plural(incident.cronJobs.length, 'CronJob')} with missed runs.`;
   return { text: incidentFallback(incident, text), blocks: [context(escapeSlack(text))] };
 }
