@@ -19,7 +19,8 @@
 // 4. Pods stuck Terminating on a storage cause (an unmount failure, or no event at all on a pod with a storage
 //    volume: detect/stuck-terminating.ts) take the same rollout test per driver (new revision stuck, old not; a pod
 //    that mounted under the new revision does not veto it, mounting is not unmounting): a wave that follows a plugin
-//    rollout joins that rollout's incident `rollout/<ns>/<ds>@<rev>`, one incident and not one per node.
+//    rollout joins that rollout's incident `rollout/<ns>/<ds>@<rev>`, one incident and not one per node; an open
+//    one is kept on the same sustain test as rule 3 (a pod that terminated at last is one member recovering).
 // 5. The remaining storage pods, and the remaining pods stuck Terminating, group per node as FOLLOWS_NODE when the node holds stuck mounts of two or more drivers, or stuck unmounts, or is the only
 //    node with stuck mounts of a driver and either two or more workloads are stuck there or the same plugin revision
 //    demonstrably mounts on another node (so the node, not the plugin, is what differs). The rest stay UNEXPLAINED per driver (`unexplained/<driver>`,
@@ -37,6 +38,7 @@ import {
   rolloutKey,
   sustainsRollout,
   type RolloutAnalysis,
+  type RolloutTestOptions,
 } from './rollout.js';
 
 /** An incident before its text and tables are written. */
@@ -157,14 +159,20 @@ export function groupFindings(
     const others = new Set(
       [...stuckDriversByNode].filter(([, ds2]) => [...ds2].some((d) => d !== driver)).map(([n]) => n),
     );
-    const analysis = ds ? analyzeRollout(index, ds, driver, fs, others, { unmount: true }) : undefined;
-    if (!ds || !analysis?.fits) {
+    const unmount = { unmount: true };
+    const tested = ds ? analyzeRollout(index, ds, driver, fs, others, unmount) : undefined;
+    // Partial recovery is not resolution for an unmount wave either: an open incident is kept while it sustains.
+    const kept =
+      ds && tested && !tested.fits ? sustain(index, ds, driver, fs, others, tested, openKeys, unmount) : undefined;
+    const analysis = kept?.analysis ?? tested;
+    if (!ds || !analysis || !(analysis.fits || kept)) {
       nodeCandidates.push(...fs);
       continue;
     }
+    nodeCandidates.push(...(kept?.left ?? []));
     const key = rolloutKey(analysis.evidence);
     const d = draft(key, { verdict: 'FOLLOWS_ROLLOUT', driver, daemonSet: ds, rollout: analysis });
-    d.pods.push(...fs);
+    d.pods.push(...(kept?.members ?? fs));
   }
 
   // Rule 5: which nodes the remaining storage pods follow.
@@ -225,9 +233,10 @@ function configKey(f: StuckPodFinding): string {
 }
 
 /**
- * A rollout incident already open (its key in `openKeys`) whose test no longer fits stays one incident while it
- * sustains (sustainsRollout): the members stuck on nodes off the new revision (evidence that left the pattern)
- * leave it and are grouped like any other pod, the analysis is redone without them, and the rest stay. Undefined
+ * A rollout incident already open (its key in `openKeys`) whose test (with `opts`: of unmounts, rule 4) no longer
+ * fits stays one incident while it sustains (sustainsRollout): the members stuck on nodes off the new revision
+ * (evidence that left the pattern) leave it and are grouped like any other pod, the analysis is redone without
+ * them, and the rest stay. Undefined
  * when the incident is not open or no longer sustains: then the test alone decides, as for a new incident.
  */
 function sustain(
@@ -238,6 +247,7 @@ function sustain(
   others: ReadonlySet<string>,
   tested: RolloutAnalysis,
   openKeys: ReadonlySet<string>,
+  opts: RolloutTestOptions = {},
 ): { analysis: RolloutAnalysis; members: StuckPodFinding[]; left: StuckPodFinding[] } | undefined {
   if (!openKeys.has(rolloutKey(tested.evidence))) return undefined;
   const newRev = tested.evidence.newRevision;
@@ -245,7 +255,7 @@ function sustain(
     !tested.recovering.has(f) && f.node !== undefined && tested.revisionByNode.get(f.node) !== newRev;
   const left = fs.filter(off);
   const members = left.length > 0 ? fs.filter((f) => !off(f)) : fs;
-  const analysis = left.length > 0 ? analyzeRollout(index, ds, driver, members, others) : tested;
+  const analysis = left.length > 0 ? analyzeRollout(index, ds, driver, members, others, opts) : tested;
   if (!analysis || members.length === 0 || !sustainsRollout(analysis)) return undefined;
   return { analysis, members, left };
 }

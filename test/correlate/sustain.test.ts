@@ -53,3 +53,26 @@ describe('an open rollout incident sustains', () => {
     expect(summary(pods, open)).toEqual(expected);
   });
 });
+
+// The same rule for unmount waves: pods stuck Terminating after a rollout reached every node. A new incident needs
+// two stuck nodes on a complete rollout; one that is open stays one incident while a member is still stuck.
+describe('an open rollout incident of unmount failures sustains', () => {
+  const all = ['n-01', 'n-02', 'n-03', 'n-04'];
+  const term = (name: string, node: string): Placed => ({ name, node, terminating: true });
+  const summarize = (pods: Placed[], open: string[]) =>
+    evaluate(miniCluster({ nodes: 4, onRevision2: all, pods }), { now: NOW, openKeys: new Set(open) }).incidents.map(
+      (i) => [i.key, i.verdict, i.pods.map((p) => p.pod.name).sort()],
+    );
+  it.each<[string, Placed[], string[], unknown[]]>([
+    // the wave on two nodes: one rollout incident
+    ['the wave', [term('a', 'n-01'), term('b', 'n-02')], [], [[KEY, 'FOLLOWS_ROLLOUT', ['a', 'b']]]],
+    // new, one node left: the test alone decides (one node is not a rollout)
+    ['new, one node stuck', [term('b', 'n-02')], [], [['node/n-02', 'FOLLOWS_NODE', ['b']]]],
+    // open, a terminated and b still stuck: the incident stays, no node incident of its own
+    ['open, one member terminated', [term('b', 'n-02')], [KEY], [[KEY, 'FOLLOWS_ROLLOUT', ['b']]]],
+    // open, every member terminated: nothing to sustain
+    ['open, every member terminated', [], [KEY], []],
+  ])('%s', (_name, pods, open, expected) => {
+    expect(summarize(pods, open)).toEqual(expected);
+  });
+});
