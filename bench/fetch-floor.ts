@@ -1,7 +1,7 @@
 // The floor of `rwx triage` against an API server, for bench/cli.ts: the least a process can do to have the same
 // lists in memory. node:http only, the bearer token in a header, each list in 500-item pages (continue tokens),
 // the kinds in parallel, JSON.parse of every page; nothing projected, indexed or classified.
-// Usage: node fetch-floor.js SERVER TOKEN PATH...
+// Usage: node fetch-floor.js SERVER TOKEN PATH[?QUERY]... (a QUERY, e.g. a fieldSelector, goes on every page)
 import http from 'node:http';
 
 const [server = '', token = '', ...paths] = process.argv.slice(2);
@@ -25,11 +25,14 @@ function get(path: string): Promise<{ items?: unknown[]; metadata?: { continue?:
   });
 }
 
-async function list(path: string): Promise<number> {
+async function list(pathAndQuery: string): Promise<number> {
+  const [path, query] = pathAndQuery.split('?');
   let n = 0;
   let token: string | undefined;
   do {
-    const q = new URLSearchParams({ limit: '500', ...(token ? { continue: token } : {}) });
+    const q = new URLSearchParams(query);
+    q.set('limit', '500');
+    if (token) q.set('continue', token);
     const page = await get(`${path}?${q}`);
     n += page.items?.length ?? 0;
     token = page.metadata?.continue || undefined;

@@ -62,6 +62,7 @@ export class Pipeline {
   private incidents: Incident[] = [];
   private inFlight: Promise<void> | undefined;
   private again = false;
+  private submitted = 0;
 
   constructor(
     private readonly index: ClusterIndex,
@@ -115,6 +116,11 @@ export class Pipeline {
       else this.seen.delete(k);
     }
     return out;
+  }
+
+  /** How many evaluations the sink has accepted: 0 until the first pass over a synced cache is submitted. */
+  get passes(): number {
+    return this.submitted;
   }
 
   /** The incidents of the last correlation. */
@@ -178,6 +184,7 @@ export class Pipeline {
           this.assumedOpen = new Set();
           this.report();
           await this.sink.submit(this.incidents, now);
+          this.submitted++;
         } while (this.again && this.dirty);
       } finally {
         this.inFlight = undefined;

@@ -10,7 +10,7 @@ import type { Clock } from '../domain/clock.js';
 import type { KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
 import { isRwxError, toRwxError, type RwxError } from '../errors.js';
-import type { ClusterSource, WatchEventType, WatchHandle } from './source.js';
+import type { ClusterSource, ListPage, WatchEventType, WatchHandle } from './source.js';
 import type { Timers } from './timers.js';
 
 /** Why a watch was restarted (a metric label). */
@@ -132,15 +132,16 @@ export class Reflector {
     let continueToken: string | undefined;
     let rv = '';
     try {
+      let next = this.page();
       do {
-        const page = await this.source.list(this.kind, {
-          limit: this.opts.pageSize,
-          ...(continueToken ? { continueToken } : {}),
-        });
+        const page = await next;
         if (gen !== this.gen) return;
-        this.sink.listPage(this.kind, page.items);
         rv = page.resourceVersion;
         continueToken = page.continueToken;
+        // The next page is asked for before this one is projected: the server prepares it meanwhile, so a large
+        // kind costs about its fetching and parsing, not that plus its projection page after page.
+        if (continueToken) next = this.page(continueToken);
+        this.sink.listPage(this.kind, page.items);
       } while (continueToken);
     } catch (e) {
       if (gen !== this.gen) return;
@@ -155,6 +156,13 @@ export class Reflector {
     this.sink.listEnd(this.kind);
     this.recovered();
     this.watch();
+  }
+
+  /** One list page; a rejection is also handled where the page is awaited (none is left unhandled if it is not). */
+  private page(continueToken?: string): Promise<ListPage> {
+    const p = this.source.list(this.kind, { limit: this.opts.pageSize, ...(continueToken ? { continueToken } : {}) });
+    p.catch(() => undefined);
+    return p;
   }
 
   private watch(): void {

@@ -82,7 +82,8 @@ export class ClusterWatcher {
   private readonly clock: Clock;
   private readonly log: WatchLog;
   private readonly metrics: WatchMetrics | undefined;
-  private readonly seen = new Map<KindKey, Set<string>>();
+  /** Keys delivered by a list in progress; null when the kind held nothing as it began (nothing can be gone). */
+  private readonly seen = new Map<KindKey, Set<string> | null>();
   private readonly failing = new Map<KindKey, RwxError>();
   private unreachableSince: number | undefined;
   private readonly keyBuf: string[] = [];
@@ -168,7 +169,8 @@ export class ClusterWatcher {
 
   private readonly sink: ReflectorSink = {
     listStart: (kind) => {
-      this.seen.set(kind, new Set());
+      // A first list (a start or restart) needs no record of what it delivered: no second pass over the objects.
+      this.seen.set(kind, this.index.count(kind) > 0 ? new Set() : null);
     },
     listPage: (kind, items) => {
       const seen = this.seen.get(kind);
@@ -181,11 +183,11 @@ export class ClusterWatcher {
     },
     listEnd: (kind) => {
       const seen = this.seen.get(kind);
+      if (seen === undefined) return;
       this.seen.delete(kind);
-      if (!seen) return;
       this.index.markReadable(kind);
       const gone: KubeObject[] = [];
-      for (const o of this.index.all(kind)) if (!seen.has(objectKey(o))) gone.push(o);
+      if (seen) for (const o of this.index.all(kind)) if (!seen.has(objectKey(o))) gone.push(o);
       for (const o of gone) {
         this.index.remove(kind, o as never);
         this.enqueue(kind, o);

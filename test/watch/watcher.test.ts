@@ -62,6 +62,27 @@ describe('ClusterWatcher', () => {
     w.stop();
   });
 
+  it('asks for the next list page before projecting the page in hand (the server prepares it meanwhile)', async () => {
+    const source = new FakeClusterSource();
+    for (const n of ['a', 'b', 'c', 'd', 'e']) source.apply('pods', 'ADDED', pod(n));
+    const listsAsked: Record<string, number> = {};
+    const w = new ClusterWatcher({
+      source,
+      kinds: ['pods'],
+      reflector: { pageSize: 2 },
+      project: (_k, o) => {
+        listsAsked[o.metadata?.name ?? ''] = source.calls.list;
+        return o;
+      },
+    });
+    w.start();
+    await flush();
+    expect(w.synced()).toBe(true);
+    // Pages [a b] [c d] [e]: each page but the last is projected once the next one has been asked for.
+    expect(listsAsked).toEqual({ a: 2, b: 2, c: 3, d: 3, e: 3 });
+    w.stop();
+  });
+
   it('relists after 410 and drops objects deleted while the watch was gone', async () => {
     const { source, w, restarts } = setup();
     source.apply('pods', 'ADDED', pod('a'));
