@@ -32,6 +32,7 @@ import type { PostMessageArgs } from '../src/slack/api.js';
 import type { ClusterSource, ListPage, WatchCallbacks, WatchHandle } from '../src/watch/source.js';
 import { ClusterWatcher, WATCHED_KINDS } from '../src/watch/watcher.js';
 import { BENCH_SIZES, generateCluster } from './synthetic-cluster.js';
+import { BURST, type ProbeFigures, TARGET_P99_MS, probeLatency } from './probes.js';
 
 const NOW = Date.UTC(2026, 10, 30, 2, 0, 0);
 const EVENTS = 200_000;
@@ -233,6 +234,25 @@ async function latency(): Promise<number> {
   return postedAt === undefined ? Infinity : postedAt - crossesAt;
 }
 
+// The probes run (probes.ts) in its own process; prints its line, false when it missed its target or failed.
+function probes(self: string): boolean {
+  const r = spawnSync(process.execPath, [self, '--probes'], { encoding: 'utf8' });
+  let f: ProbeFigures;
+  try {
+    f = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as ProbeFigures;
+  } catch {
+    console.log(`  probes run failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    return false;
+  }
+  const ok = f.p99 <= TARGET_P99_MS;
+  console.log(
+    `/healthz + /readyz during ${BURST} pods stuck at once (15k-pod cluster, ${f.incidents} incidents, caught up in ${f.caughtUpMs} ms): ` +
+      `${f.probes} probes, p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms; event loop delay p99 ${f.loopP99} ms, max ${f.loopMax} ms ` +
+      `(target p99 <= ${TARGET_P99_MS} ms)${ok ? '' : '  MISSED TARGET'}`,
+  );
+  return ok;
+}
+
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const sizeIdx = args.indexOf('--size');
@@ -242,6 +262,10 @@ async function main(): Promise<number> {
   }
   if (args.includes('--latency')) {
     console.log(JSON.stringify({ latencyMs: await latency() }));
+    return 0;
+  }
+  if (args.includes('--probes')) {
+    console.log(JSON.stringify(await probeLatency()));
     return 0;
   }
   const self = fileURLToPath(import.meta.url);
@@ -298,6 +322,7 @@ async function main(): Promise<number> {
   console.log(
     `stuckAfter crossed -> chat.postMessage: ${lat === Infinity ? 'no post' : `${lat} ms`} (group_wait ${GROUP_WAIT_MS} ms, target <= ${GROUP_WAIT_MS + 2000} ms)${latOk ? '' : '  MISSED TARGET'}`,
   );
+  if (!probes(self)) failed = true;
   console.log(
     `load average during the run: ${loadavg()
       .map((x) => x.toFixed(1))
