@@ -76,13 +76,14 @@ export interface CommandSetup {
 export function setupCommands(app: App, s: CommandSetup): { close(): Promise<void> } {
   const client: ApiCaller =
     s.client ?? (s.botToken ? fastClient(s.botToken, s.slackApiUrl) : (app.client as unknown as ApiCaller));
-  const queue = createCommandQueue(s.redis);
+  const redis = { ...s.redis, ...(s.log ? { log: s.log } : {}) };
+  const queue = createCommandQueue(redis);
   const uploader = s.uploader ?? (s.slack ? slackReportUploader(s.slack, client) : undefined);
   const worker =
     s.worker === false
       ? undefined
       : createCommandWorker(
-          { ...s.redis, ...(s.workerConcurrency ? { concurrency: s.workerConcurrency } : {}) },
+          { ...redis, ...(s.workerConcurrency ? { concurrency: s.workerConcurrency } : {}) },
           {
             services: s.services,
             sender: s.sender ?? fetchResponseSender({ extraOrigins: s.extraResponseOrigins ?? [] }),

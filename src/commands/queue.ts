@@ -4,6 +4,7 @@
 // response_url has been answered the job remembers it so a retry after a failed upload does not answer twice.
 import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { toRwxError } from '../errors.js';
+import { redisDown, workerOptions } from '../store/ride-out.js';
 import { runCommand, type CommandServices } from './handle.js';
 import type { Attachment } from './message.js';
 import type { CommandContext, CommandName, CommandObserver } from './observe.js';
@@ -34,6 +35,17 @@ export interface CommandQueueOptions {
   connection: ConnectionOptions;
   /** Redis key prefix (RWX_REDIS_PREFIX); tests use a unique one each. */
   prefix: string;
+  /** Where queue and worker errors go; Redis being down is not logged here (redisDown: readiness names it). */
+  log?: { error(obj: object, msg: string): void };
+}
+
+// Without a listener BullMQ prints every error to the console (each reconnect attempt during a Redis outage).
+function onError(
+  emitter: { on(event: 'error', f: (e: Error) => void): unknown },
+  opts: CommandQueueOptions,
+  what: string,
+): void {
+  emitter.on('error', (e: Error) => redisDown(e) || opts.log?.error({ err: e.message }, what));
 }
 
 /**
@@ -46,6 +58,7 @@ export function createCommandQueue(opts: CommandQueueOptions): {
   queue: Queue<CommandJob>;
 } {
   const queue = new Queue<CommandJob>(COMMAND_QUEUE, { connection: opts.connection, prefix: opts.prefix });
+  onError(queue, opts, 'command queue error');
   return {
     queue,
     async enqueue(job, jobId) {
@@ -107,7 +120,7 @@ export function createCommandWorker(
   opts: CommandQueueOptions & { concurrency?: number },
   deps: CommandWorkerDeps,
 ): Worker<CommandJob> {
-  return new Worker<CommandJob>(
+  const worker = new Worker<CommandJob>(
     COMMAND_QUEUE,
     async (job: Job<CommandJob>) => {
       try {
@@ -123,8 +136,10 @@ export function createCommandWorker(
         throw err;
       }
     },
-    { connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency ?? 4 },
+    { connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency ?? 4, ...workerOptions },
   );
+  onError(worker, opts, 'command worker error');
+  return worker;
 }
 
 // A job's command as the audit trail tells it: latency from the job's creation (the ack) to its outcome.

@@ -11,6 +11,7 @@ import type { Clock } from '../domain/clock.js';
 import { splitKey } from '../domain/cluster.js';
 import type { SlackApi } from '../slack/api.js';
 import type { IncidentStore } from '../store/incident-store.js';
+import { workerOptions } from '../store/ride-out.js';
 import type { ClusterHealth } from './heartbeat.js';
 import type { FleetKeys } from './keys.js';
 import { notAnswered } from './render.js';
@@ -59,6 +60,7 @@ export function routedActions(o: ActionRouterOptions): IncidentActions & { close
     let q = queues.get(owner);
     if (!q) {
       q = new Queue<ActionJob>(ACTION_QUEUE, { connection: o.connection, prefix: o.keys.cluster(owner) });
+      q.on('error', () => undefined); // Redis trouble shows in the bot's readiness check
       queues.set(owner, q);
     }
     const added = await q.add(job.action, job, {
@@ -117,7 +119,7 @@ export function startActionWorker(o: {
       const channel = (await o.store.get(d.key))?.channel;
       if (channel) await o.slack.postEphemeral({ channel, user: d.user, text: res.message });
     },
-    { connection: o.connection, prefix: o.prefix, concurrency: 2 },
+    { connection: o.connection, prefix: o.prefix, concurrency: 2, ...workerOptions },
   );
   worker.on('error', () => undefined); // Redis trouble shows in the bot's readiness check
   return { close: () => worker.close() };

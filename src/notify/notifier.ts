@@ -8,6 +8,7 @@ import { toRwxError } from '../errors.js';
 import type { Incident } from '../domain/incident.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { RedisIncidentStore } from '../store/redis-store.js';
+import { redisDown } from '../store/ride-out.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { SlackApi } from '../slack/api.js';
 import { DEFAULT_TIMERS, type Timers } from './decide.js';
@@ -127,6 +128,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       removeOnFail: 1000,
     },
   });
+  // Without a listener BullMQ prints every error to the console (each reconnect attempt during an outage).
+  queue.on('error', (e) => redisDown(e) || opts.logger?.error({ err: e.message }, 'notify queue error'));
   // One job per key: while one waits (delayed), a new submit replaces it; while one runs, the latest is kept and
   // runs after it. The job carries only the key: the worker reads the latest record.
   const enqueue = async (key: string, delayMs = 0): Promise<void> => {

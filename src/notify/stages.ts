@@ -8,6 +8,7 @@
 // whose post was started but not recorded is looked up by its metadata before posting again.
 import type { Lifecycle } from '../store/record.js';
 import type { IncidentRecord } from '../store/record.js';
+import { WORKER_RETRY_MS } from '../store/ride-out.js';
 import { type StepName, decide } from './decide.js';
 import type { StageDeps } from './deps.js';
 import { editRoot, markStale } from './steps/edit-root.js';
@@ -100,8 +101,17 @@ export async function withIncidentLock<T>(deps: StageDeps, key: string, fn: () =
   try {
     return await fn();
   } finally {
-    await deps.store.unlock(key, token);
+    await deps.store.unlock(key, token).catch(() => releaseWhenBack(deps, key, token, Date.now() + deps.lockTtlMs));
   }
+}
+
+// Redis away at the release: tried again every WORKER_RETRY_MS until Redis answers or the lock's TTL (wall time,
+// like Redis's) has ended anyway, so the first run after an outage does not wait out the TTL behind this process's
+// own lock. Releasing late is safe: the token is this run's alone.
+function releaseWhenBack(deps: StageDeps, key: string, token: string, untilMs: number): void {
+  setTimeout(() => {
+    deps.store.unlock(key, token).catch(() => Date.now() < untilMs && releaseWhenBack(deps, key, token, untilMs));
+  }, WORKER_RETRY_MS).unref();
 }
 
 // A metrics hook that throws must not fail (and so repeat) a post that reached Slack and was recorded.

@@ -3,6 +3,7 @@
 // backoff), failures for good. Split from notifier.ts, which wires it to the queue and the store.
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { toRwxError } from '../errors.js';
+import { redisDown, workerOptions } from '../store/ride-out.js';
 import { type StepName, decide } from './decide.js';
 import type { Redis } from 'ioredis';
 import { type StageDeps, type StageOutcome, processIncident } from './stages.js';
@@ -81,8 +82,9 @@ export function startWorker(opts: WorkerOptions, deps: StageDeps, enqueue: Enque
     connection: conn,
     prefix: opts.prefix,
     concurrency: 4,
+    ...workerOptions,
   });
-  worker.on('error', (e) => log?.error({ err: e.message }, 'notify worker error'));
+  worker.on('error', (e) => redisDown(e) || log?.error({ err: e.message }, 'notify worker error'));
   worker.on('failed', (job, e) => {
     if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
       log?.error({ key: job.data.key, err: e.message }, 'notify gave up');

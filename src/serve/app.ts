@@ -185,9 +185,10 @@ function newPipeline(
   const { metrics, notifyClock } = parts;
   const sink = {
     submit: async (inc: Incident[], now: number) => {
-      // A standby evaluates (its cache stays warm) but only the lease holder records; checked right before.
+      // A standby evaluates (its cache stays warm) but only the lease holder records; checked right before. With
+      // nobody holding the lease (Redis down) nothing is recorded anywhere: an error, not a standby's evaluation.
       if (!(await active())) {
-        metrics.evaluated('standby');
+        metrics.evaluated((await parts.lease?.taken()) ? 'standby' : false);
         return;
       }
       try {

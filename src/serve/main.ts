@@ -37,7 +37,7 @@ import { namedNotifier } from './cluster-name.js';
 import { ServeMetrics } from './metrics.js';
 import { slackLogger } from './log.js';
 import { redisEvaluatorLease } from './lease.js';
-import { connectRedis, redactRedisUrl, redisProbe } from './redis.js';
+import { connectRedis, redactRedisUrl, redisProbe, watchRedisLink } from './redis.js';
 import { observeResolution, realStages } from './stages.js';
 import type { NodeProofs } from './proof.js';
 import { observeWithProof } from './proof-sink.js';
@@ -74,6 +74,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const redis = await connectRedis(config.redis.url, undefined, config.redis.password);
   log.info({ redis: redactRedisUrl(config.redis.url), prefix: config.redis.prefix }, 'redis connected');
   const metrics = new ServeMetrics({ processMetrics: true, build: buildInfo(o.env ?? process.env) });
+  watchRedisLink(redis, log, (up) => metrics.redisUp.set(up ? 1 : 0));
   // Every message posted or edited is counted (metrics) and leaves one audit line (slack/audit.ts).
   const slack = auditSlack(
     metrics.countSlack(

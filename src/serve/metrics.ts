@@ -59,6 +59,24 @@ export interface StuckThresholds {
   cronJobGraceMs: number;
 }
 
+/** How long a scrape waits for one queue depth (a Redis read) before keeping the last value. */
+const DEPTH_DEADLINE_MS = 500;
+
+// f's value, or undefined when it fails or takes longer than `ms`.
+async function inTime(f: () => number | Promise<number>, ms: number): Promise<number | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      Promise.resolve().then(f),
+      new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms))),
+    ]);
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Every metric the bot exports, plus adapters for the components that report into them. */
 export class ServeMetrics {
   readonly registry = new Registry();
@@ -99,6 +117,11 @@ export class ServeMetrics {
   readonly apiReachable = new Gauge({
     name: 'rwx_kube_api_reachable',
     help: '1 when the Kubernetes API answers, 0 during an outage',
+    registers: [this.registry],
+  });
+  readonly redisUp = new Gauge({
+    name: 'rwx_redis_up',
+    help: "1 while the bot's Redis connection is ready, 0 while it is down (the bot waits for it, it does not exit)",
     registers: [this.registry],
   });
   readonly queueDepth: Gauge<'queue'>;
@@ -152,13 +175,14 @@ export class ServeMetrics {
       labelNames: ['queue'],
       registers: [this.registry],
       async collect() {
-        for (const [queue, f] of sources) {
-          try {
-            this.set({ queue }, await f());
-          } catch {
-            // Redis down: keep the last value; /readyz reports the outage.
-          }
-        }
+        // Redis down: keep the last value; /readyz and rwx_redis_up report the outage. A source has a deadline, as
+        // its commands wait for the reconnect: without one a scrape hung for the whole outage.
+        await Promise.all(
+          [...sources].map(async ([queue, f]) => {
+            const n = await inTime(f, DEPTH_DEADLINE_MS);
+            if (n !== undefined) this.set({ queue }, n);
+          }),
+        );
       },
     });
     const status = () => this.watchStatus();
@@ -172,6 +196,7 @@ export class ServeMetrics {
       },
     });
     this.apiReachable.set(1);
+    this.redisUp.set(1);
     this.buildInfo.set({ version: opts.build?.version ?? 'unknown', commit: opts.build?.commit ?? 'unknown' }, 1);
     this.startAtZero();
     if (opts.processMetrics) {

@@ -70,3 +70,31 @@ export function redisProbe(redis: Redis): () => Promise<true | string> {
     }
   };
 }
+
+/**
+ * Logs the connection going down once and coming back once (with how long it was away), and tells `up` each
+ * change. The bot rides an outage out: ioredis reconnects on its own, liveness stays 200 and readiness names Redis.
+ */
+export function watchRedisLink(
+  redis: Redis,
+  log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void },
+  up: (isUp: boolean) => void,
+  now: () => number = Date.now,
+): void {
+  let downSince: number | undefined;
+  let lastError: string | undefined;
+  redis.on('error', (e: { code?: string; message?: string }) => (lastError = e.code ?? e.message));
+  redis.on('close', () => {
+    if (downSince !== undefined) return;
+    downSince = now();
+    up(false);
+    // 'close' comes before the error that explains it; the reason is logged on the way back.
+    log.warn({}, 'redis connection lost: riding it out (readiness names Redis until it answers)');
+  });
+  redis.on('ready', () => {
+    if (downSince === undefined) return;
+    log.info({ downMs: now() - downSince, ...(lastError ? { err: lastError } : {}) }, 'redis connection back');
+    downSince = undefined;
+    up(true);
+  });
+}

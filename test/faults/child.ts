@@ -25,6 +25,8 @@ export interface ServeChild {
   exited: Promise<number | NodeJS.Signals>;
   /** GET on its ops port: the status, or 0 when nothing answers. */
   status(path: string): Promise<number>;
+  /** GET on its ops port: the status and body, status 0 (body the error) when nothing answers. */
+  get(path: string): Promise<{ status: number; body: string }>;
 }
 
 /** Starts `rwx serve --kubeconfig <kubeconfig>` with `env` (over a minimal PATH) and waits for /readyz 200. */
@@ -45,13 +47,21 @@ export async function startServeChild(kubeconfig: string, env: Record<string, st
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<number | NodeJS.Signals>((r) => child.once('exit', (code, sig) => r(code ?? sig!)));
-  const status = async (path: string): Promise<number> => {
+  const get = async (path: string): Promise<{ status: number; body: string }> => {
     try {
-      return (await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(1000) })).status;
-    } catch {
-      return 0;
+      const res = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(2500) });
+      return { status: res.status, body: await res.text() };
+    } catch (e) {
+      return { status: 0, body: String(e) };
     }
   };
-  await until(async () => (await status('/readyz')) === 200, 'the child ready', 20_000);
-  return { process: child, port, lines, exited, status };
+  const status = async (path: string): Promise<number> => (await get(path)).status;
+  try {
+    await until(async () => (await status('/readyz')) === 200, 'the child ready', 30_000);
+  } catch (e) {
+    child.kill('SIGKILL');
+    // What it said and what /readyz still names, so a slow or failed start can be told apart.
+    throw new Error(`${(e as Error).message}: ${(await get('/readyz')).body}\n${lines.slice(-10).join('\n')}`);
+  }
+  return { process: child, port, lines, exited, status, get };
 }

@@ -47,7 +47,7 @@ export async function ownRedis(persistent = false): Promise<OwnRedis> {
     },
     async stop(signal = 'SIGKILL') {
       const p = proc;
-      if (!p || p.exitCode !== null) return;
+      if (!p || p.exitCode !== null || p.signalCode !== null) return; // already ended (by a signal: no exitCode)
       await new Promise<void>((r) => {
         p.once('exit', () => r());
         p.kill(signal);

@@ -1,0 +1,98 @@
+// Redis stopped under a running `rwx serve` (its own redis-server, append-only file in a temp dir), then started
+// again: one outage, with the checks every Redis row of the fault suite makes (redis-kill and redis-term tests).
+// Liveness reflects the process (it stays 200, so the kubelet does not restart a bot that only has to wait),
+// readiness names Redis; the process rides the outage out (no exit, no hang) and is back to work within 10 s of
+// Redis answering; a change made in the cluster during the outage shows in the thread after. One root, no reply
+// twice. The real CLI as a child process, the simulator in real time, the fake Slack.
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import { startSimulator, type Simulator } from '@rwx/kube-sim';
+import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { until } from '../serve/harness.js';
+import { startServeChild, type ServeChild } from './child.js';
+import { ownRedis, redisServerTool, type OwnRedis } from './own-redis.js';
+
+let sim: Simulator | undefined;
+let slack: FakeSlack | undefined;
+let redis: OwnRedis | undefined;
+let child: ServeChild | undefined;
+/** Stops what the last outage started (the test's afterEach). */
+export async function cleanUp(): Promise<void> {
+  child?.process.kill('SIGKILL');
+  await child?.exited;
+  await slack?.close();
+  await sim?.stop();
+  await redis?.stop();
+  child = slack = sim = redis = undefined;
+}
+
+const recovered = (s: FakeSlack, ts: string, pod: string): boolean =>
+  s
+    .replies(ts)
+    .some((r) => JSON.stringify(r.blocks).includes(pod) && /recovered on its own/.test(JSON.stringify(r.blocks)));
+
+/** One outage: `signal` stops Redis for `outageMs` with a change made in the cluster meanwhile. */
+export async function outage(signal: NodeJS.Signals, outageMs: number): Promise<void> {
+  redisServerTool.check();
+  redis = await ownRedis(true);
+  await redis.start();
+  sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml' });
+  slack = await startFakeSlack();
+  child = await startServeChild(sim.kubeconfigPath, {
+    SLACK_BOT_TOKEN: 'xoxb-redis-outage',
+    SLACK_SIGNING_SECRET: 'secret',
+    SLACK_CHANNEL: 'C0INCIDENT',
+    SLACK_API_URL: slack.apiUrl,
+    REDIS_URL: redis.url,
+    RWX_REDIS_PREFIX: `rwx-fault-redis-${randomBytes(4).toString('hex')}`,
+    RWX_GROUP_WAIT: '1s',
+    RWX_GROUP_INTERVAL: '1s',
+  });
+  const c = child;
+  await until(() => slack!.roots().length === 1 && slack!.replies(slack!.roots()[0]!.ts).length >= 1, 'the root');
+  const root = slack.roots()[0]!;
+
+  await redis.stop(signal);
+  const down = Date.now();
+  await until(async () => (await c.get('/readyz')).status === 503, 'not ready', 10_000);
+  const notReady = await c.get('/readyz');
+  expect(notReady.body).toMatch(/^redis: /m);
+  const during = await c.get('/metrics'); // a scrape answers (in time) while Redis is away, and says so
+  expect(during.status).toBe(200);
+  expect(during.body).toMatch(/^rwx_redis_up 0$/m);
+  // The change happens while Redis is away; liveness stays 200 the whole time.
+  sim.apply({
+    set: [{ kind: 'Pod', namespace: 'platform', name: 'postgres-2', fields: { 'status.phase': 'Running' } }],
+  });
+  const live: number[] = [];
+  while (Date.now() - down < outageMs) {
+    live.push(await c.status('/healthz'));
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  expect(live.filter((s) => s !== 200)).toEqual([]);
+  expect(c.process.exitCode).toBeNull();
+
+  await redis.start();
+  const back = Date.now();
+  await until(async () => (await c.status('/readyz')) === 200, 'ready again', 15_000);
+  const readyAfter = Date.now() - back;
+  await until(() => recovered(slack!, root.ts, 'platform/postgres-2'), 'the change made during the outage', 15_000);
+  const shownAfter = Date.now() - back;
+  console.log(
+    `redis ${signal} for ${outageMs} ms: ready ${readyAfter} ms after Redis answered; the change shown ${shownAfter} ms after`,
+  );
+  expect(readyAfter).toBeLessThan(10_000);
+  expect(shownAfter).toBeLessThan(10_000);
+  expect(c.process.exitCode).toBeNull();
+  expect(slack.roots()).toHaveLength(1);
+  const ids = slack.replies(root.ts).map((r) => r.metadata?.event_payload.reply);
+  expect(new Set(ids).size).toBe(ids.length);
+  // Seen in the logs (once down, once back, not every reconnect attempt) and the metrics.
+  const log = c.lines.join('\n');
+  expect(log).toMatch(/redis connection lost/);
+  expect(log).toMatch(/redis connection back/);
+  expect(log).not.toMatch(/ECONNREFUSED[^]*ECONNREFUSED[^]*ECONNREFUSED/);
+  const metrics = (await c.get('/metrics')).body;
+  expect(metrics).toMatch(/rwx_evaluations_total\{[^}]*outcome="error"[^}]*\} [1-9]/);
+  expect(metrics).toMatch(/^rwx_redis_up 1$/m);
+}
