@@ -14,6 +14,11 @@ export const AGENT_LABELS: Readonly<Record<string, string>> = {
   'app.kubernetes.io/name': 'rwx',
   'app.kubernetes.io/component': 'agent',
 };
+/** Whether a pod carries every AGENT_LABELS label. */
+export function isAgentPod(pod: { metadata?: { labels?: Record<string, string> | null } | null }): boolean {
+  return Object.entries(AGENT_LABELS).every(([k, v]) => pod.metadata?.labels?.[k] === v);
+}
+
 /** AGENT_LABELS as a label selector. */
 export const AGENT_SELECTOR = Object.entries(AGENT_LABELS)
   .map(([k, v]) => `${k}=${v}`)
@@ -28,6 +33,8 @@ export interface AgentPod {
   namespace: string;
   name: string;
   uid?: string;
+  /** The node it runs on (spec.nodeName). */
+  node?: string;
   phase: string;
   ready: boolean;
   podIP?: string;
@@ -42,7 +49,7 @@ interface PodLike {
     creationTimestamp?: string;
     deletionTimestamp?: string;
   };
-  spec?: { containers?: { name?: string; ports?: { name?: string; containerPort?: number }[] }[] };
+  spec?: { nodeName?: string; containers?: { name?: string; ports?: { name?: string; containerPort?: number }[] }[] };
   status?: { phase?: string; podIP?: string; conditions?: { type?: string; status?: string }[] };
 }
 
@@ -61,6 +68,7 @@ export function agentPodOf(o: unknown): AgentPod {
     port: port?.containerPort ?? AGENT_PORT,
   };
   if (p.metadata?.uid) pod.uid = p.metadata.uid;
+  if (p.spec?.nodeName) pod.node = p.spec.nodeName;
   if (p.status?.podIP) pod.podIP = p.status.podIP;
   return pod;
 }
@@ -73,16 +81,21 @@ export function pickAgentPod(pods: AgentPod[]): AgentPod | undefined {
 
 /** The agent pod on `node`, or undefined when none runs there. Throws KUBE_* on API failures. */
 export async function findAgentPod(conn: ApiConnection, node: string): Promise<AgentPod | undefined> {
+  return pickAgentPod(await listAgentPods(conn, node));
+}
+
+/** The agent pods of the cluster (one list, every namespace), or of `node` only. Throws KUBE_* on API failures. */
+export async function listAgentPods(conn: ApiConnection, node?: string): Promise<AgentPod[]> {
   const q = new URLSearchParams({
     labelSelector: AGENT_SELECTOR,
-    fieldSelector: `spec.nodeName=${node}`,
+    ...(node ? { fieldSelector: `spec.nodeName=${node}` } : {}),
   });
   const res = await conn.request('GET', `/api/v1/pods?${q}`);
   if (res.status !== 200) throw apiError(conn, res.status, res.body, 'list agent pods');
   const items = (res.body as { items?: unknown[] } | undefined)?.items;
   if (!Array.isArray(items))
     throw new RwxError('KUBE_API', `list agent pods: answer from ${conn.server} is not a list`);
-  return pickAgentPod(items.map(agentPodOf));
+  return items.map(agentPodOf);
 }
 
 /** Whether the node exists: true, false (404), or undefined when the API would not say (403). */

@@ -12,6 +12,7 @@ import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
 import { writeDocument } from './output.js';
+import { cliNodeReports } from './node-reports.js';
 import { evaluationTime, loadSource } from './source.js';
 
 const HELP = helpText(
@@ -20,7 +21,8 @@ const HELP = helpText(
 leader Lease. Read only. -o wide adds each claim's storage class, driver, volume and nodes; -o json follows
 docs/triage-json.md; -o name prints NAMESPACE/CLAIM of each claim that needs attention, one a line. With
 --snapshot, ages are measured against the newest time recorded in the file (the report says so) unless --now
-gives one.`,
+gives one. On the live cluster the node agents (docs/agent.md) are asked too, where they run: a staged volume no
+pod uses is STALE_ATTACHMENT evidence, mount options that differ between nodes a finding of their own.`,
 );
 
 /** Runs `rwx triage`. */
@@ -34,7 +36,9 @@ export const run: Command = async (argv, io) => {
   const kinds = NEEDED.map((n) => n.kind);
   // Live: the access reviews are asked while the lists are read, not after them.
   let reviews: Promise<AccessResult[]> | undefined;
+  let live: ApiConnection | undefined;
   const onConnect = (conn: ApiConnection, namespace: string | undefined) => {
+    live = conn;
     const scoped = (kind: KindKey) =>
       namespace && ['pods', 'pvcs', 'events'].includes(kind) ? { kind, namespace } : { kind };
     reviews = checkAccess(conn, kinds.map(scoped));
@@ -43,13 +47,16 @@ export const run: Command = async (argv, io) => {
   const source = await loadSource(values, io, { kinds, onConnect });
   const { snapshot, namespace } = source;
   const access = await reviews;
-  const time = evaluationTime(values.now, source, (io.clock ?? systemClock).now());
+  const clockNow = (io.clock ?? systemClock).now();
+  const time = evaluationTime(values.now, source, clockNow);
+  const nodeReports = await cliNodeReports(live, clockNow);
   const report = triage(ClusterIndex.fromSnapshot(snapshot), {
     now: time.now,
     timeBasis: time.basis,
     namespace,
     driver: values.driver,
     access,
+    nodeReports,
   });
   if (format === 'json') io.stdout.write(renderJson(report));
   else if (format === 'yaml') await writeDocument(io, format, JSON.parse(renderJson(report)));

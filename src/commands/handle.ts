@@ -4,7 +4,7 @@
 // only listed. Never throws: failures become a short, honest reply.
 import type { Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import type { NodeReportState } from '../domain/proof.js';
+import type { NodeReportState, NodeReports } from '../domain/proof.js';
 import type { Evaluation } from '../evaluate/evaluate.js';
 import { isRwxError, toRwxError } from '../errors.js';
 import type { TriageOptions, TriageReport } from '../triage/types.js';
@@ -38,6 +38,11 @@ export interface CommandServices {
    * Never throws: a failure is an `unavailable` state with the reason.
    */
   nodeReport?(node: string): Promise<NodeReportState>;
+  /**
+   * What the node agents of the cluster view answer now, for /rwx triage (and drain advice); absent: the triage
+   * says they were not asked. Never throws.
+   */
+  nodeReports?(index: ClusterIndex): Promise<NodeReports>;
   /** In a fleet (src/fleet): every cluster and whether it answers; /rwx status then groups by cluster. */
   clusters?(): Promise<ClusterLiveness[]>;
 }
@@ -56,8 +61,10 @@ export async function runCommand(cmd: ParsedCommand, svc: CommandServices): Prom
           ? renderFleetStatus(await svc.openIncidents(), await svc.clusters(), svc.clock.now(), pub, cmd.cluster)
           : renderStatus(await svc.openIncidents(), svc.clock.now(), pub);
       case 'triage': {
+        const index = svc.cluster.index();
+        const nodeReports = svc.nodeReports ? await svc.nodeReports(index) : undefined;
         const now = svc.clock.now();
-        const report = svc.triage(svc.cluster.index(), { now, ...engineFilters(cmd.scope) });
+        const report = svc.triage(index, { now, ...engineFilters(cmd.scope), ...(nodeReports ? { nodeReports } : {}) });
         return renderTriage(narrowReport(report, cmd.scope), cmd.scope, pub);
       }
       case 'drain':

@@ -1,7 +1,7 @@
 // `/rwx triage`: the triage report as a Slack message. Like the CLI: the summary by phase, the preflight, then
 // each claim needing attention with its evidence and next step. Whatever does not fit (claims beyond the inline
 // cap, sections cut at Slack's limits) goes into a plain-text file uploaded next to the message.
-import type { TriageReport, ClaimReport, Phase, PreflightCheck } from '../triage/types.js';
+import type { TriageReport, ClaimReport, NodeProofSection, Phase, PreflightCheck } from '../triage/types.js';
 import { PHASES } from '../triage/types.js';
 import { formatAge } from '../domain/duration.js';
 import { escapeSlack, untrusted, SLACK_TEXT_LIMIT } from '../render/escape.js';
@@ -13,6 +13,8 @@ import { renderTable } from '../triage/render.js';
 
 /** Claims shown inline at most; the rest are in the attached file. */
 export const MAX_INLINE_CLAIMS = 20;
+/** Lines of the node proof section at most. */
+const MAX_PROOF_LINES = 10;
 
 /** Renders a (scope-filtered) triage report; attaches the full text report when the message had to leave out anything. */
 export function renderTriage(report: TriageReport, scope: TriageScope, pub: boolean): CommandReply {
@@ -26,6 +28,7 @@ export function renderTriage(report: TriageReport, scope: TriageScope, pub: bool
       : `:red_circle: ${s.claimsExamined} RWX claim${s.claimsExamined === 1 ? '' : 's'} examined (${escapeSlack(label)}): *${s.claimsNeedingAttention} need${s.claimsNeedingAttention === 1 ? 's' : ''} attention*.`;
   const blocks: Block[] = [header(`RWX triage: ${label}`), section(`${head}\n${phaseLine(s.byPhase)}`)];
   blocks.push(section(preflightText(report.preflight)));
+  blocks.push(section(nodeProofText(report.nodeProof)));
   if (report.undecided.length > 0) {
     blocks.push(section(`*Could not decide*\n${report.undecided.map((u) => `• ${untrusted(u, 300)}`).join('\n')}`));
   }
@@ -88,6 +91,21 @@ function preflightText(checks: readonly PreflightCheck[]): string {
   return `*Preflight* (${notOk.length} of ${checks.length} need a look)\n${lines.join('\n')}`;
 }
 
+/** The agents' findings beyond the claims, and where no agent could say (their text is from the nodes: untrusted). */
+function nodeProofText(p: NodeProofSection): string {
+  const answered = p.nodesAsked > 0 ? ` (${p.reports} of ${p.nodesAsked} node agents answered)` : '';
+  const lines = [
+    ...p.findings.map(
+      (f) => `:warning: ${untrusted(f.text, 300)}${f.claim ? ` (claim \`${untrusted(f.claim, 200)}\`)` : ''}`,
+    ),
+    ...p.unavailable.map((u) => `:grey_question: ${untrusted(u, 400)}`),
+  ];
+  const shown = lines.slice(0, MAX_PROOF_LINES);
+  if (lines.length > shown.length) shown.push(`…and ${lines.length - shown.length} more`);
+  if (shown.length === 0) shown.push("nothing beyond the claims' evidence below");
+  return `*Proof from the nodes*${answered}\n${shown.join('\n')}`;
+}
+
 /** One claim: name, phase, detail, evidence (latest events, pods, nodes, attachments), next step. `cut` is true when
  * anything was shortened or left out, so the caller attaches the full report. */
 function claimText(c: ClaimReport): { text: string; cut: boolean } {
@@ -119,6 +137,9 @@ function claimText(c: ClaimReport): { text: string; cut: boolean } {
     .slice(0, 5)
     .map((a) => u(`${a.name} on ${a.node}${a.deleting ? ' (deleting)' : ''}`, 200));
   if (atts.length) lines.push(`Attachments with no consumer: ${atts.join('; ')}`);
+  if (ev.stages.length > 5) cut = true;
+  const stages = ev.stages.slice(0, 5).map((s) => `\`${u(s.path, 300)}\` on ${u(s.node, 253)}`);
+  if (stages.length) lines.push(`Staged with no pod bind mount (node agents): ${stages.join('; ')}`);
   const next = c.advice[0];
   if (next) lines.push(`*Next:* ${u(next, 600)}`);
   const text = lines.join('\n');

@@ -34,6 +34,8 @@ export interface ServeCommandsOptions {
   observe?: CommandObserver;
   /** What the node agent on a node answers now (/rwx node); absent: "no agent" for every node. */
   nodeReport?: CommandServices['nodeReport'];
+  /** What the node agents answer now (/rwx triage); absent: not asked. */
+  nodeReports?: CommandServices['nodeReports'];
   /** For usergroups.users.list and conversations.open; default fastClient(botToken, apiUrl). */
   client?: ApiCaller;
   /**
@@ -56,7 +58,7 @@ export function serveResponseSender(config: Config): ResponseSender {
 
 /** The services the handlers use in `rwx serve`. */
 export function serveServices(
-  o: Pick<ServeCommandsOptions, 'config' | 'index' | 'redis' | 'clock' | 'openKeys' | 'nodeReport'> & {
+  o: Pick<ServeCommandsOptions, 'config' | 'index' | 'redis' | 'clock' | 'openKeys' | 'nodeReport' | 'nodeReports'> & {
     slack?: Pick<SlackApi, 'permalink'>;
   },
 ): CommandServices {
@@ -80,6 +82,7 @@ export function serveServices(
       o.slack ? cachedPermalinks(o.slack) : undefined,
     ),
     ...(o.nodeReport ? { nodeReport: o.nodeReport } : {}),
+    ...(o.nodeReports ? { nodeReports: o.nodeReports } : {}),
   };
 }
 

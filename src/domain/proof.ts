@@ -13,6 +13,20 @@ export const AGENT_ENABLE_HINT = [
   'add deploy/components/agent to your overlay, or set agent.enabled=true in the Helm chart (docs/agent.md)',
 ].join(' ');
 
+/** The nodes of a proof sentence: the first five, then how many more. */
+export function proofNodeList(nodes: readonly string[], max = 5): string {
+  return nodes.slice(0, max).join(', ') + (nodes.length > max ? ` and ${nodes.length - max} more` : '');
+}
+
+/**
+ * The one sentence said wherever the proof is unavailable because no agent runs: on `nodes`, or on any node when
+ * none is given. Plain text: escape it for where it goes.
+ */
+export function noAgentText(nodes: readonly string[] = []): string {
+  const where = nodes.length > 0 ? proofNodeList(nodes) : 'any node';
+  return `proof unavailable: no rwx agent runs on ${where}; ${AGENT_ENABLE_HINT}`;
+}
+
 /** What the bot knows of one node's report right now. */
 export type NodeReportState =
   | { kind: 'report'; report: AgentReport; at: number }
@@ -60,4 +74,16 @@ export function findingKey(f: NodeFinding): string {
 export function proofKeys(proof: IncidentProof | undefined): string[] {
   if (!proof) return [];
   return [...proof.findings.map(findingKey), ...proof.noAgent.map((n) => `no-agent:${n}`)].sort();
+}
+
+/**
+ * What the node agents answered for a triage or a drain check: per node whose agent was asked, its state (a node
+ * missing from `states` has no agent); or why none was asked (a snapshot, the agent pods unreadable).
+ */
+export type NodeReports =
+  { kind: 'asked'; states: ReadonlyMap<string, NodeReportState> } | { kind: 'not-asked'; reason: string };
+
+/** The state of `node` in `reports`: no agent when its agent was not asked. */
+export function reportStateOf(reports: Extract<NodeReports, { kind: 'asked' }>, node: string): NodeReportState {
+  return reports.states.get(node) ?? { kind: 'no-agent' };
 }

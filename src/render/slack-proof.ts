@@ -3,7 +3,7 @@
 // resolution (the nodes checked again: are the mounts visible from the host now?). The wording of each finding is
 // findingText's; lines hold strings from the node (process names, paths), so every one is escaped here.
 import type { NodeFinding } from '../domain/node-report.js';
-import { AGENT_ENABLE_HINT, findingKey, type IncidentProof } from '../domain/proof.js';
+import { findingKey, noAgentText, proofNodeList, type IncidentProof } from '../domain/proof.js';
 import { findingText } from '../detect/node-findings.js';
 import { escapeSlack } from './escape.js';
 import { type Block, listSection, plural } from './slack-blocks.js';
@@ -23,9 +23,6 @@ const ORDER: Record<NodeFinding['kind'], number> = {
   PROPAGATION_VISIBLE: 4,
 };
 
-const nodeList = (nodes: readonly string[], max = 5): string =>
-  nodes.slice(0, max).join(', ') + (nodes.length > max ? ` and ${nodes.length - max} more` : '');
-
 /** The title of the proof: what it proves, in one phrase (mrkdwn, escaped). */
 export function proofTitle(proof: IncidentProof): string {
   const lost = proof.findings.filter((f) => f.kind === 'PROPAGATION_LOST').length;
@@ -42,7 +39,7 @@ export function proofLines(proof: IncidentProof): string[] {
   const findings = [...proof.findings].sort((a, b) => ORDER[a.kind] - ORDER[b.kind]);
   const lines = findings.map((f) => `• ${escapeSlack(findingText(f))}`);
   if (proof.noAgent.length > 0) lines.push(`• ${noAgentLine(proof.noAgent)}`);
-  if (proof.pending.length > 0) lines.push(`• asking the agents on ${escapeSlack(nodeList(proof.pending))}`);
+  if (proof.pending.length > 0) lines.push(`• asking the agents on ${escapeSlack(proofNodeList(proof.pending))}`);
   if (proof.omittedNodes > 0) lines.push(`• ${plural(proof.omittedNodes, 'more node')} with stuck pods not asked`);
   return lines;
 }
@@ -82,7 +79,7 @@ export function proofRecheckBlock(proof: IncidentProof | undefined): Block | und
   if (proof.simulated) title += SIMULATED;
   const lines = proofLines({ ...proof, pending: [] });
   if (proof.pending.length > 0)
-    lines.push(`• not checked again (no answer yet): ${escapeSlack(nodeList(proof.pending))}`);
+    lines.push(`• not checked again (no answer yet): ${escapeSlack(proofNodeList(proof.pending))}`);
   return listSection(title, lines);
 }
 
@@ -94,5 +91,5 @@ export function provenVisible(proof: IncidentProof): boolean {
 
 // The proof is unavailable where no agent runs, and how to get it: one line.
 function noAgentLine(nodes: readonly string[]): string {
-  return escapeSlack(`proof unavailable: no rwx agent runs on ${nodeList(nodes)}; ${AGENT_ENABLE_HINT}`);
+  return escapeSlack(noAgentText(nodes));
 }

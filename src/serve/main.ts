@@ -39,7 +39,7 @@ import { slackLogger } from './log.js';
 import { redisEvaluatorLease } from './lease.js';
 import { connectRedis, redactRedisUrl, redisProbe, watchRedisLink } from './redis.js';
 import { observeResolution, realStages } from './stages.js';
-import type { NodeProofs } from './proof.js';
+import { agentNodesIn, askAgents, type NodeProofs } from './proof.js';
 import { observeWithProof } from './proof-sink.js';
 import { DeadMan } from './dead-man.js';
 
@@ -290,7 +290,12 @@ async function startSlackApp(
     log: s.log,
     observe: auditCommands(s.metrics.commandObserver(), pinoAudit(s.log)),
     client,
-    ...(proofs ? { nodeReport: (node: string) => proofs.reportNow(node) } : {}),
+    ...(proofs
+      ? {
+          nodeReport: (node: string) => proofs.reportNow(node),
+          nodeReports: (index: ClusterIndex) => askAgents(agentNodesIn(index), proofs, clock.now()),
+        }
+      : {}),
     ...(fleet
       ? { fleet: { prefix: s.prefix, enqueue: fleet.enqueue, status: fleet.status, sender: fleet.sender } }
       : {}),

@@ -6,10 +6,10 @@
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import type { NodeReportState } from '../domain/proof.js';
+import type { NodeReportState, NodeReports } from '../domain/proof.js';
 import { toRwxError } from '../errors.js';
 import { fetchReport, reportUrl, REPORT_TIMEOUT_MS, type FetchedReport } from '../agent/client.js';
-import { AGENT_LABELS, agentPodOf, pickAgentPod } from '../agent/locate.js';
+import { agentPodOf, isAgentPod, pickAgentPod, type AgentPod } from '../agent/locate.js';
 
 /** Where a node's agent answers: a URL, no agent at all, or an agent pod that does not serve yet. */
 export type AgentTarget =
@@ -35,21 +35,44 @@ export interface NodeProofOptions {
 /** Defaults: a minute of cache, 5 s per request, 4 requests at once. */
 export const PROOF_DEFAULTS = { ttlMs: 60_000, timeoutMs: REPORT_TIMEOUT_MS, concurrency: 4 } as const;
 
+/** Where the best of a node's agent pods answers (pickAgentPod). */
+export function targetOf(pods: readonly AgentPod[]): AgentTarget {
+  const pod = pickAgentPod([...pods]);
+  if (!pod) return { kind: 'no-agent' };
+  if (pod.phase !== 'Running' || !pod.podIP) {
+    const state = pod.podIP ? pod.phase : `${pod.phase} with no pod IP`;
+    return { kind: 'not-serving', reason: `the agent pod ${pod.namespace}/${pod.name} is ${state}` };
+  }
+  return { kind: 'agent', url: reportUrl(pod.podIP, pod.port) };
+}
+
 /** The agent pod on each node, read from the watched pods (labels AGENT_LABELS). O(pods on the node). */
 export function agentsInIndex(index: () => ClusterIndex | undefined): (node: string) => AgentTarget {
-  return (node) => {
-    const pods = (index()?.podsOnNode(node) ?? []).filter((p) =>
-      Object.entries(AGENT_LABELS).every(([k, v]) => p.metadata?.labels?.[k] === v),
-    );
-    const pod = pickAgentPod(pods.map(agentPodOf));
-    if (!pod) return { kind: 'no-agent' };
-    if (pod.phase !== 'Running' || !pod.podIP) {
-      const state = pod.podIP ? pod.phase : `${pod.phase} with no pod IP`;
-      return { kind: 'not-serving', reason: `the agent pod ${pod.namespace}/${pod.name} is ${state}` };
-    }
-    return { kind: 'agent', url: reportUrl(pod.podIP, pod.port) };
-  };
+  return (node) => targetOf((index()?.podsOnNode(node) ?? []).filter(isAgentPod).map(agentPodOf));
 }
+
+/** The nodes an agent pod runs on among the watched pods, sorted. O(pods). */
+export function agentNodesIn(index: ClusterIndex): string[] {
+  const nodes = new Set<string>();
+  for (const p of index.all('pods')) if (p.spec?.nodeName && isAgentPod(p)) nodes.add(p.spec.nodeName);
+  return [...nodes].sort();
+}
+
+/**
+ * What the agents of `nodes` answer, for a triage or a drain check: each asked unless its answer is fresher than
+ * the TTL, waited for (each request has its timeout). Nodes beyond MAX_ASKED are not asked, and say so (at `at`).
+ */
+export async function askAgents(nodes: readonly string[], proofs: NodeProofs, at: number): Promise<NodeReports> {
+  const asked = nodes.slice(0, MAX_ASKED);
+  await proofs.current(asked);
+  const states = new Map<string, NodeReportState>(asked.map((n) => [n, proofs.stateOf(n)]));
+  for (const n of nodes.slice(MAX_ASKED))
+    states.set(n, { kind: 'unavailable', reason: `not asked: more than ${MAX_ASKED} nodes run an agent`, at });
+  return { kind: 'asked', states };
+}
+
+/** The most agents one triage or drain check asks. */
+export const MAX_ASKED = 500;
 
 type Answer = Extract<NodeReportState, { kind: 'report' | 'unavailable' }>;
 
@@ -102,7 +125,22 @@ export class NodeProofs {
    * For the recovery: the resolution says what the nodes show after the incident cleared, not before.
    */
   async refresh(nodes: readonly string[]): Promise<void> {
-    const asked = nodes.map((n) => this.ask(n, true));
+    return this.settle(nodes, true);
+  }
+
+  /** Like refresh, but only the nodes whose answer is missing or older than the TTL are asked. */
+  async current(nodes: readonly string[]): Promise<void> {
+    const now = this.clock.now();
+    const stale = nodes.filter((n) => {
+      const a = this.answers.get(n);
+      return !a || now - a.at >= this.ttlMs;
+    });
+    if (stale.length > 0) await this.settle(stale, false);
+  }
+
+  // Asks `nodes` (forced: whatever the cache holds) and waits for every answer, at most two timeouts.
+  private async settle(nodes: readonly string[], force: boolean): Promise<void> {
+    const asked = nodes.map((n) => this.ask(n, force));
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), 2 * this.timeoutMs)));
     const done = await Promise.race([Promise.all(asked).then(() => 'done' as const), deadline]);

@@ -4,7 +4,10 @@ import type { StorageKind } from '../detect/storage-path.js';
 import { MAX_NAMES, nameList } from '../domain/names.js';
 import type { Phase } from './types.js';
 
-/** Next steps per phase; `{node}` (the first node), `{nodes}` (all of them) and `{volume}` are filled in by adviceFor. */
+/**
+ * Next steps per phase; `{node}` (the first node), `{nodes}` (all of them), `{volume}` and `{path}` (a globalmount a
+ * node agent found, else nothing) are filled in by adviceFor.
+ */
 const ADVICE: Record<Phase, string[]> = {
   PENDING_NO_CONSUMER: [
     'Nothing to fix in storage: with WaitForFirstConsumer the claim stays Pending until a pod using it is scheduled.',
@@ -34,7 +37,7 @@ const ADVICE: Record<Phase, string[]> = {
     '1. Confirm no pod on {node} uses the volume (kubectl get pods -A -o wide --field-selector spec.nodeName={node}); unmounting under a live workload corrupts data.',
     '2. Cordon {node}.',
     '3. Restart the node plugin pod on {node} first: it clears in-memory operation locks and often resolves it without touching mounts.',
-    '4. Only if it persists, unmount that globalmount path and remove the empty directory (lazy unmount only as a last resort).',
+    '4. Only if it persists, unmount that globalmount path{path} and remove the empty directory (lazy unmount only as a last resort).',
     '5. Uncordon and verify a new pod on {node} can mount the same volume.',
   ],
   OK: [],
@@ -85,14 +88,15 @@ function nodesPhrase(nodes: readonly string[]): string {
  */
 export function adviceFor(
   phase: Phase,
-  fill: { nodes?: readonly string[]; volume?: string | null; storage?: StorageKind },
+  fill: { nodes?: readonly string[]; volume?: string | null; storage?: StorageKind; path?: string },
 ): string[] {
   const nodes = fill.nodes ?? [];
   const node = nodes[0] ?? '<node>';
   const volume = fill.volume ?? '<volume>';
   if (phase === 'MOUNT_FAILED') return mountSteps(nodes, volume, fill.storage ?? { kind: 'unknown' });
   const all = nodesPhrase(nodes);
+  const path = fill.path ? ` (${fill.path})` : '';
   return ADVICE[phase].map((s) =>
-    s.replaceAll('{nodes}', all).replaceAll('{node}', node).replaceAll('{volume}', volume),
+    s.replaceAll('{nodes}', all).replaceAll('{node}', node).replaceAll('{volume}', volume).replaceAll('{path}', path),
   );
 }

@@ -9,7 +9,7 @@ import { causeFromEvents } from '../detect/events.js';
 import { blamesClaim, claimDriver, claimStorageKind, holdsVolumes, type StorageKind } from '../detect/storage-path.js';
 import { adviceFor } from './advice.js';
 import { CLAIM_REASONS, POD_REASONS, eventEvidence } from './events.js';
-import type { AttachmentEvidence, ClaimReport, NodeEvidence, Phase, PodEvidence } from './types.js';
+import type { AttachmentEvidence, ClaimReport, NodeEvidence, Phase, PodEvidence, StageEvidence } from './types.js';
 
 /** What classifyClaim needs besides the claim: the time and which kinds could be read. */
 export interface ClassifyContext {
@@ -22,6 +22,8 @@ export interface ClassifyContext {
     csiNodes: boolean;
     nodes: boolean;
   };
+  /** Orphaned staged volumes the node agents found, by volume (node-proof.ts readProof); absent without agents. */
+  orphansByPv?: ReadonlyMap<string, readonly StageEvidence[]>;
 }
 
 /** A ContainerCreating pod younger than this with no failure event is still starting, not stuck. */
@@ -34,6 +36,7 @@ const NO_EVIDENCE: ClaimReport['evidence'] = Object.freeze({
   pods: NONE,
   nodes: NONE,
   attachments: NONE,
+  stages: NONE,
 });
 
 /** Whether a claim asks for ReadWriteMany (spec, or status once bound). */
@@ -54,8 +57,9 @@ interface ClaimRef {
   storage: StorageKind;
 }
 
-/** `nodes`: every node the problem is on, sorted; the advice names them all. */
-type Found = { phase: Phase; detail: string; ev: Partial<ClaimReport['evidence']>; nodes?: string[] };
+/** `nodes`: every node the problem is on, sorted; the advice names them all (and `path`, a proven globalmount). */
+type Fill = { nodes?: string[]; path?: string };
+type Found = { phase: Phase; detail: string; ev: Partial<ClaimReport['evidence']> } & Fill;
 
 function makeReport(
   index: ClusterIndex,
@@ -64,7 +68,7 @@ function makeReport(
   detail: string,
   ev: Partial<ClaimReport['evidence']> = {},
   also: Phase[] = NONE,
-  nodes?: string[],
+  fill: Fill = {},
 ): ClaimReport {
   return {
     namespace: c.namespace,
@@ -84,8 +88,9 @@ function makeReport(
             pods: ev.pods ?? NONE,
             nodes: ev.nodes ?? NONE,
             attachments: ev.attachments ?? NONE,
+            stages: ev.stages ?? NONE,
           },
-    advice: phase === 'OK' ? NONE : adviceFor(phase, { nodes, volume: c.volume, storage: c.storage }),
+    advice: phase === 'OK' ? NONE : adviceFor(phase, { ...fill, volume: c.volume, storage: c.storage }),
   };
 }
 
@@ -153,7 +158,7 @@ export function classifyClaim(index: ClusterIndex, pvc: PersistentVolumeClaim, c
       first.detail,
       first.ev,
       found.slice(1).map((f) => f.phase),
-      first.nodes,
+      first,
     );
   return makeReport(index, c, 'OK', `${consumers.length} pod(s) across ${distinctNodes(consumers)} node(s)`);
 }
@@ -289,13 +294,51 @@ function unpublishStuck(index: ClusterIndex, ctx: ClassifyContext, consumers: Po
   };
 }
 
-function staleAttachments(index: ClusterIndex, ctx: ClassifyContext, consumers: Pod[], volume: string) {
-  if (!ctx.readable.volumeAttachments || !ctx.readable.pods) return undefined;
-  const attachments = index.attachmentsForPv(volume);
-  if (attachments.length === 0) return undefined;
+/**
+ * STALE_ATTACHMENT: the volume attached (VolumeAttachment), or proven staged by a node agent with no pod bind
+ * mount, on a node where no consumer pod of the claim runs. A consumer on that node may be starting or stopping
+ * (staged before published, unpublished before unstaged): MOUNT_FAILED and UNPUBLISH_STUCK speak for it.
+ */
+function staleAttachments(
+  index: ClusterIndex,
+  ctx: ClassifyContext,
+  consumers: Pod[],
+  volume: string,
+): Found | undefined {
   const consumerNodes = new Set(consumers.map((p) => p.spec?.nodeName).filter(Boolean));
+  const stale = ctx.readable.pods ? staleVolumeAttachments(index, ctx, consumerNodes, volume) : [];
+  const stages = (ctx.orphansByPv?.get(volume) ?? []).filter((s) => !consumerNodes.has(s.node));
+  if (stale.length === 0 && stages.length === 0) return undefined;
+  const nodeNames = [...new Set([...stale.map((s) => s.node), ...stages.map((s) => s.node)])].sort();
+  const nodes = nodeNames.map((n) => nodeEvidence(index, ctx, n, null));
+  const gone = nodes.filter((n) => n.exists === false).map((n) => n.name);
+  const attached = stale.length
+    ? [
+        `attached on node(s) with no consumer: ${[...new Set(stale.map((s) => s.node))].sort().join(', ')}` +
+          (gone.length ? ` (node gone: ${gone.join(', ')})` : ''),
+      ]
+    : [];
+  const detail = [...attached, ...stages.map((s) => s.text)].join('; ');
+  const path = stages[0]?.path;
+  return {
+    phase: 'STALE_ATTACHMENT',
+    detail,
+    ev: { attachments: stale, nodes, stages },
+    nodes: nodeNames,
+    ...(path ? { path } : {}),
+  };
+}
+
+/** The volume's VolumeAttachments attached on a node with no consumer (none when attachments are unreadable). */
+function staleVolumeAttachments(
+  index: ClusterIndex,
+  ctx: ClassifyContext,
+  consumerNodes: ReadonlySet<string | null | undefined>,
+  volume: string,
+): AttachmentEvidence[] {
+  if (!ctx.readable.volumeAttachments) return [];
   const stale: AttachmentEvidence[] = [];
-  for (const va of attachments) {
+  for (const va of index.attachmentsForPv(volume)) {
     const node = va.spec?.nodeName ?? '';
     if (va.status?.attached !== true || consumerNodes.has(node)) continue;
     const a: AttachmentEvidence = {
@@ -307,14 +350,7 @@ function staleAttachments(index: ClusterIndex, ctx: ClassifyContext, consumers: 
     if (va.status?.detachError?.message) a.detachError = va.status.detachError.message;
     stale.push(a);
   }
-  if (stale.length === 0) return undefined;
-  const nodeNames = [...new Set(stale.map((s) => s.node))].sort();
-  const nodes = nodeNames.map((n) => nodeEvidence(index, ctx, n, null));
-  const gone = nodes.filter((n) => n.exists === false).map((n) => n.name);
-  const detail =
-    `attached on node(s) with no consumer: ${nodeNames.join(', ')}` +
-    (gone.length ? ` (node gone: ${gone.join(', ')})` : '');
-  return { phase: 'STALE_ATTACHMENT' as const, detail, ev: { attachments: stale, nodes }, nodes: nodeNames };
+  return stale;
 }
 
 function nodeEvidence(index: ClusterIndex, ctx: ClassifyContext, node: string, driver: string | null): NodeEvidence {

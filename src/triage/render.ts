@@ -44,7 +44,7 @@ export function renderTable(r: TriageReport, opts: TableOptions = {}): string {
   }
   if (!r.preflight.some((p) => p.check !== 'access'))
     out.push('    (no driver in use: no CSIDriver, CSINode or leader checks)');
-  out.push('');
+  out.push('', ...nodeProofLines(r), '');
   out.push(`RWX claims examined: ${r.summary.claimsExamined}`);
   out.push('');
   const wide = opts.wide ? wideClaimLine(r.claims) : undefined;
@@ -68,7 +68,20 @@ export function renderTable(r: TriageReport, opts: TableOptions = {}): string {
   }
   out.push(`claims needing attention: ${r.summary.claimsNeedingAttention}`);
   if (r.summary.preflightProblems) out.push(`preflight problems: ${r.summary.preflightProblems}`);
+  if (r.summary.nodeProofFindings) out.push(`node proof findings: ${r.summary.nodeProofFindings}`);
   return `${out.join('\n')}\n`;
+}
+
+/** The node proof section: what the agents found beyond the claims' phases, and where no agent could say. */
+export function nodeProofLines(r: TriageReport): string[] {
+  const p = r.nodeProof;
+  const answered = p.nodesAsked > 0 ? ` (${p.reports} of ${p.nodesAsked} node agents answered)` : '';
+  const lines = [
+    ...p.findings.map((f) => `    ${f.text}${f.claim ? ` (claim ${f.claim})` : ''}`),
+    ...p.unavailable.map((u) => `    ${u}`),
+  ];
+  if (lines.length === 0) lines.push("    nothing beyond the claims' evidence below");
+  return [`NODE PROOF${answered}`, ...lines];
 }
 
 function claimName(c: ClaimReport): string {
@@ -104,6 +117,7 @@ function evidenceLines(c: ClaimReport): string[] {
       n.driverRegistered === null ? '' : n.driverRegistered ? ' driver registered' : ' DRIVER NOT REGISTERED (CSINode)';
     lines.push(`${pad}node   ${n.name}${n.exists === false ? ' (node object gone)' : ''}${reg}`);
   }
+  for (const s of c.evidence.stages) lines.push(`${pad}stage  ${s.path} on ${s.node}, no pod bind mount`);
   for (const a of c.evidence.attachments) {
     lines.push(
       `${pad}attach ${a.name} on ${a.node}${a.deleting ? ' (deleting)' : ''}${a.detachError ? `: ${a.detachError}` : ''}`,

@@ -3,6 +3,7 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import { claimDriver } from '../detect/storage-path.js';
 import { classifyClaim, isRwx, type ClassifyContext } from './classify.js';
+import { proofSection, readProof } from './node-proof.js';
 import { accessChecks, driverChecks } from './preflight.js';
 import {
   PHASES,
@@ -13,9 +14,14 @@ import {
   type TriageReport,
 } from './types.js';
 
-/** Classifies every RWX claim (filtered by namespace and driver) and runs preflight for the drivers in use. */
+/**
+ * Classifies every RWX claim (filtered by namespace and driver) and runs preflight for the drivers in use; with
+ * the node agents' answers, their proof joins the claims' evidence and the report (node-proof.ts).
+ */
 export function triage(index: ClusterIndex, opts: TriageOptions): TriageReport {
+  const proof = readProof(opts.nodeReports);
   const ctx: ClassifyContext = {
+    orphansByPv: proof.orphansByPv,
     now: opts.now,
     readable: {
       pods: index.readable('pods'),
@@ -54,6 +60,7 @@ export function triage(index: ClusterIndex, opts: TriageOptions): TriageReport {
   }
   const byPhase = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>;
   for (const c of claims) byPhase[c.phase]++;
+  const nodeProof = proofSection(index, proof, claims, opts);
   return {
     schemaVersion: TRIAGE_SCHEMA_VERSION,
     generatedAt: new Date(opts.now).toISOString().replace('.000Z', 'Z'),
@@ -62,24 +69,27 @@ export function triage(index: ClusterIndex, opts: TriageOptions): TriageReport {
     preflight,
     undecided: access.undecided,
     claims,
+    nodeProof,
     summary: {
       claimsExamined: claims.length,
       claimsNeedingAttention: claims.filter((c) => c.needsAttention).length,
       preflightProblems: preflight.filter((p) => p.status === 'problem').length,
+      nodeProofFindings: nodeProof.findings.length,
       byPhase,
     },
   };
 }
 
 /**
- * Whether the report needs attention (exit code 2): a claim that needs it, a preflight problem, or claims that
- * could not be read at all (then "nothing needs attention" cannot be said).
+ * Whether the report needs attention (exit code 2): a claim that needs it, a preflight problem, a finding of the
+ * node agents, or claims that could not be read at all (then "nothing needs attention" cannot be said).
  */
 export function needsAttention(r: TriageReport): boolean {
   const claimsUnread = r.preflight.some(
     (p) => p.check === 'access' && p.subject === 'persistentvolumeclaims' && p.status !== 'ok',
   );
-  return r.summary.claimsNeedingAttention > 0 || r.summary.preflightProblems > 0 || claimsUnread;
+  const s = r.summary;
+  return s.claimsNeedingAttention > 0 || s.preflightProblems > 0 || s.nodeProofFindings > 0 || claimsUnread;
 }
 
 function cmp(a: string, b: string): number {

@@ -1,6 +1,7 @@
 // The triage report: what `rwx triage` prints, and the stable `-o json` schema (docs/triage-json.md).
 // Adding fields is compatible; renaming or removing one bumps TRIAGE_SCHEMA_VERSION.
 import type { EventEvidence } from '../domain/findings.js';
+import type { NodeReports } from '../domain/proof.js';
 
 /** Version of the JSON schema in docs/triage-json.md. */
 export const TRIAGE_SCHEMA_VERSION = 1;
@@ -59,12 +60,55 @@ export interface AttachmentEvidence {
   detachError?: string;
 }
 
+/**
+ * A staged volume of the claim that a node agent found mounted with no pod bind mount, on a node where no consumer
+ * pod of the claim runs: an orphaned stage reference (docs/agent.md), STALE_ATTACHMENT evidence from the node.
+ */
+export interface StageEvidence {
+  node: string;
+  /** The globalmount path on the node. */
+  path: string;
+  driver?: string;
+  /** Pods whose volume directories on the node still name the volume (empty: no pod references it). */
+  podUids: string[];
+  /** What the bot states for it: the one wording of the finding (findingText). */
+  text: string;
+}
+
 /** Why a claim is in its phase. Lists are empty (never absent) when there is nothing to show. */
 export interface Evidence {
   events: EventEvidence[];
   pods: PodEvidence[];
   nodes: NodeEvidence[];
   attachments: AttachmentEvidence[];
+  /** Orphaned staged volumes the node agents found (empty without agents). */
+  stages: StageEvidence[];
+}
+
+/** A finding of the node agents not tied to one claim's phase. */
+export interface NodeProofFinding {
+  /** MOUNT_OPTIONS_DIFFER: nodes mount one volume differently; ORPHANED_STAGE: of a volume no triaged claim names. */
+  kind: 'MOUNT_OPTIONS_DIFFER' | 'ORPHANED_STAGE';
+  /** The PV name when the agent knows it, else DRIVER/SHA or the path. */
+  volume: string;
+  /** NAMESPACE/NAME of the claim bound to the volume, when known. */
+  claim: string | null;
+  /** The nodes it is about (for MOUNT_OPTIONS_DIFFER the minority). */
+  nodes: string[];
+  /** What the bot states for it (findingText). */
+  text: string;
+}
+
+/** What the node agents said over the whole triage (docs/agent.md). */
+export interface NodeProofSection {
+  /** available: at least one agent answered; unavailable: none was asked or none answered. */
+  status: 'available' | 'unavailable';
+  /** Nodes whose agents were asked, and how many answered with a report. */
+  nodesAsked: number;
+  reports: number;
+  findings: NodeProofFinding[];
+  /** Where the proof is unavailable and why (no agent, an agent not answering, not asked), one sentence each. */
+  unavailable: string[];
 }
 
 /** One ReadWriteMany claim's classification. */
@@ -112,10 +156,14 @@ export interface TriageReport {
   /** What could not be decided because a resource was unreadable, one sentence each. */
   undecided: string[];
   claims: ClaimReport[];
+  /** What the node agents proved beyond the claims' phases, and where they could not be asked. */
+  nodeProof: NodeProofSection;
   summary: {
     claimsExamined: number;
     claimsNeedingAttention: number;
     preflightProblems: number;
+    /** nodeProof.findings.length: each needs attention. */
+    nodeProofFindings: number;
     byPhase: Record<Phase, number>;
   };
 }
@@ -128,4 +176,6 @@ export interface TriageOptions {
   namespace?: string | undefined;
   driver?: string | undefined;
   access?: { kind: string; allowed: boolean | null; reason?: string }[];
+  /** What the node agents answered (docs/agent.md); absent: none was asked. */
+  nodeReports?: NodeReports;
 }

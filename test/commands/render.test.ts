@@ -219,6 +219,7 @@ describe('triage', () => {
         events: [],
         nodes: [],
         attachments: [],
+        stages: [],
         pods: [
           {
             namespace: 'data',
@@ -298,6 +299,7 @@ describe('triage', () => {
           events: [],
           nodes: [],
           attachments: [],
+          stages: [],
           pods: Array.from({ length: 5 }, (_, i) => ({ namespace: 'ns', name: `${'p'.repeat(250)}${i}`, node: 'n' })),
         },
         advice: ['a'.repeat(2000)],
@@ -326,6 +328,7 @@ describe('triage', () => {
           pods: [],
           nodes: [],
           attachments: [],
+          stages: [],
         },
       }),
     ]);

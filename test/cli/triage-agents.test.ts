@@ -1,0 +1,130 @@
+// `rwx triage` with node agents, end to end: the simulator over HTTP lists the agent pod (by label), its report
+// is fetched from the pod IP and port (a simulated agent server on 127.0.0.1, as `rwx node` does), and the
+// orphaned globalmount it reports becomes the claim's STALE_ATTACHMENT evidence. Without an agent, and from a
+// snapshot, the report says the proof is unavailable and why.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AGENT_LABELS } from '../../src/agent/locate.js';
+import { startSimulatedAgents, type SimulatedAgents } from '../../src/agent/simulated.js';
+import { main } from '../../src/cli/main.js';
+import { SNAPSHOT_NOT_ASKED } from '../../src/cli/node-reports.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { KIND_KEYS } from '../../src/domain/kinds.js';
+import { AGENT_ENABLE_HINT } from '../../src/domain/proof.js';
+import type { TriageReport } from '../../src/triage/types.js';
+import { parseScenario, startSimulator, type Simulator } from '@rwx/kube-sim';
+import { healthyReport } from '../agent/report-fixtures.js';
+import { DRIVER, NOW, baseCluster, healthyClaim } from '../triage/fixtures.js';
+
+const GLOBALMOUNT = `/var/lib/kubelet/plugins/kubernetes.io/csi/${DRIVER}/9c1d/globalmount`;
+
+let sim: Simulator | undefined;
+let agent: SimulatedAgents | undefined;
+afterEach(async () => {
+  await sim?.stop();
+  await agent?.stop();
+  sim = agent = undefined;
+});
+
+async function rwx(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    stdin: Readable.from([]),
+    env: { HOME: tmpdir() },
+    clock: new ManualClock(NOW),
+  };
+  return { code: await main(argv, io), stdout, stderr };
+}
+
+/** shop/data runs on node-01; with `agentPort`, an agent pod on node-02 answers there. */
+async function cluster(agentPort?: number): Promise<string> {
+  const s = baseCluster();
+  healthyClaim(s, 'shop', 'data');
+  const agentPod = {
+    kind: 'Pod',
+    metadata: {
+      name: 'rwx-agent-x02',
+      namespace: 'rwx-agent',
+      labels: { ...AGENT_LABELS },
+      annotations: { 'sim.rwx.dev/kubelet': 'ignore' },
+    },
+    spec: {
+      nodeName: 'node-02',
+      containers: [{ name: 'agent', image: 'rwx', ports: [{ name: 'agent', containerPort: agentPort }] }],
+    },
+    status: { phase: 'Running', podIP: '127.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] },
+  };
+  const objects = [
+    { kind: 'Namespace', metadata: { name: 'shop' } },
+    { kind: 'Namespace', metadata: { name: 'rwx-agent' } },
+    ...KIND_KEYS.flatMap((k) => s[k] as object[]),
+    ...(agentPort ? [agentPod] : []),
+  ];
+  sim = await startSimulator({
+    scenario: parseScenario({ name: 'triage-agents', objects }),
+    clock: new ManualClock(NOW),
+  });
+  return sim.kubeconfigPath;
+}
+
+describe('rwx triage with node agents', () => {
+  it("asks the agent on node-02, whose orphaned globalmount of the claim's volume is STALE_ATTACHMENT evidence", async () => {
+    agent = await startSimulatedAgents({
+      node: 'node-02',
+      reportFor: (node) =>
+        healthyReport(node, {
+          stagedVolumes: {
+            status: 'ok',
+            volumes: [
+              {
+                path: GLOBALMOUNT,
+                layout: 'sha',
+                driver: DRIVER,
+                sha: '9c1d',
+                pv: 'pvc-data',
+                state: 'ORPHANED',
+                podMounts: 0,
+                podUids: [],
+              },
+            ],
+          },
+        }),
+    });
+    const kubeconfig = await cluster(agent.port);
+    const table = await rwx(['triage', '--kubeconfig', kubeconfig]);
+    expect(table.stderr).toBe('');
+    expect(table.code).toBe(2);
+    expect(table.stdout).toContain('NODE PROOF (1 of 1 node agents answered)');
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `\\[STALE_ATTACHMENT\\]\\n    shop/data +node-02: globalmount of pvc-data \\(${DRIVER}\\) still mounted, 0 pod references`,
+      ),
+    );
+    const json = JSON.parse((await rwx(['triage', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout) as TriageReport;
+    expect(json.claims[0]?.evidence.stages.map((s) => `${s.node} ${s.path}`)).toEqual([`node-02 ${GLOBALMOUNT}`]);
+  });
+
+  it('says the proof is unavailable and how to enable it when no agent runs, and why from a snapshot', async () => {
+    const live = await rwx(['triage', '--kubeconfig', await cluster()]);
+    expect(live.code).toBe(0);
+    expect(live.stdout).toContain(
+      `NODE PROOF\n    proof unavailable: no rwx agent runs on any node; ${AGENT_ENABLE_HINT}\n`,
+    );
+    expect(live.stdout).toContain('[OK]\n    shop/data');
+    const dir = await mkdtemp(join(tmpdir(), 'rwx-triage-agents-'));
+    try {
+      await writeFile(join(dir, 'snap.json'), JSON.stringify({ kind: 'PodList', items: [] }));
+      const offline = await rwx(['triage', '--snapshot', join(dir, 'snap.json')]);
+      expect(offline.stdout).toContain(`NODE PROOF\n    proof unavailable: ${SNAPSHOT_NOT_ASKED}\n`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
