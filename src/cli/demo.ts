@@ -2,10 +2,12 @@
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../serve/log.js';
 import { runDemo } from '../serve/demo.js';
+import { runFleetDemo } from '../serve/demo-fleet.js';
 import { numberValue, parseFlags } from './args.js';
 import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
+import { RwxError } from '../errors.js';
 
 const DEFAULT_SCENARIO = fileURLToPath(new URL('../../scenarios/propagation-loss.yaml', import.meta.url));
 
@@ -13,7 +15,9 @@ const HELP = helpText(
   'demo',
   `Plays a simulated incident (default: the CSI propagation-loss rollout of the seed) through the whole pipeline:
 a Kubernetes API simulator, the watcher, detectors, correlator, BullMQ on Redis, and a Slack thread printed here.
-No Slack workspace and no cluster needed; Redis is (default REDIS_URL or redis://127.0.0.1:6379).`,
+No Slack workspace and no cluster needed; Redis is (default REDIS_URL or redis://127.0.0.1:6379).
+With --fleet: three simulated clusters sharing one Redis and one channel; the same bad ebs-csi-node revision
+breaks two of them (the second thread links the first), and the third is warned as it starts the same rollout.`,
 );
 
 /** Exit 0 once every incident is resolved (or on Ctrl-C with --follow), 1 on error or timeout. */
@@ -30,11 +34,17 @@ export const run: Command = async (argv, io) => {
     onInt = () => resolve();
     process.once('SIGINT', onInt);
   });
+  const redisUrl = values.redis ?? io.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   try {
+    if (values.fleet) {
+      if (values.scenario || values.follow)
+        throw new RwxError('USAGE', 'rwx demo --fleet plays its own scenarios: drop --scenario and --follow');
+      return await runFleetDemo({ speed, redisUrl, out: io.stdout as never, log, interrupted });
+    }
     return await runDemo({
       scenario: values.scenario ?? DEFAULT_SCENARIO,
       speed,
-      redisUrl: values.redis ?? io.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      redisUrl,
       follow: values.follow ?? false,
       out: io.stdout as never,
       log,

@@ -183,6 +183,10 @@ export const FLAGS = {
     },
     redis: { type: 'string', arg: 'URL', help: 'Redis URL (default REDIS_URL, else redis://127.0.0.1:6379)' },
     follow: { type: 'boolean', help: 'keep running after every incident is resolved (Ctrl-C to stop)' },
+    fleet: {
+      type: 'boolean',
+      help: 'three clusters on one Redis: the same bad revision in two, the third warned before it breaks',
+    },
     ...HELP_FLAG,
   },
   sim: {

@@ -38,7 +38,8 @@ export interface DemoOptions {
 /** Wall-clock notification timers for the demo (production: 30s / 5m / 4h). */
 export const DEMO_TIMERS = { groupWait: 2_000, groupInterval: 3_000, repeatInterval: 3_600_000 };
 
-const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 19);
+/** A simulated time as the demo prints it (hh:mm:ss, UTC). */
+export const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 
 /** Runs the demo; resolves with the exit code (0 once every incident is resolved, 1 on timeout). */
 export async function runDemo(o: DemoOptions): Promise<number> {
@@ -124,16 +125,23 @@ function introduction(o: DemoOptions, scenario: SimScenario, url: string, prefix
   ];
 }
 
-// Narrates the scenario's timeline as simulated time passes it. Per-node rollback steps are many: the rollout and
-// the rollback are narrated, not every node they pass.
-function narrate(scenario: SimScenario, s: RunningSimulator, say: (line: string) => void): NodeJS.Timeout {
+/**
+ * Narrates the scenario's timeline as simulated time passes it, each line naming `who` ("cluster", a fleet
+ * member's name). Per-node rollback steps are many: the rollout and the rollback are narrated, not every node.
+ */
+export function narrate(
+  scenario: SimScenario,
+  s: RunningSimulator,
+  say: (line: string) => void,
+  who = 'cluster',
+): NodeJS.Timeout {
   const start = s.now();
   const steps = scenario.timeline.filter((t) => t.note && !/^rollback reaches/.test(t.note));
   let next = 0;
   return setInterval(() => {
     while (next < steps.length && s.now() - start >= (steps[next]?.atMs ?? Infinity)) {
       const st = steps[next++]!;
-      say(`\n>> [${hhmm(start + st.atMs)}] cluster: ${st.note}`);
+      say(`\n>> [${hhmm(start + st.atMs)}] ${who}: ${st.note}`);
     }
   }, 100);
 }
@@ -173,7 +181,8 @@ async function untilResolved(
 
 const FOLLOW_HINT = 'Run `rwx demo --follow` to keep watching.';
 
-async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
+/** Deletes every key under `prefix` (the demo's own, random prefix). */
+export async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);

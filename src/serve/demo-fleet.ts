@@ -1,0 +1,123 @@
+// `rwx demo --fleet`: the fleet story on the terminal. Three simulated clusters (one simulator each, on its own
+// port) and one Redis; each runs the whole `rwx serve` pipeline with RWX_FLEET on, and their Slack posts go to one
+// channel printed here by the same renderers as Slack. staging-1 and prod-eu-1 run the same bad ebs-csi-node
+// revision (propagation-loss): two threads, the second linked to the first. prod-us-1 then starts rolling out the
+// same change (rollout-start): the channel gets the warning before any pod is stuck there.
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import { loadConfig } from '../config/index.js';
+import { connect } from '../kube/index.js';
+import { TerminalSlack } from '../slack/terminal-slack.js';
+import { KubeClusterSource } from '../watch/kube-source.js';
+import type { RunningServe } from './app.js';
+import { cleanPrefix, DEMO_TIMERS, hhmm, narrate } from './demo.js';
+import { runServe } from './main.js';
+import { connectRedis } from './redis.js';
+import { loadSimulator, type RunningSimulator } from './simulator.js';
+
+const scenario = (name: string) => fileURLToPath(new URL(`../../scenarios/${name}.yaml`, import.meta.url));
+
+/** The fleet of the demo: each cluster's name and scenario, in the order they start. */
+export const FLEET_DEMO = [
+  { name: 'staging-1', scenario: scenario('propagation-loss') },
+  { name: 'prod-eu-1', scenario: scenario('propagation-loss') },
+  { name: 'prod-us-1', scenario: scenario('rollout-start') },
+] as const;
+
+/** The channel every cluster posts into. */
+const CHANNEL = 'C0FLEET';
+
+/** What the fleet demo runs with. */
+export interface FleetDemoOptions {
+  speed: number;
+  redisUrl: string;
+  out: Writable & { isTTY?: boolean };
+  log: Logger;
+  /** Give up (exit 1) when the story is not told within this wall time (default 180 s). */
+  timeoutMs?: number;
+  interrupted?: Promise<unknown>;
+}
+
+/** Runs the fleet demo; resolves with 0 once the link and the rollout warning are posted, 1 on timeout. */
+export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
+  const { loadScenario, startSimulator } = await loadSimulator();
+  const redis = await connectRedis(o.redisUrl); // first: a clear one-line error when no Redis answers
+  const base = `rwx-demo-${randomBytes(4).toString('hex')}`;
+  const say = (s: string) => o.out.write(`${s}\n`);
+  const sims: RunningSimulator[] = [];
+  const serves: RunningServe[] = [];
+  const narrations: NodeJS.Timeout[] = [];
+  try {
+    const scenarios = await Promise.all(FLEET_DEMO.map((c) => loadScenario(c.scenario)));
+    for (const s of scenarios) sims.push(await startSimulator({ scenario: s, realtime: true, speed: o.speed }));
+    const first = sims[0]!;
+    say(`rwx demo --fleet: three clusters, one Redis ${o.redisUrl} (prefix ${base}), one Slack channel`);
+    FLEET_DEMO.forEach((c, i) =>
+      say(`  ${c.name}: "${scenarios[i]!.name}" on ${sims[i]!.url} (time runs ${o.speed}x)`),
+    );
+    say('  Slack is printed below as the bots would post it, every cluster into the same channel.\n');
+    const slack = new TerminalSlack({ out: o.out, stamp: () => `[${hhmm(first.now())}]` });
+    for (const [i, c] of FLEET_DEMO.entries()) {
+      const sim = sims[i]!;
+      const config = loadConfig({ env: memberEnv(c.name, o.redisUrl, base) });
+      const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
+      const serve = await runServe(config, o.log, {
+        source: new KubeClusterSource(conn),
+        slack,
+        bolt: false,
+        port: 0,
+        parts: { clock: { now: () => sim.now() }, tickMs: 250 },
+      });
+      serves.push(serve);
+      narrations.push(narrate(scenarios[i]!, sim, say, c.name));
+    }
+    const told = untilTold(slack, o.timeoutMs ?? 180_000);
+    const code = await Promise.race([told, (o.interrupted ?? new Promise(() => undefined)).then(() => 1)]);
+    say(
+      code === 0
+        ? '\nrwx demo --fleet: the same change broke two clusters (the second thread links the first), and the third ' +
+            'was warned before a single mount failed there.'
+        : '\nrwx demo --fleet: the story did not finish in time.',
+    );
+    return code;
+  } finally {
+    for (const n of narrations) clearInterval(n);
+    for (const s of serves) await s.stop().catch(() => undefined);
+    for (const s of sims) await s.stop().catch(() => undefined);
+    await cleanPrefix(redis, base).catch(() => undefined);
+    redis.disconnect();
+  }
+}
+
+// One member's environment: the fleet's shared Redis prefix, its own name, the demo's short timers. No Slack is
+// reached (the bots post to the terminal), so the tokens are placeholders; logging is the CLI's logger.
+function memberEnv(name: string, redisUrl: string, base: string): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: 'xoxb-demo',
+    SLACK_APP_TOKEN: 'xapp-demo',
+    SLACK_CHANNEL: CHANNEL,
+    REDIS_URL: redisUrl,
+    RWX_REDIS_PREFIX: base,
+    RWX_FLEET: 'true',
+    RWX_CLUSTER_NAME: name,
+    RWX_GROUP_WAIT: `${DEMO_TIMERS.groupWait}ms`,
+    RWX_GROUP_INTERVAL: `${DEMO_TIMERS.groupInterval}ms`,
+    // The pipeline runs on the simulator's clock, which runs faster: a quiet watch is not stalled after 2m30s of it.
+    RWX_WATCH_IDLE_TIMEOUT: '24h',
+  };
+}
+
+// Resolves with 0 once a thread reply links another cluster's thread and a root warns of a rollout, 1 on timeout.
+async function untilTold(slack: TerminalSlack, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
+    const texts = slack.messages.map((m) => m.text);
+    const linked = texts.some((t) => t.startsWith(':link:'));
+    const warned = texts.some((t) => t.includes('started rolling out'));
+    if (linked && warned) return 0;
+    if (Date.now() > deadline) return 1;
+  }
+}
