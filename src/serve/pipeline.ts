@@ -164,17 +164,43 @@ export class Pipeline {
     await this.flush(now);
   }
 
+  /**
+   * Findings were detected while some kind was not listed yet (a pod before its Job: credited to the Job, not its
+   * CronJob), so the first correlation after the cache is whole detects every object with findings, every candidate
+   * and every CronJob again. Otherwise each restart would report a "change" that is only the listing order.
+   */
+  private unsettled = false;
+
+  private async redetect(now: number): Promise<void> {
+    this.unsettled = false;
+    const keys = new Set([
+      ...this.byObject.keys(),
+      ...[...this.candidates].map((k) => POD + k),
+      ...[...this.cronJobs].map((k) => CRONJOB + k),
+    ]);
+    let n = 0;
+    for (const k of keys) {
+      this.evaluate(k, now);
+      if (++n % YIELD_EVERY === 0) await turn();
+    }
+  }
+
   /** Correlates if anything changed and submits the incidents; serialised so submits never overlap. */
   async flush(now = this.clock.now()): Promise<void> {
     if (this.inFlight) {
       this.again = true;
       return this.inFlight;
     }
-    if (!this.dirty || !this.ready()) return;
+    if (!this.ready()) {
+      this.unsettled = true;
+      return;
+    }
+    if (!this.dirty) return;
     this.inFlight = (async () => {
       try {
         do {
           this.again = false;
+          if (this.unsettled) await this.redetect(now);
           this.dirty = false;
           const open = this.openKeys();
           this.incidents = this.keepFiring(

@@ -30,7 +30,11 @@ export interface ServeChild {
 }
 
 /** Starts `rwx serve --kubeconfig <kubeconfig>` with `env` (over a minimal PATH) and waits for /readyz 200. */
-export async function startServeChild(kubeconfig: string, env: Record<string, string>): Promise<ServeChild> {
+export async function startServeChild(
+  kubeconfig: string,
+  env: Record<string, string>,
+  readyWithinMs = 30_000,
+): Promise<ServeChild> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve', '--kubeconfig', kubeconfig], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'info', ...env },
@@ -57,7 +61,7 @@ export async function startServeChild(kubeconfig: string, env: Record<string, st
   };
   const status = async (path: string): Promise<number> => (await get(path)).status;
   try {
-    await until(async () => (await status('/readyz')) === 200, 'the child ready', 30_000);
+    await until(async () => (await status('/readyz')) === 200, 'the child ready', readyWithinMs);
   } catch (e) {
     child.kill('SIGKILL');
     // What it said and what /readyz still names, so a slow or failed start can be told apart.

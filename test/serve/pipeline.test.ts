@@ -215,3 +215,35 @@ describe('Pipeline keep-firing', () => {
     expect(got).toEqual(want);
   });
 });
+
+describe('Pipeline before every kind is listed', () => {
+  it('detects again once ready: a finding made while a kind was missing never reaches the notifier', async () => {
+    const { clock, source, watcher } = setup();
+    let ready = false;
+    // The detector credits the pod to its CronJob only when the pod's Job is in the cache (as owner.ts does).
+    const stages: Stages = {
+      detectPod: (index, pod) => {
+        const owner = index.get('jobs', 'platform/backup-1') ? 'CronJob' : 'Job';
+        return [{ key: `${pod.metadata?.name}@${owner}` } as Finding as never];
+      },
+      detectCronJob: () => undefined,
+      evaluate: (_index, findings: Finding[]) => findings.map((f) => ({ key: f.key }) as Incident),
+    };
+    const submitted: string[][] = [];
+    const sink = { submit: async (incidents: Incident[]) => void submitted.push(incidents.map((i) => i.key)) };
+    const pipeline = new Pipeline(watcher.index, watcher.queue, stages, sink, clock, undefined, () => ready);
+    source.apply('pods', 'ADDED', creatingPod('backup-1-x', T0));
+    watcher.start();
+    await flush();
+    pipeline.processKeys();
+    await pipeline.flush();
+    expect(submitted).toEqual([]); // not ready: nothing correlated
+    // The Job is listed (no event of the pod): the finding made before rests on a cache without it.
+    source.apply('jobs', 'ADDED', { kind: 'Job', metadata: { name: 'backup-1', namespace: 'platform' } });
+    await flush();
+    ready = true;
+    pipeline.processKeys();
+    await pipeline.flush();
+    expect(submitted).toEqual([['backup-1-x@CronJob']]);
+  });
+});
