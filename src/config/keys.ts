@@ -179,7 +179,7 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     key: 'watchIdleTimeout',
     form: 'duration',
     secret: false,
-    doc: 'A watch that delivered no event or bookmark for this long is stalled (the API server sends a bookmark about every minute): it is restarted, and until it is heard from again the replica does not hold the evaluator lease.',
+    doc: 'A watch that delivered no event or bookmark for this long is stalled (the API server sends a bookmark about every minute): its kind is relisted, /readyz names it until a watch streams again, answers that need it are UNKNOWN, and the replica does not hold the evaluator lease. A list page not answered within this long (at most 15s) fails as the API server unreachable.',
   },
   {
     env: 'RWX_KEEP_FIRING',

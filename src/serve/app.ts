@@ -16,6 +16,8 @@ import { Pipeline, type Stages } from './pipeline.js';
 import { NodeProofs, agentsInIndex, type NodeProofOptions } from './proof.js';
 import { notifierWithProof, type OpenIncidentNodes } from './proof-sink.js';
 import { CORRELATE } from '../watch/keys.js';
+import { REFLECTOR_DEFAULTS } from '../watch/reflector.js';
+import { formatAge } from '../domain/duration.js';
 
 /** The notifier as the pipeline uses it: incidents in (the full current set), close on shutdown. */
 export interface NotifierPort {
@@ -170,7 +172,13 @@ function newWatcher(parts: ServeParts, clock: Clock): ClusterWatcher {
     timers: parts.timers ?? realTimers,
     log: parts.log,
     metrics: parts.metrics.watch(),
-    reflector: { stallMs: parts.watchIdleMs, ...parts.reflector },
+    // A list page gets as long as a silent watch does (the idle limit), at most the reflector's default: an API
+    // server that accepts and never answers is then found by the same limit, in tests with short settings too.
+    reflector: {
+      stallMs: parts.watchIdleMs,
+      listTimeoutMs: Math.min(parts.watchIdleMs, REFLECTOR_DEFAULTS.listTimeoutMs),
+      ...parts.reflector,
+    },
   });
 }
 
@@ -248,8 +256,14 @@ function readyChecks(watcher: ClusterWatcher, extra: readonly ReadyCheck[]): Rea
       .filter((s) => !s.synced)
       .map((s) => s.kind)
       .join(', ');
+  // A watch silent past the idle limit: its kind's cache may be stale, so the bot is not ready (it names them).
+  const stalled = (): true | string => {
+    const s = watcher.stalled();
+    if (s.length === 0) return true;
+    return `stalled: ${s.map((k) => `${k.kind} (silent ${formatAge(k.silentMs)})`).join(', ')}`;
+  };
   return [
-    { name: 'watches', probe: () => watcher.synced() || `not synced: ${unsynced()}` },
+    { name: 'watches', probe: () => (watcher.synced() ? stalled() : `not synced: ${unsynced()}`) },
     { name: 'kubernetes', probe: () => watcher.reachable() || 'API server unreachable' },
     ...extra,
   ];

@@ -103,7 +103,7 @@ export class ServeMetrics {
   });
   readonly watchRestarts = new Counter({
     name: 'rwx_watch_restarts_total',
-    help: 'Watch restarts by kind and reason (gone=410 relist, stalled=watchdog, error=backoff, closed=server timeout)',
+    help: 'Watch restarts by kind and reason (gone=410 relist, stalled=watchdog relist, error=backoff, closed=server timeout)',
     labelNames: ['kind', 'reason'],
     registers: [this.registry],
   });

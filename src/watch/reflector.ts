@@ -4,12 +4,15 @@
 // - 410 Gone (as an HTTP status, or as an ERROR event with code 410) -> relist from scratch.
 // - a normal close (server-side timeoutSeconds) -> rewatch from the last resourceVersion.
 // - any other error -> retry with exponential backoff (list or watch, wherever it failed); never give up.
-// - no event and no bookmark for `stallMs` -> the watchdog (checkStalled, called on a tick) restarts the watch.
+// - no event and no bookmark for `stallMs` -> the watchdog (checkStalled, called on a tick) relists: a completed
+//   list is the one proof the view is current again (a watch reopened through a half-open path can be as silent).
+// - a list page not answered within `listTimeoutMs` -> a TIMEOUT failure (a blackholed API server never answers).
 // Bookmarks are requested so a quiet kind still shows life and keeps its resourceVersion fresh.
 import type { Clock } from '../domain/clock.js';
 import type { KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
-import { isRwxError, toRwxError, type RwxError } from '../errors.js';
+import { formatAge } from '../domain/duration.js';
+import { RwxError, isRwxError, toRwxError } from '../errors.js';
 import type { ClusterSource, ListPage, WatchEventType, WatchHandle } from './source.js';
 import type { Timers } from './timers.js';
 
@@ -34,8 +37,10 @@ export interface ReflectorSink {
 /** Tunables; defaults in REFLECTOR_DEFAULTS. */
 export interface ReflectorOptions {
   pageSize: number;
-  /** Watchdog: restart a watch silent for this long. */
+  /** Watchdog: relist a kind whose watch was silent for this long. */
   stallMs: number;
+  /** A list page not answered within this long fails with TIMEOUT (and is retried with backoff). */
+  listTimeoutMs: number;
   backoffInitialMs: number;
   backoffMaxMs: number;
   /** Asked of the server so watches close and reopen regularly (client-go uses 5-10 minutes). */
@@ -48,8 +53,12 @@ export interface ReflectorOptions {
 export const REFLECTOR_DEFAULTS: ReflectorOptions = {
   pageSize: 500,
   stallMs: 120_000,
+  listTimeoutMs: 15_000,
   backoffInitialMs: 500,
-  backoffMaxMs: 30_000,
+  // 10 s, not client-go's 30 s: after an outage of any length the next attempt comes within 10 s of the API
+  // answering again, so the bot is ready within 30 s of the fault ending (issue 12). 16 kinds retrying every 10 s
+  // are 1.6 requests a second to a server that is down: nothing.
+  backoffMaxMs: 10_000,
   watchTimeoutSeconds: 300,
   minWatchMs: 1_000,
 };
@@ -63,6 +72,10 @@ export class Reflector {
   private lastActivity = 0;
   /** When the server was last heard from (a list completed, an event or a bookmark): a restart does not move it. */
   private lastHeard = 0;
+  /** When a watch last delivered an event or bookmark (the first list counts as a start). */
+  private lastStreamed = 0;
+  /** The watchdog relisted this kind and no watch event or bookmark has come since. */
+  private relistedSilent = false;
   private watchStarted = 0;
   private watchEvents = 0;
   private failures = 0;
@@ -100,11 +113,12 @@ export class Reflector {
     this.timer = undefined;
   }
 
-  /** The watchdog: restarts a watch that saw no event or bookmark for stallMs. Returns whether it did. */
+  /** The watchdog: relists a kind whose watch saw no event or bookmark for stallMs. Returns whether it did. */
   checkStalled(now: number): boolean {
     if (this.state !== 'watching' || now - this.lastActivity < this.opts.stallMs) return false;
     this.sink.restarted(this.kind, 'stalled');
-    this.watch();
+    this.relistedSilent = true;
+    void this.relist();
     return true;
   }
 
@@ -115,6 +129,27 @@ export class Reflector {
    */
   current(now: number): boolean {
     return this.synced && this.state !== 'waiting' && now - this.lastHeard < this.opts.stallMs;
+  }
+
+  /**
+   * Whether this kind's cache may be stale because its watch went silent: synced, not backing off after a failure
+   * (that has its own reason), yet not current at `now`.
+   */
+  silent(now: number): boolean {
+    return this.synced && this.state !== 'waiting' && this.state !== 'stopped' && !this.current(now);
+  }
+
+  /**
+   * Whether this kind's watch is stalled: silent (above), or relisted by the watchdog and not heard from on a watch
+   * since. A relist refreshes the cache, but changes reach it only once a watch streams again.
+   */
+  stalled(now: number): boolean {
+    return this.silent(now) || (this.relistedSilent && this.state !== 'waiting' && this.state !== 'stopped');
+  }
+
+  /** How long since this kind's watch last delivered an event or bookmark (or its first list completed). */
+  silentForMs(now: number): number {
+    return now - this.lastStreamed;
   }
 
   /** The last resourceVersion seen ('' before the first list or after a 410). */
@@ -134,7 +169,7 @@ export class Reflector {
     try {
       let next = this.page();
       do {
-        const page = await next;
+        const page = await this.answered(next);
         if (gen !== this.gen) return;
         rv = page.resourceVersion;
         continueToken = page.continueToken;
@@ -152,6 +187,7 @@ export class Reflector {
     }
     this.rv = rv;
     this.lastHeard = this.clock.now();
+    if (!this.synced) this.lastStreamed = this.lastHeard;
     this.synced = true; // before listEnd, so the sink sees this kind as synced when it checks all kinds
     this.sink.listEnd(this.kind);
     this.recovered();
@@ -163,6 +199,18 @@ export class Reflector {
     const p = this.source.list(this.kind, { limit: this.opts.pageSize, ...(continueToken ? { continueToken } : {}) });
     p.catch(() => undefined);
     return p;
+  }
+
+  /** `p`, or a TIMEOUT failure once listTimeoutMs passes first (the request itself is left to its socket timeout). */
+  private answered<T>(p: Promise<T>): Promise<T> {
+    const ms = this.opts.listTimeoutMs;
+    return new Promise<T>((resolve, reject) => {
+      const timer = this.timers.set(() => {
+        const what = `list ${this.kind}: no answer from the API server within ${formatAge(ms)}`;
+        reject(new RwxError('TIMEOUT', what));
+      }, ms);
+      p.then(resolve, reject).finally(() => this.timers.clear(timer));
+    });
   }
 
   private watch(): void {
@@ -190,7 +238,8 @@ export class Reflector {
   }
 
   private onEvent(type: WatchEventType, obj: KubeObject): void {
-    this.lastActivity = this.lastHeard = this.clock.now();
+    this.lastActivity = this.lastHeard = this.lastStreamed = this.clock.now();
+    this.relistedSilent = false;
     if (type === 'ERROR') {
       // A Status object: 410 means our resourceVersion was compacted away; the stream ends next.
       if ((obj as { code?: number }).code === 410) this.gone = true;

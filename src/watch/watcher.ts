@@ -8,6 +8,7 @@ import type { KubeObject } from '../domain/objects.js';
 import { objectKey } from '../domain/refs.js';
 import type { ObjectsByKind } from '../domain/snapshot.js';
 import type { RwxError } from '../errors.js';
+import { formatAge } from '../domain/duration.js';
 import { dirtyKeys } from './keys.js';
 import {
   REFLECTOR_DEFAULTS,
@@ -59,6 +60,9 @@ export const WATCHED_KINDS: readonly KindKey[] = Object.keys(KINDS) as KindKey[]
 /** Why a watched kind is unreadable before its first list completes. */
 export const NOT_SYNCED = 'watch not synced yet';
 
+/** Why a synced kind is unreadable while its watch is silent (half-open, or the API server blackholed). */
+export const SILENT = 'watch silent';
+
 /**
  * Failures after which the cache no longer shows a kind as it is, so the index marks it unreadable until the kind
  * is healthy again: not allowed to read it, or the API server not answering. Other errors (a 500, a watch that
@@ -85,6 +89,8 @@ export class ClusterWatcher {
   /** Keys delivered by a list in progress; null when the kind held nothing as it began (nothing can be gone). */
   private readonly seen = new Map<KindKey, Set<string> | null>();
   private readonly failing = new Map<KindKey, RwxError>();
+  /** Kinds the watchdog marked unreadable because their watch went silent. */
+  private readonly silent = new Set<KindKey>();
   private unreachableSince: number | undefined;
   private readonly keyBuf: string[] = [];
 
@@ -115,11 +121,23 @@ export class ClusterWatcher {
     this.queue.shutdown();
   }
 
-  /** The watchdog: restarts silent watches. Call on a tick; returns how many it restarted. */
+  /**
+   * The watchdog: restarts silent watches, and marks a kind whose watch stays silent unreadable (so an answer that
+   * needs it is UNKNOWN, not OK from a frozen cache) until it is heard from again. Call on a tick; returns how many
+   * watches it restarted.
+   */
   tick(now = this.clock.now()): number {
     let n = 0;
-    for (const r of this.reflectors) if (r.checkStalled(now)) n++;
+    for (const r of this.reflectors) {
+      if (r.checkStalled(now)) n++;
+      this.markSilence(r, now);
+    }
     return n;
+  }
+
+  /** The kinds whose watch is stalled (Reflector.stalled) and for how long it has been silent, for /readyz. */
+  stalled(now = this.clock.now()): { kind: KindKey; silentMs: number }[] {
+    return this.reflectors.filter((r) => r.stalled(now)).map((r) => ({ kind: r.kind, silentMs: r.silentForMs(now) }));
   }
 
   /** Every kind has completed a first list. */
@@ -160,6 +178,17 @@ export class ClusterWatcher {
     });
   }
   private syncWaiters: (() => void)[] = [];
+
+  // A failure's reason (failed) stands while it lasts; silence only marks kinds that fail nothing, and unmarks
+  // only what it marked.
+  private markSilence(r: Reflector, now: number): void {
+    if (r.silent(now)) {
+      this.silent.add(r.kind);
+      this.index.markUnreadable(r.kind, `${SILENT}: no event or bookmark for ${formatAge(r.silentForMs(now))}`);
+    } else if (this.silent.delete(r.kind) && !this.failing.has(r.kind)) {
+      this.index.markReadable(r.kind);
+    }
+  }
 
   private enqueue(kind: KindKey, obj: KubeObject): void {
     this.keyBuf.length = 0;
@@ -240,7 +269,7 @@ export class ClusterWatcher {
     },
     restarted: (kind, reason) => {
       this.metrics?.restart(kind, reason);
-      if (reason === 'stalled') this.log.warn({ kind }, 'watch silent too long; restarted by the watchdog');
+      if (reason === 'stalled') this.log.warn({ kind }, 'watch silent too long; the watchdog relists it');
     },
   };
 }

@@ -1,0 +1,67 @@
+// The Kubernetes API down three ways: connection refused, a 503 storm, a blackhole (connections accepted, never
+// answered, open watches silent). Each time /readyz names the API, `/rwx drain` of a node it would call OK says
+// UNKNOWN (never OK from ignorance), nothing is resolved while the bot is blind, and after the fault the change
+// made during it reaches the thread and the bot is ready again within 30 s. Seen in /metrics and the log.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '@rwx/kube-sim';
+import { until } from '../serve/harness.js';
+import { stuckCounts } from './replicas.js';
+import {
+  apiBench,
+  command,
+  expectOneTruth,
+  logOf,
+  metric,
+  readyz,
+  recover,
+  shownRecovered,
+  type ApiBench,
+} from './api.js';
+
+/** How long each fault lasts. */
+const OUTAGE_MS = 12_000;
+let b: ApiBench | undefined;
+afterEach(async () => {
+  await b?.close();
+  b = undefined;
+});
+
+const faults: [string, (sim: Simulator) => void][] = [
+  ['connection refused', (sim) => sim.faults.down('refused', { forMs: OUTAGE_MS })],
+  ['503 storm', (sim) => sim.faults.down('unavailable', { forMs: OUTAGE_MS })],
+  ['blackhole', (sim) => sim.faults.down('blackhole', { forMs: OUTAGE_MS })],
+];
+
+describe('the Kubernetes API down', () => {
+  it.each(faults)(
+    '%s: not ready naming the API, drain UNKNOWN, nothing resolved, ready within 30 s',
+    async (what, down) => {
+      b = await apiBench();
+      // The control: with the cluster in view, node-05 (revision 1, nothing stuck) may be drained.
+      expect(await command(b, 'drain node-05')).toMatch(/\*OK\*/);
+      const t0 = Date.now();
+      down(b.sim);
+      recover(b, 'platform', 'postgres-2'); // while the bot cannot see it
+      await readyz(b, 503, 'not ready naming the API', 20_000, /^kubernetes: API server unreachable/m);
+      const blind = Date.now() - t0;
+      expect(await command(b, 'drain node-05')).toMatch(/\*UNKNOWN\*/);
+      expect(await metric(b, 'rwx_kube_api_reachable')).toBe(0);
+      await until(() => Date.now() - t0 >= OUTAGE_MS, 'the end of the outage', OUTAGE_MS + 1_000);
+      await readyz(b, 200, 'ready again after the outage', 30_000);
+      const back = Date.now() - t0 - OUTAGE_MS;
+      await until(() => shownRecovered(b!, 'platform/postgres-2'), 'the change made during the outage', 20_000);
+      const shown = Date.now() - t0 - OUTAGE_MS;
+      console.log(
+        `API ${what} (${OUTAGE_MS} ms): not ready naming the API after ${blind} ms; ready ${back} ms after the fault ended; the change made during it shown ${shown} ms after`,
+      );
+      expect(back).toBeLessThan(30_000);
+      expect(await metric(b, 'rwx_kube_api_reachable')).toBe(1);
+      expect(logOf(b)).toMatch(/Kubernetes API unreachable; retrying with backoff/);
+      expect(logOf(b)).toMatch(/Kubernetes API reachable again/);
+      // Still open, with the three pods that are still stuck: blindness resolved nothing.
+      expect(stuckCounts(b.slack, b.root).at(-1)).toBe(3);
+      expectOneTruth(b);
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,159 @@
+// The bench for faults of the Kubernetes API: the simulator in real time (short bookmark interval) serving the
+// propagation-loss cluster, the fake Slack, real Redis, and `rwx serve` as a child process in HTTP mode with short
+// timers. Helpers read what an operator would: /readyz, /metrics, the JSON log, the thread, a `/rwx` answer.
+import { createHmac, randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import { startSimulator, type Simulator } from '@rwx/kube-sim';
+import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { REDIS_URL, cleanRedis, until } from '../serve/harness.js';
+import { startServeChild, type ServeChild } from './child.js';
+
+const SECRET = 'faults-api-signing-secret-0123';
+const CHANNEL = 'C0INCIDENT';
+/** The rollout incident of the scenario (4 stuck pods at the start). */
+export const ROLLOUT_KEY = 'rollout/kube-system/ebs-csi-node@2';
+/** Sim (here: wall) milliseconds between watch bookmarks. */
+export const BOOKMARK_MS = 1_000;
+/** RWX_WATCH_IDLE_TIMEOUT: about two bookmark intervals, as the default is to the API server's minute. */
+export const IDLE = '2500ms';
+
+/** One bot on one cluster, with its thread found. */
+export interface ApiBench {
+  sim: Simulator;
+  slack: FakeSlack;
+  bot: ServeChild;
+  /** The rollout incident's root ts. */
+  root: string;
+  close(): Promise<void>;
+}
+
+/** Starts everything and waits for the rollout root and its evidence reply. */
+export async function apiBench(env: Record<string, string> = {}): Promise<ApiBench> {
+  const sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml', bookmarkIntervalMs: BOOKMARK_MS });
+  const slack = await startFakeSlack();
+  const prefix = `rwx-fault-api-${randomBytes(4).toString('hex')}`;
+  let bot: ServeChild | undefined;
+  const close = async (): Promise<void> => {
+    if (bot) {
+      bot.process.kill('SIGKILL');
+      await bot.exited;
+    }
+    await slack.close();
+    await sim.stop();
+    await cleanRedis(prefix);
+  };
+  try {
+    bot = await startServeChild(
+      sim.kubeconfigPath,
+      {
+        SLACK_BOT_TOKEN: 'xoxb-faults-api',
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_CHANNEL: CHANNEL,
+        RWX_ALLOWED_CHANNELS: CHANNEL,
+        SLACK_API_URL: slack.apiUrl,
+        REDIS_URL,
+        RWX_REDIS_PREFIX: prefix,
+        RWX_GROUP_WAIT: '1s',
+        RWX_GROUP_INTERVAL: '1s',
+        RWX_WATCH_IDLE_TIMEOUT: IDLE,
+        ...env,
+      },
+      60_000,
+    );
+    await until(() => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1, 'the thread');
+    const root = slack.roots()[0]!;
+    expect(root.metadata?.event_payload.key).toBe(ROLLOUT_KEY);
+    return { sim, slack, bot, root: root.ts, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+/** Marks a stuck pod of the scenario Running (it mounted after all). */
+export function recover(b: ApiBench, namespace: string, name: string): void {
+  b.sim.apply({ set: [{ kind: 'Pod', namespace, name, fields: { 'status.phase': 'Running' } }] });
+}
+
+/** Whether the thread reports `pod` ("ns/name") as recovered. */
+export function shownRecovered(b: ApiBench, pod: string): boolean {
+  return b.slack.replies(b.root).some((r) => {
+    const text = JSON.stringify(r.blocks);
+    return text.includes(pod) && /recovered on its own/.test(text);
+  });
+}
+
+/** Waits until /readyz answers `status` (with a body matching `body`, when given); returns the body. */
+export async function readyz(b: ApiBench, status: number, what: string, ms = 30_000, body?: RegExp): Promise<string> {
+  let last = '';
+  await until(
+    async () => {
+      const r = await b.bot.get('/readyz');
+      last = r.body;
+      return r.status === status && (body === undefined || body.test(r.body));
+    },
+    what,
+    ms,
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; last /readyz: ${last}`);
+  });
+  return last;
+}
+
+/** The value of one sample of /metrics (`name{labels}`), 0 when absent. */
+export async function metric(b: ApiBench, sample: string): Promise<number> {
+  const text = (await b.bot.get('/metrics')).body;
+  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+  return line ? Number(line.slice(sample.length + 1)) : 0;
+}
+
+/** The bot's JSON log lines, as one string. */
+export const logOf = (b: ApiBench): string => b.bot.lines.join('\n');
+
+/** Sends `/rwx <text>` signed like Slack; resolves with what the bot POSTed to the response_url. */
+export async function command(b: ApiBench, text: string): Promise<string> {
+  const id = randomBytes(6).toString('hex');
+  const body = new URLSearchParams({
+    team_id: 'T0FAKE',
+    channel_id: CHANNEL,
+    channel_name: 'incidents',
+    user_id: 'U0ALICE',
+    user_name: 'alice',
+    command: '/rwx',
+    text,
+    api_app_id: 'A0RWX',
+    trigger_id: randomBytes(8).toString('hex'),
+    response_url: b.slack.responseUrl(id),
+  }).toString();
+  const ts = Math.floor(Date.now() / 1000);
+  const signature = `v0=${createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex')}`;
+  const res = await fetch(`http://127.0.0.1:${b.bot.port}/slack/events`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': String(ts),
+      'x-slack-signature': signature,
+    },
+    body,
+  });
+  expect(res.status).toBe(200);
+  await until(() => (b.slack.responses.get(id)?.length ?? 0) > 0, `the answer to /rwx ${text}`);
+  return JSON.stringify(b.slack.responses.get(id));
+}
+
+/**
+ * The invariants every fault must keep: one root, each reply once, nothing resolved (the rollout still breaks
+ * mounts on its nodes), and no "Changed:" the cluster did not make: the tests only make pods recover, so a change
+ * reply that names a new node, workload, CronJob or stuck pod came from a relist misread.
+ */
+export function expectOneTruth(b: ApiBench): void {
+  expect(b.slack.roots()).toHaveLength(1);
+  const ids = b.slack.replies(b.root).map((r) => r.metadata?.event_payload.reply);
+  expect(new Set(ids).size).toBe(ids.length);
+  const thread = JSON.stringify([
+    b.slack.replies(b.root).map((r) => r.blocks),
+    b.slack.callsOf('chat.update').map((c) => c.args.blocks),
+  ]);
+  expect(thread).not.toMatch(/Resolved/);
+  expect(thread).not.toMatch(/new node|new workload|new CronJob|newly stuck/);
+}
