@@ -7,6 +7,7 @@ import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { NodeReportState, NodeReports } from '../domain/proof.js';
 import type { Evaluation } from '../evaluate/evaluate.js';
 import { isRwxError, toRwxError } from '../errors.js';
+import { blindSpots } from '../advise/blind.js';
 import type { TriageOptions, TriageReport } from '../triage/types.js';
 import { untrusted } from '../render/escape.js';
 import { renderHelp, renderUsage } from './help.js';
@@ -59,7 +60,7 @@ export async function runCommand(cmd: ParsedCommand, svc: CommandServices): Prom
       case 'status':
         return svc.clusters
           ? renderFleetStatus(await svc.openIncidents(), await svc.clusters(), svc.clock.now(), pub, cmd.cluster)
-          : renderStatus(await svc.openIncidents(), svc.clock.now(), pub);
+          : renderStatus(await svc.openIncidents(), svc.clock.now(), pub, blindSpots(svc.cluster.index(), [], true));
       case 'triage': {
         const index = svc.cluster.index();
         const nodeReports = svc.nodeReports ? await svc.nodeReports(index) : undefined;

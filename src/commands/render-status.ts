@@ -1,7 +1,8 @@
 // `/rwx status`: the open incidents, each with its verdict and a link to its Slack thread, then the resolved ones
 // whose thread still waits for a missed CronJob to complete a run.
 import { formatAge as age } from '../domain/duration.js';
-import type { Verdict } from '../domain/incident.js';
+import type { BlindSpot, Verdict } from '../domain/incident.js';
+import { blindSentence } from '../advise/blind.js';
 import { untrusted, SLACK_BLOCK_LIMIT } from '../render/escape.js';
 import { respond, type Block, type CommandReply } from './message.js';
 import { context, section } from '../render/slack-blocks.js';
@@ -51,26 +52,43 @@ export function threadLink(i: Pick<OpenIncident, 'channel' | 'threadTs' | 'perma
   return undefined;
 }
 
-/** Renders the open incidents, newest first, within Slack's block limit. */
-export function renderStatus(incidents: readonly OpenIncident[], now: number, pub: boolean): CommandReply {
+/**
+ * Renders the open incidents, newest first, within Slack's block limit. With `blind` (what the bot cannot read
+ * now) the answer is UNKNOWN first: the list is what it last recorded, and "none" is not known to be none.
+ */
+export function renderStatus(
+  incidents: readonly OpenIncident[],
+  now: number,
+  pub: boolean,
+  blind: readonly BlindSpot[] = [],
+): CommandReply {
   const open = incidents.filter((i) => !i.followingUp).length;
+  const unknown = blind.length === 0 ? undefined : blindHead(incidents.length === 0, blind);
   if (incidents.length === 0) {
-    const text = ':large_green_circle: No open storage incidents.';
+    const text = unknown ?? ':large_green_circle: No open storage incidents.';
     return { response: respond(text, [section(text)], pub) };
   }
-  const sorted = sortForStatus(incidents);
-  const room = SLACK_BLOCK_LIMIT - 2;
-  const shown = sorted.slice(0, room);
-  const lines = shown.map((i) => line(i, now));
   const following = incidents.length - open;
   const head =
     (open === 0
       ? ':large_green_circle: No open storage incidents'
       : `*${open} open incident${open === 1 ? '' : 's'}*`) +
     (following > 0 ? `; ${following} resolved, waiting for a CronJob to complete a run` : '');
-  const blocks: Block[] = [section(head), ...lines.map((l) => section(l))];
-  if (sorted.length > shown.length) blocks.push(context(`…and ${sorted.length - shown.length} more`));
-  return { response: respond([head, ...lines].join('\n'), blocks, pub) };
+  const heads = unknown ? [unknown, head] : [head];
+  const sorted = sortForStatus(incidents);
+  const room = SLACK_BLOCK_LIMIT - heads.length - 1; // the head lines and a "...and N more"
+  const lines = sorted.slice(0, room).map((i) => line(i, now));
+  const blocks: Block[] = [...heads, ...lines].map((l) => section(l));
+  if (sorted.length > lines.length) blocks.push(context(`…and ${sorted.length - lines.length} more`));
+  return { response: respond([...heads, ...lines].join('\n'), blocks, pub) };
+}
+
+// The UNKNOWN line of a status the bot cannot vouch for (blind.ts says what is unread and what that leaves open).
+function blindHead(none: boolean, blind: readonly BlindSpot[]): string {
+  const what = none
+    ? 'no open storage incident is recorded, but the bot cannot see the cluster now, so there may be one.'
+    : 'the bot cannot see the cluster now; the incidents below are as it last recorded them.';
+  return `:grey_question: *UNKNOWN*: ${what} ${untrusted(blindSentence(blind), 1500)}`;
 }
 
 /**

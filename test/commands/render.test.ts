@@ -199,6 +199,20 @@ describe('status', () => {
     expect(renderStatus([], now, false).response.text).toContain('No open storage incidents');
   });
 
+  it('UNKNOWN first while the bot cannot see the cluster: none recorded is not none, a list is as last recorded', () => {
+    const blind = [{ kind: 'pods' as const, reason: 'API server unreachable: ECONNREFUSED', undecided: 'which pods' }];
+    const none = renderStatus([], now, false, blind).response;
+    assertSafe(none);
+    expect(none.text).toMatch(/^:grey_question: \*UNKNOWN\*: no open storage incident is recorded, but the bot cannot/);
+    expect(none.text).not.toContain('No open storage incidents');
+    expect(none.text).toContain('pods (API server unreachable: ECONNREFUSED)');
+    const one = renderStatus([{ key: 'k', title: 't', verdict: 'UNEXPLAINED' }], now, false, blind).response;
+    expect(one.text.split('\n').slice(0, 2)).toEqual([
+      expect.stringMatching(/^:grey_question: \*UNKNOWN\*: the bot cannot see the cluster now; the incidents below/),
+      '*1 open incident*',
+    ]);
+  });
+
   it('stays within 50 blocks with many incidents', () => {
     const many = Array.from({ length: 120 }, (_, i) => ({
       key: `k${i}`,

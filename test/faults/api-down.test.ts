@@ -1,6 +1,6 @@
 // The Kubernetes API down three ways: connection refused, a 503 storm, a blackhole (connections accepted, never
 // answered, open watches silent). Each time /readyz names the API, `/rwx drain` of a node it would call OK says
-// UNKNOWN (never OK from ignorance), nothing is resolved while the bot is blind, and after the fault the change
+// UNKNOWN (never OK from ignorance) and `/rwx status` says UNKNOWN above the incidents as last recorded, nothing is resolved while the bot is blind, and after the fault the change
 // made during it reaches the thread and the bot is ready again within 30 s. Seen in /metrics and the log.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '@rwx/kube-sim';
@@ -39,12 +39,15 @@ describe('the Kubernetes API down', () => {
       b = await apiBench();
       // The control: with the cluster in view, node-05 (revision 1, nothing stuck) may be drained.
       expect(await command(b, 'drain node-05')).toMatch(/\*OK\*/);
+      expect(await command(b, 'status')).not.toMatch(/UNKNOWN/);
       const t0 = Date.now();
       down(b.sim);
       recover(b, 'platform', 'postgres-2'); // while the bot cannot see it
       await readyz(b, 503, 'not ready naming the API', 20_000, /^kubernetes: API server unreachable/m);
       const blind = Date.now() - t0;
       expect(await command(b, 'drain node-05')).toMatch(/\*UNKNOWN\*/);
+      // The open incident as last recorded, under an UNKNOWN that says the bot cannot see the cluster.
+      expect(await command(b, 'status')).toMatch(/\*UNKNOWN\*: the bot cannot see the cluster now.*1 open incident/);
       expect(await metric(b, 'rwx_kube_api_reachable')).toBe(0);
       await until(() => Date.now() - t0 >= OUTAGE_MS, 'the end of the outage', OUTAGE_MS + 1_000);
       await readyz(b, 200, 'ready again after the outage', 30_000);

@@ -35,7 +35,7 @@ describe('watch streams cut and expired', () => {
     expect(await metric(b, 'rwx_watch_restarts_total{kind="pods",reason="gone"}')).toBeGreaterThan(0);
     expect(await metric(b, 'rwx_watch_restarts_total{kind="pods",reason="error"}')).toBeGreaterThan(0);
     expectOneTruth(b);
-  }, 90_000);
+  }, 120_000);
 
   it('410 as an ERROR event and as HTTP 410: a relist, nothing posted for it, and no change lost', async () => {
     b = await apiBench();
@@ -63,5 +63,5 @@ describe('watch streams cut and expired', () => {
     expect(await metric(b, 'rwx_watch_restarts_total{kind="pods",reason="gone"}')).toBeGreaterThan(1);
     await readyz(b, 200, 'ready after the HTTP 410');
     expectOneTruth(b);
-  }, 90_000);
+  }, 120_000);
 });

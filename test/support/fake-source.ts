@@ -28,6 +28,8 @@ export class FakeClusterSource implements ClusterSource {
   private readonly watches = new Set<OpenWatch>();
   /** While set, list and watch fail with this error. */
   failWith: RwxError | undefined;
+  /** While set, lists are never answered (a blackholed API server). */
+  hangLists = false;
   /** Calls made, for assertions. */
   readonly calls = { list: 0, watch: 0 };
 
@@ -79,6 +81,7 @@ export class FakeClusterSource implements ClusterSource {
 
   async list(kind: KindKey, opts: { limit: number; continueToken?: string }): Promise<ListPage> {
     this.calls.list++;
+    if (this.hangLists) return new Promise<ListPage>(() => undefined);
     if (this.failWith) throw this.failWith;
     const all = [...this.kindStore(kind).values()];
     const start = opts.continueToken ? Number(opts.continueToken) : 0;

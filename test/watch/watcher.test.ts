@@ -117,6 +117,52 @@ describe('ClusterWatcher', () => {
     w.stop();
   });
 
+  it('a relisted kind stays stalled until its new watch streams: the cache is fresh, the watch not yet proven', async () => {
+    const { source, w, timers } = setup();
+    w.start();
+    await flush();
+    source.stallWatches();
+    timers.advance(60_000);
+    expect(w.stalled()).toEqual([{ kind: 'pods', silentMs: 60_000 }]); // silent: readiness says so at once
+    w.tick();
+    await flush();
+    expect(w.stalled()).toEqual([{ kind: 'pods', silentMs: 60_000 }]);
+    expect(w.current()).toBe(true); // the relist is a current view: answers may use it
+    w.tick();
+    expect(w.index.readable('pods')).toBe(true);
+    source.bookmark('pods'); // the new watch is heard from
+    expect(w.stalled()).toEqual([]);
+    w.stop();
+  });
+
+  it('silent and then unanswered: unreadable as silent, then as the API unreachable; readable once listed', async () => {
+    const { source, w, timers, lines } = setup();
+    w.start();
+    await flush();
+    source.stallWatches();
+    source.hangLists = true; // a blackhole: the open watch says nothing, the relist is never answered
+    timers.advance(60_000);
+    w.tick();
+    await flush();
+    expect(w.index.unreadable).toEqual([{ kind: 'pods', reason: 'watch silent: no event or bookmark for 60s' }]);
+    expect(w.current()).toBe(false);
+    timers.advance(15_000); // the list timeout
+    await flush();
+    expect(w.reachable()).toBe(false);
+    expect(w.index.unreadable[0]?.reason).toMatch(/^API server unreachable: list pods: no answer .* within 15s/);
+    expect(lines.map((l) => l.msg)).toContain(
+      'Kubernetes API unreachable; retrying with backoff (logged once until it answers)',
+    );
+    source.hangLists = false;
+    timers.advance(1_000); // the first backoff
+    await flush();
+    w.tick();
+    expect(w.reachable()).toBe(true);
+    expect(w.index.unreadable).toEqual([]);
+    expect(w.current()).toBe(true);
+    w.stop();
+  });
+
   it('a bookmark counts as life: no watchdog restart', async () => {
     const { source, w, timers } = setup();
     w.start();
