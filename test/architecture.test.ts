@@ -54,6 +54,7 @@ const DEMO = new Set([
   'src/cli/demo.ts',
   'src/cli/sim.ts',
   'src/serve/demo.ts',
+  'src/serve/demo-fleet.ts',
   'src/serve/simulator.ts',
   'src/slack/terminal-slack.ts',
 ]);

@@ -84,11 +84,12 @@ export function watchRedisLink(
   let downSince: number | undefined;
   let lastError: string | undefined;
   redis.on('error', (e: { code?: string; message?: string }) => (lastError = e.code ?? e.message));
-  redis.on('close', () => {
+  // 'reconnecting', not 'close': a connection closed on purpose (quit, disconnect at shutdown) closes too, but
+  // only a lost one is retried. It comes before the error that explains it; the reason is logged on the way back.
+  redis.on('reconnecting', () => {
     if (downSince !== undefined) return;
     downSince = now();
     up(false);
-    // 'close' comes before the error that explains it; the reason is logged on the way back.
     log.warn({}, 'redis connection lost: riding it out (readiness names Redis until it answers)');
   });
   redis.on('ready', () => {
