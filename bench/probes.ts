@@ -9,17 +9,15 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { systemClock } from '../src/domain/clock.js';
-import type { KubeObject, Pod } from '../src/domain/objects.js';
-import type { Snapshot } from '../src/domain/snapshot.js';
+import type { Pod } from '../src/domain/objects.js';
 import { project } from '../src/kube/project.js';
 import { createNotifier } from '../src/notify/notifier.js';
 import { startServe } from '../src/serve/app.js';
 import { ServeMetrics } from '../src/serve/metrics.js';
 import { realStages } from '../src/serve/stages.js';
 import { MemorySlack } from '../src/slack/memory-slack.js';
-import type { ClusterSource, ListPage, WatchCallbacks, WatchHandle } from '../src/watch/source.js';
-import type { KindKey } from '../src/domain/kinds.js';
 import { BENCH_SIZES, generateCluster } from './synthetic-cluster.js';
+import { SnapshotSource } from './snapshot-source.js';
 
 /** How many pods get stuck at once. */
 export const BURST = 5_000;
@@ -56,23 +54,6 @@ process.stdin.on('end', () => {
 });
 `;
 
-/** Serves lists from a snapshot in memory and hands out watch callbacks for the bench to drive. */
-class BurstSource implements ClusterSource {
-  readonly callbacks = new Map<KindKey, WatchCallbacks>();
-  constructor(private readonly snap: Snapshot) {}
-  async list(kind: KindKey, opts: { limit: number; continueToken?: string }): Promise<ListPage> {
-    const all = (this.snap[kind] ?? []) as KubeObject[];
-    const start = Number(opts.continueToken ?? 0);
-    const page: ListPage = { items: all.slice(start, start + opts.limit), resourceVersion: '1' };
-    if (start + opts.limit < all.length) page.continueToken = String(start + opts.limit);
-    return page;
-  }
-  watch(kind: KindKey, _o: unknown, cb: WatchCallbacks): WatchHandle {
-    this.callbacks.set(kind, cb);
-    return { abort: () => this.callbacks.delete(kind) };
-  }
-}
-
 // A running pod with a claim as it reads once stuck creating: Pending, ContainerCreating, scheduled 10 minutes ago.
 function stuck(p: Pod, rv: number, now: number): Pod {
   const at = new Date(now - 600_000).toISOString();
@@ -102,7 +83,7 @@ export async function probeLatency(): Promise<ProbeFigures> {
   const withClaim = snap.pods.filter((p) => p.spec?.volumes?.some((v) => v.persistentVolumeClaim));
   if (withClaim.length < BURST) throw new Error(`only ${withClaim.length} pods with a claim`);
   const notifier = createNotifier({ redis, prefix, slack: new MemorySlack(), channel: 'C0BENCH' });
-  const source = new BurstSource(snap);
+  const source = new SnapshotSource(snap);
   const running = await startServe({
     source,
     notifier,

@@ -32,6 +32,7 @@ import type { PostMessageArgs } from '../src/slack/api.js';
 import type { ClusterSource, ListPage, WatchCallbacks, WatchHandle } from '../src/watch/source.js';
 import { ClusterWatcher, WATCHED_KINDS } from '../src/watch/watcher.js';
 import { BENCH_SIZES, generateCluster } from './synthetic-cluster.js';
+import { SnapshotSource } from './snapshot-source.js';
 import { BURST, type ProbeFigures, TARGET_P99_MS, probeLatency } from './probes.js';
 
 const NOW = Date.UTC(2026, 10, 30, 2, 0, 0);
@@ -66,23 +67,6 @@ class PagedSource implements ClusterSource {
     const body = JSON.parse(readFileSync(join(this.dir, `${kind}-${p}.json`), 'utf8')) as { items: KubeObject[] };
     const page: ListPage = { items: body.items, resourceVersion: '1' };
     if (existsSync(join(this.dir, `${kind}-${p + 1}.json`))) page.continueToken = String(p + 1);
-    return page;
-  }
-  watch(kind: KindKey, _o: unknown, cb: WatchCallbacks): WatchHandle {
-    this.callbacks.set(kind, cb);
-    return { abort: () => this.callbacks.delete(kind) };
-  }
-}
-
-/** Serves lists from a snapshot in memory and hands out watch callbacks (the latency run). */
-class BenchSource implements ClusterSource {
-  readonly callbacks = new Map<KindKey, WatchCallbacks>();
-  constructor(public snap: Snapshot | undefined) {}
-  async list(kind: KindKey, opts: { limit: number; continueToken?: string }): Promise<ListPage> {
-    const all = (this.snap?.[kind] ?? []) as KubeObject[];
-    const start = Number(opts.continueToken ?? 0);
-    const page: ListPage = { items: all.slice(start, start + opts.limit), resourceVersion: '1' };
-    if (start + opts.limit < all.length) page.continueToken = String(start + opts.limit);
     return page;
   }
   watch(kind: KindKey, _o: unknown, cb: WatchCallbacks): WatchHandle {
@@ -190,7 +174,7 @@ async function latency(): Promise<number> {
   // The synthetic cluster minus its own stuck pods, so the first root posted is for the pod below.
   const snap = generateCluster(BENCH_SIZES[0]!, Date.now());
   snap.pods = snap.pods.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp);
-  const source = new BenchSource(snap);
+  const source = new SnapshotSource(snap);
   // One pod scheduled now on a node, waiting on its volume: it crosses stuckAfter in 3s with no further event.
   const scheduled = Date.now();
   const crossesAt = scheduled + stuckAfterMs;
