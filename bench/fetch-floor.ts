@@ -1,7 +1,8 @@
 // The floor of `rwx triage` against an API server, for bench/cli.ts: the least a process can do to have the same
 // lists in memory. node:http only, the bearer token in a header, each list in 500-item pages (continue tokens),
 // the kinds in parallel, JSON.parse of every page; nothing projected, indexed or classified.
-// Usage: node fetch-floor.js SERVER TOKEN PATH[?QUERY]... (a QUERY, e.g. a fieldSelector, goes on every page)
+// Usage: node fetch-floor.js SERVER TOKEN PATH[?QUERY]... (a QUERY, e.g. a fieldSelector, goes on every page);
+// prints "N objects, C ms CPU" (its own CPU, user + system, every thread).
 import http from 'node:http';
 
 const [server = '', token = '', ...paths] = process.argv.slice(2);
@@ -41,4 +42,7 @@ async function list(pathAndQuery: string): Promise<number> {
 }
 
 const counts = await Promise.all(paths.map(list));
-process.stdout.write(`${counts.reduce((a, b) => a + b, 0)} objects\n`);
+const cpu = process.cpuUsage();
+process.stdout.write(
+  `${counts.reduce((a, b) => a + b, 0)} objects, ${Math.round((cpu.user + cpu.system) / 1000)} ms CPU\n`,
+);

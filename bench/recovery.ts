@@ -2,13 +2,15 @@
 // as a ratio to the least any process can do: fetch and JSON-parse the same lists. Target (issue 12): <= 1.5x.
 // - floor: bench/fetch-floor.ts, a whole process: node:http, bearer token, every watched kind in parallel, 500-item
 //   pages with continue tokens, the kinds' fieldSelectors, JSON.parse of every page; nothing else;
-// - restart: a whole process running runServe (src/serve/main.ts) against the simulator's kubeconfig and the real
-//   Redis, on a prefix a first run already filled with incident records (so it is a restart, not a first start);
+// - restart: a whole process (bench/recovery-child.ts, which loads the bot and nothing of the bench) running
+//   runServe (src/serve/main.ts) against the simulator's kubeconfig and the real Redis, on a prefix a first run
+//   already filled with incident records (so it is a restart, not a first start);
 //   ready = /readyz's checks all pass (watches synced, API reachable, Redis) AND the first evaluation was handed
 //   to the notifier. Slack is the in-memory fake (no Socket Mode: a Slack round trip is not the cluster's cost).
 // Both are timed from spawn (module loading included) and run interleaved, so both see the same background load
 // on a shared machine; ratio = median over rounds of (restart / floor) of the same round. The simulator runs in
-// this process and serves both. The restart also reports its heap used at ready (after a full GC).
+// this process and serves both. Each also reports its own CPU (less sensitive to the machine's load than wall
+// time), and the restart when its modules were loaded, every kind listed, and its heap at ready (after a full GC).
 // Flags: --rounds N (default 3), --pods N (default 150000), --check (exit 1 when the target is missed).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,70 +18,31 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import pino from 'pino';
-import { loadConfig } from '../src/config/index.js';
 import { PAGE_LIMIT, listPath, listQuery } from '../src/kube/read.js';
-import { runServe } from '../src/serve/main.js';
-import { MemorySlack } from '../src/slack/memory-slack.js';
 import { WATCHED_KINDS } from '../src/watch/watcher.js';
 import { simulateCluster } from './cluster-sim.js';
+import type { ReadyLine } from './recovery-child.js';
 import { BENCH_SIZES, generateCluster } from './synthetic-cluster.js';
 
 const FLOOR = fileURLToPath(new URL('./fetch-floor.js', import.meta.url));
-const SELF = fileURLToPath(import.meta.url);
+const CHILD = fileURLToPath(new URL('./recovery-child.js', import.meta.url));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TARGET_RATIO = 1.5;
-const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 
-/** What the restart child prints when ready (one JSON line). */
-interface ReadyLine {
-  readyMs: number;
-  heapMb: number;
-  passes: number;
-  incidents: number;
+/** One timed process: wall ms from spawn to exit (floor) or to its ReadyLine (restart), and its own CPU ms. */
+interface Run {
+  wall: number;
+  cpu: number;
+  ready?: ReadyLine;
 }
 
-/** In the child: starts the bot, waits until ready, prints a ReadyLine, and stops it. */
-async function child(kubeconfig: string, prefix: string, waitPosted: boolean): Promise<void> {
-  const config = loadConfig({
-    env: {
-      KUBECONFIG: kubeconfig,
-      SLACK_BOT_TOKEN: 'xoxb-bench',
-      SLACK_CHANNEL: 'C0BENCH',
-      SLACK_SIGNING_SECRET: 'bench',
-      REDIS_URL,
-      RWX_REDIS_PREFIX: prefix,
-      RWX_GROUP_WAIT: '1s',
-      LOG_LEVEL: 'warn',
-    },
-  });
-  const slack = new MemorySlack();
-  const running = await runServe(config, pino({ level: 'silent' }), { slack, bolt: false, port: 0, env: {} });
-  while (running.pipeline.passes === 0 || (await running.notReady()).length > 0)
-    await new Promise((r) => setTimeout(r, 10));
-  const readyMs = performance.now();
-  gc();
-  const heap = process.memoryUsage().heapUsed;
-  // The first run leaves records behind for the restarts: it waits until the roots are posted.
-  const end = Date.now() + 20_000;
-  while (waitPosted && slack.messages.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-  const line: ReadyLine = {
-    readyMs: Math.round(readyMs),
-    heapMb: Math.round(heap / 1e6),
-    passes: running.pipeline.passes,
-    incidents: running.pipeline.current().length,
-  };
-  await running.stop();
-  process.stdout.write(`${JSON.stringify(line)}\n`, () => process.exit(0));
-}
-
-/** Runs `node args...`; resolves with wall ms from spawn to exit (floor) or to the child's ReadyLine (restart). */
-function timed(args: string[]): Promise<{ wall: number; ready?: ReadyLine }> {
+/** Runs `node args...` and times it (see Run). The floor prints its CPU last: "N objects, C ms CPU". */
+function timed(args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
     const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -95,8 +58,10 @@ function timed(args: string[]): Promise<{ wall: number; ready?: ReadyLine }> {
     proc.on('close', (code) => {
       if (code !== 0) return reject(new Error(`node ${args.join(' ')} exited ${code}: ${err.trim()}`));
       const last = out.trim().split('\n').pop() ?? '';
-      if (last.startsWith('{')) resolve({ wall: wall ?? performance.now() - t, ready: JSON.parse(last) as ReadyLine });
-      else resolve({ wall: performance.now() - t });
+      if (!last.startsWith('{'))
+        return resolve({ wall: performance.now() - t, cpu: Number(/(\d+) ms CPU/.exec(last)?.[1]) });
+      const ready = JSON.parse(last) as ReadyLine;
+      resolve({ wall: wall ?? performance.now() - t, cpu: ready.cpuMs, ready });
     });
   });
 }
@@ -111,6 +76,13 @@ async function cleanPrefix(url: string, prefix: string): Promise<void> {
     if (keys.length) await redis.del(...keys);
   } while (cursor !== '0');
   await redis.quit();
+}
+
+/** "1234 ms (1100 ms)   567 ms CPU" for a case's runs. */
+function row(runs: readonly Run[]): string {
+  const wall = runs.map((x) => x.wall);
+  const ms = (x: number) => `${x.toFixed(0)} ms`;
+  return `${ms(median(wall)).padStart(8)} (${ms(Math.min(...wall))})  ${ms(median(runs.map((x) => x.cpu))).padStart(8)} CPU`;
 }
 
 function median(xs: readonly number[]): number {
@@ -141,8 +113,7 @@ async function parent(): Promise<number> {
     '--max-old-space-size=4096',
     ...(process.env.RWX_BENCH_PROF ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.RWX_BENCH_PROF}`] : []),
   ];
-  const restart = (first = false) =>
-    timed([...heap, SELF, '--child', sim.kubeconfigPath, prefix, ...(first ? ['--first'] : [])]);
+  const restart = (first = false) => timed([...heap, CHILD, sim.kubeconfigPath, prefix, ...(first ? ['--first'] : [])]);
   const floor = () => timed([FLOOR, sim.url, sim.token, ...floorPaths()]);
   console.log(`  simulator ready after ${(performance.now() - t0).toFixed(0)} ms`);
   try {
@@ -155,27 +126,23 @@ async function parent(): Promise<number> {
     console.log(
       `  first start (fills Redis): ready after ${first.wall.toFixed(0)} ms, ${first.ready?.incidents} incidents`,
     );
-    const f: number[] = [];
-    const r: number[] = [];
-    const heaps: number[] = [];
+    const f: Run[] = [];
+    const r: Run[] = [];
     for (let i = 0; i < rounds; i++) {
-      f.push((await floor()).wall);
-      const run = await restart();
-      r.push(run.wall);
-      heaps.push(run.ready?.heapMb ?? NaN);
+      f.push(await floor());
+      r.push(await restart());
     }
-    const ratio = median(r.map((x, i) => x / (f[i] as number)));
+    const ratio = median(r.map((x, i) => x.wall / (f[i] as Run).wall));
+    const cpuRatio = median(r.map((x, i) => x.cpu / (f[i] as Run).cpu));
     const ok = ratio <= TARGET_RATIO;
-    console.log(`  median of ${rounds} rounds, whole processes from spawn (min in brackets):`);
+    const at = (k: keyof ReadyLine) => `${median(r.map((x) => x.ready?.[k] ?? NaN)).toFixed(0)} ms`;
+    console.log(`  median of ${rounds} rounds, whole processes from spawn: wall (min), the process's own CPU`);
+    console.log(`  fetch and parse the same lists (floor)   ${row(f)}`);
+    console.log(`  restart until ready + first evaluation   ${row(r)}`);
+    console.log(`    modules loaded ${at('loadedMs')}, every kind listed ${at('syncedMs')}, ready ${at('readyMs')}`);
+    console.log(`  heap used at ready (after a full GC)     ${median(r.map((x) => x.ready?.heapMb ?? NaN))} MB`);
     console.log(
-      `  fetch and parse the same lists (floor)   ${median(f).toFixed(0)} ms (${Math.min(...f).toFixed(0)} ms)`,
-    );
-    console.log(
-      `  restart until ready + first evaluation  ${median(r).toFixed(0)} ms (${Math.min(...r).toFixed(0)} ms)`,
-    );
-    console.log(`  heap used at ready (after a full GC)     ${median(heaps)} MB`);
-    console.log(
-      `  ratio ready / floor, median of per-round ratios: ${ratio.toFixed(2)}x (target <= ${TARGET_RATIO}x: ${ok ? 'ok' : 'MISSED'})`,
+      `  ratio ready / floor, median of per-round ratios: ${ratio.toFixed(2)}x (target <= ${TARGET_RATIO}x: ${ok ? 'ok' : 'MISSED'}); CPU ${cpuRatio.toFixed(2)}x`,
     );
     console.log(`  load average ${loadavg()[0]?.toFixed(2)} on ${cpus().length} CPUs`);
     return ok || !process.argv.includes('--check') ? 0 : 1;
@@ -185,6 +152,4 @@ async function parent(): Promise<number> {
   }
 }
 
-const ci = process.argv.indexOf('--child');
-if (ci > 0) await child(process.argv[ci + 1] ?? '', process.argv[ci + 2] ?? '', process.argv.includes('--first'));
-else process.exitCode = await parent();
+process.exitCode = await parent();
