@@ -6,12 +6,16 @@ import type { KindKey } from '../domain/kinds.js';
 import type { ObjectsByKind } from '../domain/snapshot.js';
 import { IN_TREE_FIELDS } from '../detect/volume-source.js';
 
-/** A field whitelist: `true` keeps the value whole; an object keeps only its listed fields (per element for arrays). */
-type Shape = true | { [field: string]: Shape };
+/**
+ * A field whitelist: `true` keeps the value whole; an object keeps only its listed fields (per element for arrays);
+ * a function projects the value itself (it is called with whatever the input holds there, never with undefined).
+ */
+export type Shape = true | ((v: unknown) => unknown) | { [field: string]: Shape };
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
-const META: Shape = {
+/** Object metadata. */
+export const META = {
   name: true,
   namespace: true,
   uid: true,
@@ -23,18 +27,20 @@ const META: Shape = {
   annotations: true,
   finalizers: true,
   ownerReferences: { apiVersion: true, kind: true, name: true, uid: true, controller: true },
-};
-const CONDITION: Shape = { type: true, status: true, reason: true, message: true, lastTransitionTime: true };
-const CONTAINER: Shape = {
+} satisfies Shape;
+/** A pod or node condition. */
+export const CONDITION: Shape = { type: true, status: true, reason: true, message: true, lastTransitionTime: true };
+/** A container of a pod spec. */
+export const CONTAINER = {
   name: true,
   image: true,
   args: true,
   command: true,
   securityContext: true,
   volumeMounts: { name: true, mountPath: true, mountPropagation: true, readOnly: true, subPath: true },
-  // The node agent's port (the bot finds agents among the pods it watches); slimPod drops it from other pods.
+  // The node agent's port (the bot finds agents among the pods it watches); the watch path drops it elsewhere.
   ports: { name: true, containerPort: true },
-};
+} satisfies Shape;
 const CONTAINER_STATUS: Shape = {
   name: true,
   ready: true,
@@ -68,29 +74,32 @@ const VOLUME: Shape = {
   emptyDir: { medium: true, sizeLimit: true },
 };
 
+/** A pod, as the CLI reads it (the watch path trims it further: src/watch/slim.ts). */
+export const POD = {
+  ...TOP,
+  spec: {
+    nodeName: true,
+    terminationGracePeriodSeconds: true,
+    nodeSelector: true,
+    serviceAccountName: true,
+    volumes: VOLUME,
+    containers: CONTAINER,
+    initContainers: CONTAINER,
+  },
+  status: {
+    phase: true,
+    reason: true,
+    startTime: true,
+    podIP: true,
+    conditions: CONDITION,
+    containerStatuses: CONTAINER_STATUS,
+    initContainerStatuses: CONTAINER_STATUS,
+  },
+} satisfies Shape;
+
 /** The whitelists of the high-volume kinds, mirroring src/domain/objects.ts. */
 const SHAPES: Partial<Record<KindKey, Shape>> = {
-  pods: {
-    ...TOP,
-    spec: {
-      nodeName: true,
-      terminationGracePeriodSeconds: true,
-      nodeSelector: true,
-      serviceAccountName: true,
-      volumes: VOLUME,
-      containers: CONTAINER,
-      initContainers: CONTAINER,
-    },
-    status: {
-      phase: true,
-      reason: true,
-      startTime: true,
-      podIP: true,
-      conditions: CONDITION,
-      containerStatuses: CONTAINER_STATUS,
-      initContainerStatuses: CONTAINER_STATUS,
-    },
-  },
+  pods: POD,
   pvcs: {
     ...TOP,
     spec: { accessModes: true, storageClassName: true, volumeName: true, volumeMode: true },
@@ -136,9 +145,13 @@ const SHAPES: Partial<Record<KindKey, Shape>> = {
  * wrongly-typed fields are kept as they are (null stays null) or dropped, never thrown on.
  */
 export function project<K extends KindKey>(kind: K, obj: unknown): ObjectsByKind[K] {
-  const shape = SHAPES[kind];
-  const out = (shape ? pick(obj, shape) : plain(obj)) as Record<string, unknown> | null;
-  if (!out || typeof out !== 'object' || Array.isArray(out)) return {} as ObjectsByKind[K];
+  return projectWith(SHAPES[kind] ?? true, obj) as ObjectsByKind[K];
+}
+
+/** project() with a given shape (`true`: everything but managedFields and last-applied); an object, possibly empty. */
+export function projectWith(shape: Shape, obj: unknown): Record<string, unknown> {
+  const out = pick(obj, shape) as Record<string, unknown> | null;
+  if (!out || typeof out !== 'object' || Array.isArray(out)) return {};
   const meta = out.metadata as Record<string, unknown> | null | undefined;
   if (meta && typeof meta === 'object') {
     delete meta.managedFields;
@@ -149,11 +162,13 @@ export function project<K extends KindKey>(kind: K, obj: unknown): ObjectsByKind
       meta.annotations = rest;
     }
   }
-  return out as ObjectsByKind[K];
+  return out;
 }
 
-function pick(v: unknown, shape: Shape): unknown {
+/** The projection of `v` by `shape` (see Shape): a new value, sharing nothing with `v`. */
+export function pick(v: unknown, shape: Shape): unknown {
   if (shape === true) return plain(v);
+  if (typeof shape === 'function') return shape(v);
   if (Array.isArray(v)) {
     const arr = new Array<unknown>(v.length);
     for (let i = 0; i < v.length; i++) arr[i] = pick(v[i], shape);

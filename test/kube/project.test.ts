@@ -87,7 +87,7 @@ describe('project', () => {
       },
       status: {
         phase: 'Running',
-        // Kept for the node agent's pods (the bot fetches their report from it); slimPod drops it elsewhere.
+        // Kept for the node agent's pods (the bot fetches their report from it); the watch path (projectPod) drops it elsewhere.
         podIP: '10.0.0.1',
         containerStatuses: [{ name: 'web', state: { running: { startedAt: '2026-11-30T01:00:01Z' } } }],
       },
