@@ -85,12 +85,13 @@ export async function connect(opts: ConnectOptions): Promise<KubeConnection> {
     throw new RwxError('CONFIG', `kubeconfig ${where} has no cluster server for context "${kc.getCurrentContext()}"`);
   const server = cluster.server.replace(/\/+$/, '');
   const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace?.trim() || undefined;
+  const agents: KeptAgent = {};
   return {
     server,
     context: kc.getCurrentContext(),
     ...(namespace ? { namespace } : {}),
     kc,
-    request: (m, p, b) => send((o, url) => clientNodeOptions(kc, o, url), server, m, p, b),
+    request: (m, p, b) => send((o, url) => clientNodeOptions(kc, o, url, agents), server, m, p, b),
   };
 }
 
@@ -121,10 +122,43 @@ function tokenConnection(t: StaticToken): ApiConnection {
   };
 }
 
-/** client-node's TLS options and credentials for one request (it refreshes exec and provider tokens itself). */
-async function clientNodeOptions(kc: KubeConfig, opts: https.RequestOptions, url: URL): Promise<void> {
+/** The keep-alive agent a connection reuses, and the TLS settings it was made for. */
+interface KeptAgent {
+  settings?: string;
+  agent?: http.Agent;
+}
+
+/** The request options client-node copies into the agent it makes (config.js applyToHTTPSOptions): its TLS. */
+const TLS_FIELDS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
+
+/**
+ * client-node makes a new agent for every request, without keep-alive: a TCP connection and a TLS handshake per
+ * list page (300 at 150k pods). The plain http(s) agent it made is replaced by one keep-alive agent per connection,
+ * made again only when the TLS settings change (a rotated client certificate). A proxy's agent is kept as made.
+ */
+function keepAlive(opts: https.RequestOptions, kept: KeptAgent): void {
+  const made = opts.agent;
+  if (!made || (made.constructor !== http.Agent && made.constructor !== https.Agent)) return;
+  const settings = JSON.stringify([made.constructor === https.Agent, ...TLS_FIELDS.map((f) => opts[f] ?? null)]);
+  if (kept.settings !== settings || !kept.agent) {
+    const Agent = made.constructor as typeof http.Agent;
+    // An idle socket is closed after 4 s, before a server's own idle limit (5 s in Node's, kube-apiserver's longer)
+    // can close it under a request just sent on it.
+    const options = { ...(made as http.Agent & { options: http.AgentOptions }).options, keepAlive: true };
+    kept.agent = new Agent({ ...options, timeout: 4_000 });
+    kept.settings = settings;
+  }
+  opts.agent = kept.agent;
+}
+
+/**
+ * client-node's TLS options and credentials for one request (it refreshes exec and provider tokens itself), on the
+ * connection's keep-alive agent.
+ */
+async function clientNodeOptions(kc: KubeConfig, opts: https.RequestOptions, url: URL, kept: KeptAgent): Promise<void> {
   try {
     await kc.applyToHTTPSOptions(opts);
+    keepAlive(opts, kept);
   } catch (e) {
     // client-node refuses plain http unless insecure-skip-tls-verify is set; headers are applied before that
     // check, so for an http: server we go on with the default agent (the simulator speaks plain http).
