@@ -3,7 +3,7 @@
 // said then, CronJobs seen done after a resolution), never the lifecycle or the buttons.
 import { mergeHistory } from '../domain/history.js';
 import type { Incident } from '../domain/incident.js';
-import { keptNodeRows } from '../domain/node-rows.js';
+import { keptForRecord } from '../domain/kept.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { isResolved, type IncidentRecord } from '../store/record.js';
@@ -74,7 +74,7 @@ async function recordReported(ctx: RecordContext, incident: Incident, now: numbe
       key: incident.key,
       channel: ctx.channel,
       createdAt: now,
-      observed: { incident: keptNodeRows(incident), hash, history },
+      observed: { incident: keptForRecord(incident), hash, history },
       lifecycle: { phase: 'pending' },
       buttons: {},
     });
@@ -89,7 +89,7 @@ async function recordReported(ctx: RecordContext, incident: Incident, now: numbe
     return undefined;
   }
   await store.patch(incident.key, {
-    observed: { incident: keptNodeRows(incident), hash, ...history, cleared: undefined },
+    observed: { incident: keptForRecord(incident, r.observed.incident), hash, ...history, cleared: undefined },
   });
   return { key: incident.key, delayMs: 0 };
 }
