@@ -14,12 +14,19 @@ export const CLI_AGENT_TIMEOUT_MS = 3000;
 export const SNAPSHOT_NOT_ASKED =
   'a snapshot was read, so no node agent was asked (triage the live cluster for proof from the nodes)';
 
-/** The agents' answers (see the file comment); `conn` undefined: a snapshot, nothing asked. Never throws. */
-export async function cliNodeReports(conn: ApiConnection | undefined, now: number): Promise<NodeReports> {
+/**
+ * The agents' answers (see the file comment), of every node or of `node` only (`rwx drain-check`); `conn`
+ * undefined: a snapshot, nothing asked. Never throws.
+ */
+export async function cliNodeReports(
+  conn: ApiConnection | undefined,
+  now: number,
+  node?: string,
+): Promise<NodeReports> {
   if (!conn) return { kind: 'not-asked', reason: SNAPSHOT_NOT_ASKED };
   let pods: AgentPod[];
   try {
-    pods = await listAgentPods(conn);
+    pods = await listAgentPods(conn, node);
   } catch (e) {
     return { kind: 'not-asked', reason: `the agent pods could not be listed: ${toRwxError(e).message}` };
   }

@@ -5,7 +5,7 @@
 import type { Incident } from '../domain/incident.js';
 import { type DepartedMembers, type PostedMembers, membersOf, podOfMemberKey } from '../domain/members.js';
 import { escapeSlack } from './escape.js';
-import { proofChangeLines, proofEvidenceBlock } from './slack-proof.js';
+import { proofChangeLines, proofEvidenceBlock, staleStageBlocks } from './slack-proof.js';
 import { groupEvents } from './event-groups.js';
 import { incidentFallback, saysDoNotDrain } from './slack-fallback.js';
 import { MAX_RECORDED_NODES, nodeRowCount } from '../domain/node-rows.js';
@@ -39,6 +39,7 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
   }
   const why = drainReason(incident);
   if (why) blocks.push(section(why));
+  blocks.push(...staleStageBlocks(incident.drain));
   if (incident.nodes.length > 0) blocks.push(preSection('*Nodes*', nodeTableRows(byStuckPods(incident.nodes))));
   const notKept = notKeptLine(incident);
   if (notKept) blocks.push(context(notKept));
