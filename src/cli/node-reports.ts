@@ -3,9 +3,9 @@
 // machine that cannot reach pod IPs every answer is "unavailable" with the reason: the triage says so, and stands.
 import type { NodeReports } from '../domain/proof.js';
 import { toRwxError } from '../errors.js';
-import { listAgentPods, type AgentPod } from '../agent/locate.js';
+import { agentTarget, listAgentPods, type AgentPod } from '../agent/locate.js';
 import type { ApiConnection } from '../kube/connect.js';
-import { NodeProofs, askAgents, targetOf } from '../serve/proof.js';
+import { NodeProofs, askAgents } from '../serve/proof.js';
 
 /** Time allowed for one agent's /report from the CLI (all are asked at once: the triage waits at most twice this). */
 export const CLI_AGENT_TIMEOUT_MS = 3000;
@@ -33,7 +33,7 @@ export async function cliNodeReports(
   const byNode = new Map<string, AgentPod[]>();
   for (const p of pods) if (p.node) byNode.set(p.node, [...(byNode.get(p.node) ?? []), p]);
   const proofs = new NodeProofs({
-    locate: (n) => targetOf(byNode.get(n) ?? []),
+    locate: (n) => agentTarget(byNode.get(n) ?? []),
     timeoutMs: CLI_AGENT_TIMEOUT_MS,
     concurrency: 16,
   });
