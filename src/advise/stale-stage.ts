@@ -102,7 +102,8 @@ export function staleStageSteps(node: string, paths: readonly string[]): string[
     `Only if it persists, unmount ${where}${named} and remove ${dirs} (lazy unmount only as a last resort).`,
     `Uncordon and verify a new pod on ${node} can mount the same volume.`,
   ];
-  if (paths.length > 0) steps.push(`Check the node again: rwx node ${node} no longer lists the stage as ORPHANED.`);
+  if (paths.length > 0)
+    steps.push(`Check the node again with rwx node ${node}: it no longer lists the stage as ORPHANED.`);
   return steps;
 }
 

@@ -75,7 +75,9 @@ describe('a volume still staged with no pod on the node', () => {
       `${without.reason} node-02 still stages volume pvc-db (claim shop/db, ReadWriteOnce, ${DRIVER}) at ${gm('3f81')} with no pod on node-02 using it: draining node-02 does not unstage it, and it keeps the volume attached to node-02 (VolumeAttachment csi-db-02): pods of shop/db on other nodes cannot attach it until it is cleared.`,
     );
     expect(a.steps).toEqual([...without.steps, ...staleStageSteps('node-02', [gm('3f81')])]);
-    expect(a.steps.at(-1)).toBe('Check the node again: rwx node node-02 no longer lists the stage as ORPHANED.');
+    expect(a.steps.at(-1)).toBe(
+      'Check the node again with rwx node node-02: it no longer lists the stage as ORPHANED.',
+    );
     expect(a.stages).toMatchObject({ checked: true, stale: [{ volume: 'pvc-db', holds: 'attached' }] });
   });
 

@@ -187,7 +187,7 @@ describe('agents found in their own namespace, asked over HTTP', () => {
     expect(evidence).toContain(
       `node-19 still stages volume pvc-files (claim shop/files, ReadWriteMany, ${EFS}) at ${gm(EFS, '9c1d')} with no pod on node-19 using it: draining node-19 does not unstage it. It stops no pod on another node, but it is a leak`,
     );
-    expect(evidence).toContain('Check the node again: rwx node node-19 no longer lists the stage as ORPHANED.');
+    expect(evidence).toContain('Check the node again with rwx node node-19: it no longer lists the stage as ORPHANED.');
     const posts = h.slack.calls.filter((c) => c.method === 'chat.postMessage' || c.method === 'chat.update');
     expect(posts.flatMap((c, i) => blockKitProblems(c.args, `${c.method} #${i}`))).toEqual([]);
   });
