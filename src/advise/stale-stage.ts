@@ -124,15 +124,16 @@ export function withStageCheck(advice: DrainAdvice, check: StageCheck): DrainAdv
     return { ...out, steps: [...advice.steps, stagesNotCheckedText(advice.node, check.reason)] };
   }
   if (check.stale.length === 0) return out;
-  const said = check.stale.map(staleStageText);
   const clear = staleStageSteps(
     advice.node,
     check.stale.map((s) => s.path),
   );
-  const holds = check.stale.some((s) => s.holds !== 'leak');
-  if (holds && advice.decision === 'OK')
-    return { ...out, decision: 'CAUTION', reason: said.join(' '), steps: [...clear, ...advice.steps] };
-  if (holds && advice.decision === 'CAUTION')
-    return { ...out, reason: `${advice.reason} ${said.join(' ')}`, steps: [...advice.steps, ...clear] };
-  return { ...out, steps: [...advice.steps, ...said, ...clear] };
+  // The stages that hold a volume are the reason; leaks are notes among the steps.
+  const holding = check.stale.filter((s) => s.holds !== 'leak').map(staleStageText);
+  const leaks = check.stale.filter((s) => s.holds === 'leak').map(staleStageText);
+  if (holding.length > 0 && advice.decision === 'OK')
+    return { ...out, decision: 'CAUTION', reason: holding.join(' '), steps: [...leaks, ...clear, ...advice.steps] };
+  if (holding.length > 0 && advice.decision === 'CAUTION')
+    return { ...out, reason: `${advice.reason} ${holding.join(' ')}`, steps: [...advice.steps, ...leaks, ...clear] };
+  return { ...out, steps: [...advice.steps, ...holding, ...leaks, ...clear] };
 }

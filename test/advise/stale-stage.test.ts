@@ -96,6 +96,21 @@ describe('a volume still staged with no pod on the node', () => {
     expect(a.steps).toEqual(staleStageSteps('node-02', [gm('3f81')]));
   });
 
+  it('a holding stage and a leak on one node: the holding one is the reason, the leak a note among the steps', () => {
+    const index = cluster((s) => {
+      const fresh = va('csi-db-02', 'pvc-db', 'node-02');
+      fresh.metadata!.creationTimestamp = new Date(NOW - 60_000).toISOString();
+      s.volumeAttachments.push(fresh);
+    });
+    const both = reportWith('node-02', orphan('pvc-db', '3f81'), orphan('pvc-files', '9c1d'));
+    const a = drain(index, 'node-02', asked({ 'node-02': both }));
+    expect(a.decision).toBe('CAUTION');
+    expect(a.reason).toMatch(/^node-02 still stages volume pvc-db .*until it is cleared\.$/);
+    expect(a.reason).not.toContain('pvc-files');
+    expect(a.steps[0]).toMatch(/^node-02 still stages volume pvc-files .* it is a leak/);
+    expect(a.steps.slice(1)).toEqual(staleStageSteps('node-02', [gm('3f81'), gm('9c1d')]));
+  });
+
   it('an RWX volume: OK (it stops no pod elsewhere), with the leak and how to clear it', () => {
     const index = cluster();
     const a = drain(index, 'node-02', asked({ 'node-02': reportWith('node-02', orphan('pvc-files', '9c1d')) }));
