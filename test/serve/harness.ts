@@ -119,10 +119,12 @@ export async function harness(
         notifier: { backoffMs: 50, lockTtlMs: 2000 },
       });
       // Bolt's receiver owns the port (0: a free one); runServe logs where it listens.
-      const started = lines
-        .slice(seen)
-        .map((l) => JSON.parse(l) as { msg?: string; port?: number })
-        .find((l) => l.msg === 'slack app started');
+      const started = opts.slash
+        ? lines
+            .slice(seen)
+            .map((l) => JSON.parse(l) as { msg?: string; port?: number })
+            .find((l) => l.msg === 'slack app started')
+        : undefined;
       if (started?.port) commandUrl = `http://127.0.0.1:${started.port}/slack/events`;
       await h.serve.watcher.waitSynced(10_000);
       await h.serve.tick();
