@@ -50,6 +50,14 @@ export interface KeyInfo {
   doc: string;
 }
 
+/** A true-or-false word as the environment gives it (true/yes/on/1, false/no/off/0); undefined for anything else. */
+export function boolWord(v: string): boolean | undefined {
+  const s = v.trim().toLowerCase();
+  if (['true', 'yes', 'on', '1'].includes(s)) return true;
+  if (['false', 'no', 'off', '0'].includes(s)) return false;
+  return undefined;
+}
+
 /** The defaults, in file form (what a YAML file would say). Keys absent here have no default. */
 export const DEFAULT_CONFIG = Object.freeze({
   port: 3000,

@@ -23,11 +23,6 @@ import { rateLimitedSlack, redisChannelLimiter } from './rate-limit.js';
 import { createRouter } from './router.js';
 import { fleetStatusSources } from './status.js';
 
-/** The prefix of cluster `name`'s own keys in a fleet whose RWX_REDIS_PREFIX is `base`. */
-export function memberPrefix(base: string, name: string): string {
-  return fleetKeys(base).cluster(name);
-}
-
 /** The incidents as a fleet member records and posts them: key qualified by the cluster (titles are named). */
 export function qualifyIncidents(incidents: Incident[], cluster: string): Incident[] {
   return incidents.map((i) => ({ ...i, key: qualifyKey(cluster, i.key) }));
