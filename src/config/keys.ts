@@ -194,7 +194,7 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     key: 'keepFiring',
     form: 'duration',
     secret: false,
-    doc: 'An incident that fired at least this long is kept open, as last seen, until it has been absent this long: a blip in the correlation (a node plugin pod being replaced) neither resolves the thread nor starts a second one. It also delays every resolution by as much.',
+    doc: 'An incident that fired at least this long is kept open, as last seen, until it has been absent this long: a blip in the correlation (a node plugin pod being replaced) neither resolves the thread nor starts a second one. It also delays every resolution by as much. Recorded in Redis, so every replica and a restarted one keep the same window; an incident back within it after its resolution reopens its thread ([incident lifecycle](incident-lifecycle.md#gone-and-back-the-keep-firing-window)).',
   },
   {
     env: 'RWX_BLIND_AFTER',

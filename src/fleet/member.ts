@@ -9,8 +9,8 @@ import { cachedPermalinks } from '../commands/permalinks.js';
 import type { IncidentActions } from '../domain/actions.js';
 import type { Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import { qualifyKey } from '../domain/cluster.js';
-import type { Incident } from '../domain/incident.js';
+import { qualifyKey, splitKey } from '../domain/cluster.js';
+import type { Incident, Submitted } from '../domain/incident.js';
 import type { SlackApi } from '../slack/api.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { routedActions, startActionWorker } from './actions.js';
@@ -30,7 +30,7 @@ export function qualifyIncidents(incidents: Incident[], cluster: string): Incide
 
 /** The notifier as the serve pipeline uses it (src/serve/app.ts NotifierPort, which imports nothing of ours). */
 export interface NotifierPort {
-  submit(incidents: Incident[], now: number): Promise<unknown>;
+  submit(incidents: Incident[], now: number): Promise<Submitted | void>;
   close(): Promise<void>;
 }
 
@@ -46,8 +46,14 @@ export function memberNotifier(
 ): NotifierPort {
   return {
     submit: async (incidents, now) => {
-      await notifier.submit(qualifyIncidents(incidents, cluster), now);
-      await correlator.observe(incidents, index());
+      const submitted = await notifier.submit(qualifyIncidents(incidents, cluster), now);
+      // The pipeline and the correlator know this cluster's incidents by their own keys: the kept ones unqualified.
+      const kept = (submitted?.kept ?? []).flatMap((i) => {
+        const k = splitKey(i.key);
+        return k.cluster === cluster ? [{ ...i, key: k.key }] : [];
+      });
+      await correlator.observe([...incidents, ...kept], index());
+      return { kept };
     },
     close: () => notifier.close(),
   };

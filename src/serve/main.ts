@@ -137,7 +137,6 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       driverDaemonSets: config.driverDaemonSets,
     }),
     watchIdleMs: config.timers.watchIdleTimeoutMs,
-    keepFiringMs: config.timers.keepFiringMs,
     checks: [{ name: 'redis', probe: redisProbe(redis) }, ...slackCheck],
     ...(boltOnPort ? {} : { port: o.port ?? config.port }),
     closers: [{ name: 'redis', close: () => redis.quit() }],
@@ -245,6 +244,7 @@ function serveNotifier(
       groupWait: config.timers.groupWaitMs,
       groupInterval: config.timers.groupIntervalMs,
       repeatInterval: config.timers.repeatIntervalMs,
+      keepFiring: config.timers.keepFiringMs,
     },
     observeResolution: observeWithProof((last, now, completionOnly) => {
       const i = index();
