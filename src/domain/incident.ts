@@ -183,3 +183,11 @@ export interface Incident {
   explanations?: string[]; /** What the node agents say about the incident's nodes (set by the serve pipeline; absent elsewhere). */
   proof?: IncidentProof;
 }
+
+/**
+ * What recording an evaluation answers (the notifier's submit): the open incidents the evaluation did not report
+ * that stay open for now, as last recorded, kept through the keep-firing window (src/notify/record.ts keptFiring).
+ */
+export interface Submitted {
+  kept: readonly Incident[];
+}

@@ -20,6 +20,7 @@ import {
   plural,
   preSection,
   section,
+  slackDate,
   slackDates,
 } from './slack-blocks.js';
 
@@ -168,4 +169,17 @@ export function renderRepeatReply(incident: Incident, openSinceMs: number, now: 
     `Still open after ${formatSeconds((now - openSinceMs) / 1000)}: ${plural(incident.pods.length, 'stuck pod')} on ` +
     `${plural(nodeRowCount(incident).withStuckPods, 'node')}, ${plural(incident.cronJobs.length, 'CronJob')} with missed runs.`;
   return { text: incidentFallback(incident, text), blocks: [context(escapeSlack(text))] };
+}
+
+/**
+ * The reply of a thread that reopens: the incident came back `now`, after its resolution at `resolvedAt` (the root
+ * above shows it live again). Its fallback leads with the verdict, as an open incident's does.
+ */
+export function renderReopenReply(incident: Incident, resolvedAt: number, now: number): SlackMessage {
+  const what =
+    `${plural(incident.pods.length, 'stuck pod')} on ${plural(nodeRowCount(incident).withStuckPods, 'node')}, ` +
+    `${plural(incident.cronJobs.length, 'CronJob')} with missed runs`;
+  const text = `It came back ${formatSeconds((now - resolvedAt) / 1000)} after it was resolved: ${what}.`;
+  const head = `:rotating_light: *It came back* ${formatSeconds((now - resolvedAt) / 1000)} after the resolution (${slackDate(resolvedAt)}): ${escapeSlack(what)}. The incident is open again; the root shows it as it is now.`;
+  return { text: incidentFallback(incident, text), blocks: [section(head)] };
 }
