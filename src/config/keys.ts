@@ -201,7 +201,7 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     key: 'blindAfter',
     form: 'duration',
     secret: false,
-    doc: 'When no replica has seen the cluster (API server unreachable, a watch not synced or stalled) for this long, the incident channel gets one notice saying so; a reply in its thread says when the bot sees the cluster again.',
+    doc: 'When no replica has seen the cluster (API server unreachable, a watch not synced or stalled) for this long, the incident channel gets one notice saying so; a reply in its thread says when the bot sees the cluster again. Redis unreachable for this long is told once as well: a notice during the outage (from the replica that held the evaluator lease), and once Redis answers, the span it was away.',
   },
   {
     env: 'RWX_ALLOWED_CHANNELS',

@@ -37,7 +37,7 @@ export interface Config {
     watchIdleTimeoutMs: number;
     /** RWX_KEEP_FIRING: how long an established incident outlives its absence (src/serve/pipeline.ts). */
     keepFiringMs: number;
-    /** RWX_BLIND_AFTER: how long the bot is blind before it says so in the channel (src/serve/dead-man.ts). */
+    /** RWX_BLIND_AFTER: how long the bot is blind, or without Redis, before it says so in the channel (src/serve/dead-man.ts, redis-notice.ts). */
     blindAfterMs: number;
   };
   /** Who may use /rwx: see isChannelAllowed / isUserAllowed in access.ts. */

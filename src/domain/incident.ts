@@ -150,6 +150,8 @@ export interface IncidentNode {
 /** Affected workload with its stuck pods ("namespace/name"). */
 export interface AffectedWorkload extends WorkloadRef {
   pods: string[];
+  /** Stuck pods of this workload a record left out (domain/kept.ts keptPods): counted, not listed. */
+  podsNotKept?: number;
 }
 
 /** A correlated group of findings. `key` is stable: the incident store and Slack thread hang off it. */
@@ -170,6 +172,8 @@ export interface Incident {
   nodes: IncidentNode[];
   /** Node rows a record left out (domain/node-rows.ts keptNodeRows): counted, not listed. */
   nodesNotKept?: { nodes: number; withStuckPods: number };
+  /** Stuck pods a record left out (domain/kept.ts keptPods): counted, not listed. */
+  podsNotKept?: number;
   workloads: AffectedWorkload[];
   rollout?: RolloutEvidence;
   /** For FOLLOWS_ROLLOUT: the rollback step every output gives (src/advise/rollback.ts). */

@@ -17,6 +17,7 @@ import { createIncidentActions } from './actions.js';
 import { DEFAULT_MESSAGE_OPTIONS, type MessageOptions } from './deps.js';
 import { recordEvaluation } from './record.js';
 import { markStale } from './stale.js';
+import { type Reconciled, reconcile } from './reconcile.js';
 import { type LockIdentity, lockIdentity, resumeInterrupted } from './resume.js';
 import { type NotifierObserver, type StageDeps, type StageOutcome, processIncident } from './stages.js';
 import { type Enqueue, type JobData, type NotifierLogger, QUEUE, startWorker, within } from './worker.js';
@@ -94,6 +95,8 @@ export interface Notifier extends IncidentActions {
    * and runs their jobs now, so each root gets or loses its stale line (stale.ts). Resolves with the keys marked.
    */
   markStale(since: number | undefined): Promise<string[]>;
+  /** After Redis was away: every open root redrawn from its record, every open record's job run now (reconcile.ts). */
+  reconcile(): Promise<Reconciled>;
   /** Runs the steps for one key right now, without the queue (tests, one-shot CLI use). */
   process(key: string): Promise<StageOutcome>;
   /** Jobs waiting or running (not the delayed ones: every open incident keeps one for its next timer). */
@@ -163,6 +166,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     store: deps.store,
     submit,
     markStale: (since) => markStale(deps.store, enqueue, since),
+    reconcile: () => reconcile(deps, enqueue),
     process: (key) => processIncident(deps, key),
     queueDepth: () => queue.getJobCountByTypes('waiting', 'active', 'prioritized'),
     resumed,

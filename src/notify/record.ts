@@ -3,7 +3,7 @@
 // said then, CronJobs seen done after a resolution), never the lifecycle or the buttons.
 import { mergeHistory } from '../domain/history.js';
 import type { Incident } from '../domain/incident.js';
-import { keptNodeRows } from '../domain/node-rows.js';
+import { keptForRecord } from '../domain/kept.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { isResolved, type IncidentRecord } from '../store/record.js';
@@ -106,7 +106,13 @@ async function recordReported(ctx: RecordContext, incident: Incident, now: numbe
     if (r.lifecycle.resolution.by !== undefined && !r.observed.cleared) return undefined;
     if (r.observed.cleared && reopens(r, now, ctx.keepFiring ?? 0)) {
       const history = mergeHistory(r.observed.history, incident, now).history;
-      const observed = { incident: keptNodeRows(incident), hash, history, cleared: undefined, reopenedAt: now };
+      const observed = {
+        incident: keptForRecord(incident, r.observed.incident),
+        hash,
+        history,
+        cleared: undefined,
+        reopenedAt: now,
+      };
       await store.patch(incident.key, { observed });
       return { key: incident.key, delayMs: 0 };
     }
@@ -121,7 +127,7 @@ async function recordReported(ctx: RecordContext, incident: Incident, now: numbe
       key: incident.key,
       channel: ctx.channel,
       createdAt: now,
-      observed: { incident: keptNodeRows(incident), hash, history },
+      observed: { incident: keptForRecord(incident), hash, history },
       lifecycle: { phase: 'pending' },
       buttons: {},
     });
@@ -138,7 +144,7 @@ async function recordReported(ctx: RecordContext, incident: Incident, now: numbe
     return undefined;
   }
   await store.patch(incident.key, {
-    observed: { incident: keptNodeRows(incident), hash, ...history, ...back, cleared: undefined },
+    observed: { incident: keptForRecord(incident, r.observed.incident), hash, ...history, ...back, cleared: undefined },
   });
   return { key: incident.key, delayMs: 0 };
 }

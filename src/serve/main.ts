@@ -35,6 +35,7 @@ import { observeResolution, realStages } from './stages.js';
 import { agentNodesIn, askAgents, type NodeProofs } from './proof.js';
 import { observeWithProof } from './proof-sink.js';
 import { DeadMan } from './dead-man.js';
+import { RedisNotice } from './redis-notice.js';
 
 /** What runServe may be given instead of building it (tests: a simulator source, a fake Slack). */
 export interface ServeOverrides {
@@ -112,11 +113,12 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   // Not ready until Socket Mode is connected (HTTP mode: auth.test succeeded); the Bolt app keeps it current.
   const link = new SlackLink();
   const slackCheck = bolt ? [{ name: 'slack', probe: () => link.probe() }] : [];
+  const lease = redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs);
   const running = await startServe({
     source,
     openKeys: ownKeys,
     openNodes,
-    lease: redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs),
+    lease,
     notifier: namedNotifier(
       config.fleet.enabled
         ? memberNotifier(
@@ -151,6 +153,19 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       cluster: config.clusterName,
       log,
       roots: notifier,
+    }),
+    redisNotice: new RedisNotice({
+      redis,
+      prefix,
+      slack,
+      posting,
+      channel: config.slack.channel,
+      afterMs: config.timers.blindAfterMs,
+      cluster: config.clusterName,
+      log,
+      lease,
+      roots: notifier,
+      clock: o.parts?.clock ?? systemClock,
     }),
     ...o.parts,
   });
