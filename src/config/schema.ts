@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { isClusterName } from '../domain/cluster.js';
 import { parseDuration } from '../domain/duration.js';
 import type { NsName } from '../domain/findings.js';
+import { boolWord } from './keys.js';
 
 /** pino levels accepted by LOG_LEVEL. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -150,10 +151,7 @@ const driverMap = z
 /** A boolean from YAML, or true/false/yes/no/on/off/1/0 from the environment. */
 const bool = z.union([z.boolean(), z.string()], { error: 'expected true or false' }).transform((v, ctx) => {
   if (typeof v === 'boolean') return v;
-  const s = v.trim().toLowerCase();
-  if (['true', 'yes', 'on', '1'].includes(s)) return true;
-  if (['false', 'no', 'off', '0'].includes(s)) return false;
-  return fail(ctx, `"${v}" is not true or false`);
+  return boolWord(v) ?? fail(ctx, `"${v}" is not true or false`);
 });
 
 /** channel=cluster pairs (env) or a map (YAML): channel IDs or names, cluster names as DNS labels. */

@@ -6,7 +6,7 @@ import type { Incident } from '../domain/incident.js';
 import { type DepartedMembers, type PostedMembers, membersOf, podOfMemberKey } from '../domain/members.js';
 import { MAX_RECORDED_PODS, stuckPodCount } from '../domain/kept.js';
 import { escapeSlack } from './escape.js';
-import { proofChangeLines, proofEvidenceBlock } from './slack-proof.js';
+import { proofChangeLines, proofEvidenceBlock, staleStageBlocks } from './slack-proof.js';
 import { groupEvents } from './event-groups.js';
 import { incidentFallback, saysDoNotDrain } from './slack-fallback.js';
 import { MAX_RECORDED_NODES, nodeRowCount } from '../domain/node-rows.js';
@@ -21,6 +21,7 @@ import {
   plural,
   preSection,
   section,
+  slackDate,
   slackDates,
 } from './slack-blocks.js';
 
@@ -40,6 +41,7 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
   }
   const why = drainReason(incident);
   if (why) blocks.push(section(why));
+  blocks.push(...staleStageBlocks(incident.drain));
   if (incident.nodes.length > 0) blocks.push(preSection('*Nodes*', nodeTableRows(byStuckPods(incident.nodes))));
   for (const line of notKeptLines(incident)) blocks.push(context(line));
   blocks.push(listSection('*Affected workloads*', workloadLines(incident)));
@@ -198,4 +200,17 @@ export function renderRepeatReply(incident: Incident, openSinceMs: number, now: 
     `Still open after ${formatSeconds((now - openSinceMs) / 1000)}: ${plural(stuckPodCount(incident), 'stuck pod')} on ` +
     `${plural(nodeRowCount(incident).withStuckPods, 'node')}, ${plural(incident.cronJobs.length, 'CronJob')} with missed runs.`;
   return { text: incidentFallback(incident, text), blocks: [context(escapeSlack(text))] };
+}
+
+/**
+ * The reply of a thread that reopens: the incident came back `now`, after its resolution at `resolvedAt` (the root
+ * above shows it live again). Its fallback leads with the verdict, as an open incident's does.
+ */
+export function renderReopenReply(incident: Incident, resolvedAt: number, now: number): SlackMessage {
+  const what =
+    `${plural(incident.pods.length, 'stuck pod')} on ${plural(nodeRowCount(incident).withStuckPods, 'node')}, ` +
+    `${plural(incident.cronJobs.length, 'CronJob')} with missed runs`;
+  const text = `It came back ${formatSeconds((now - resolvedAt) / 1000)} after it was resolved: ${what}.`;
+  const head = `:rotating_light: *It came back* ${formatSeconds((now - resolvedAt) / 1000)} after the resolution (${slackDate(resolvedAt)}): ${escapeSlack(what)}. The incident is open again; the root shows it as it is now.`;
+  return { text: incidentFallback(incident, text), blocks: [section(head)] };
 }
