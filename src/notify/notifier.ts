@@ -57,6 +57,8 @@ export interface NotifierOptions {
   closeTimeoutMs?: number;
   /** Delay before retrying a job whose incident lock was busy (default 250 ms). */
   lockRetryMs?: number;
+  /** Delay before retrying a job whose channel the bot cannot use, e.g. not invited (default 5 min, worker.ts). */
+  channelRetryMs?: number;
   /** Lock TTL (default 30 s) and how long resolved records are kept (default 7 days). */
   lockTtlMs?: number;
   closedTtlMs?: number;

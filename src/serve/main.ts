@@ -57,7 +57,7 @@ export interface ServeOverrides {
   /** Evaluator lease TTL (default LEASE_TTL_MS, 10 s) for tests. */
   leaseTtlMs?: number;
   /** Notifier tuning for tests. */
-  notifier?: { lockTtlMs?: number; backoffMs?: number };
+  notifier?: { lockTtlMs?: number; backoffMs?: number; channelRetryMs?: number };
   /** Fleet timers for tests (heartbeat, names, silence, how long a routed command may wait). */
   fleet?: FleetMemberOptions['tuning'];
   /** Backoff of the Slack connection loop (tests shorten it). */

@@ -106,7 +106,7 @@ export async function harness(
         bolt: false,
         port: 0,
         parts: { clock, tickMs: 0, ...parts },
-        notifier: { backoffMs: 50, lockTtlMs: 2000 },
+        notifier: { backoffMs: 50, lockTtlMs: 2000, channelRetryMs: 300 },
       });
       await h.serve.watcher.waitSynced(10_000);
       await h.serve.tick();
