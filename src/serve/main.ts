@@ -192,6 +192,11 @@ function fleetCorrelator(
   });
 }
 
+/** The channels RWX_TEAM_CHANNELS posts in. */
+function teamChannels(config: Config): string[] {
+  return [...new Set(config.teams.map((t) => t.channel))];
+}
+
 /** This cluster's own key prefix: RWX_REDIS_PREFIX, or in a fleet the cluster's part of it (src/fleet/keys.ts). */
 function ownPrefix(config: Config): string {
   return config.fleet.enabled ? memberPrefix(config.redis.prefix, config.clusterName) : config.redis.prefix;
@@ -246,6 +251,7 @@ function serveNotifier(
     prefix,
     slack: s.slack,
     channel: config.slack.channel,
+    teams: config.teams,
     messages: config.messages,
     logger: s.log,
     replica: config.replicaId,
@@ -301,6 +307,11 @@ async function startSlackApp(
       : {}),
   });
   const groups = new UsergroupCache(webUsergroups(client), clock);
+  // Buttons are pressed where the roots are: the team channels too (RWX_ALLOWED_CHANNELS is about /rwx).
+  const buttonAccess = {
+    ...config.access,
+    allowedChannels: [...config.access.allowedChannels, ...teamChannels(config)],
+  };
   const app = createSlackApp({
     botToken: config.slack.botToken,
     ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
@@ -310,7 +321,7 @@ async function startSlackApp(
     actions: fleet?.actions ?? s.notifier,
     registerCommands: cmds.register,
     authorize: async (user, channel) =>
-      (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
+      (await authorize(buttonAccess, groups, { userId: user, channelId: channel ?? '' })).allowed,
     customRoutes: ['/healthz', '/readyz', '/metrics'].map((path) => ({ path, method: ['GET'], handler: r.ops })),
     logger: slackLogger(s.log, 'bolt'),
     // Replicas share the ledger: a request accepted by one is a replay for every other.

@@ -61,8 +61,11 @@ export interface Harness {
   prefix: string;
   serve?: RunningServe;
   lines: string[];
-  /** Starts (or restarts) the pipeline on the same Redis prefix and waits for the first list; `parts`: more of it. */
-  start(parts?: Partial<ServeParts>): Promise<RunningServe>;
+  /**
+   * Starts (or restarts) the pipeline on the same Redis prefix and waits for the first list; `parts`: more of it;
+   * `bolt`: with the Slack app (buttons, /rwx), which then needs SLACK_APP_TOKEN and the fake's socketModeUrl.
+   */
+  start(parts?: Partial<ServeParts>, o?: { bolt?: boolean }): Promise<RunningServe>;
   /** Moves sim time and runs one pipeline tick. */
   advance(ms: number): Promise<void>;
   close(): Promise<void>;
@@ -99,11 +102,11 @@ export async function harness(
     slack,
     prefix,
     lines,
-    async start(parts = {}) {
+    async start(parts = {}, o = {}) {
       const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
       h.serve = await runServe(config, log, {
         source: new KubeClusterSource(conn),
-        bolt: false,
+        bolt: o.bolt ?? false,
         port: 0,
         parts: { clock, tickMs: 0, ...parts },
         notifier: { backoffMs: 50, lockTtlMs: 2000, channelRetryMs: 300 },
