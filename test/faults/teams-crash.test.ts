@@ -64,6 +64,7 @@ describe('kill -9 of the replica posting a team root', () => {
     children.splice(children.indexOf(victim), 1);
     const restarted = await startServeChild(sim.kubeconfigPath, env(replica));
     children.push(restarted);
+    const ready = Date.now();
 
     const root = (c: string) => slack!.roots(c)[0];
     await until(
@@ -72,6 +73,9 @@ describe('kill -9 of the replica posting a team root', () => {
         replyIds(slack!, root('C0INCIDENT')!.ts).includes(`${TEAM} team-root`),
       'every thread, and the link to the search root',
       30_000,
+    );
+    console.log(
+      `after kill -9 mid team-root post: the team thread whole ${Date.now() - ready} ms after the restart was ready`,
     );
     expect(restarted.lines.join('\n')).toMatch(/resumed work interrupted by a crash/);
     for (const c of ['C0INCIDENT', 'C0PLAT', 'C0SEARCH']) {

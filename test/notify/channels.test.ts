@@ -8,6 +8,7 @@ import { createIncidentActions } from '../../src/notify/actions.js';
 import { channelRecords, recordChannels } from '../../src/notify/channels.js';
 import { DEFAULT_TIMERS, PARENT_WAIT_MS } from '../../src/notify/decide.js';
 import { type StageDeps, processIncident } from '../../src/notify/stages.js';
+import { markStale } from '../../src/notify/stale.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
@@ -155,6 +156,20 @@ describe('per-team routing', () => {
     // The link is not a change of the incident: no reply for it.
     expect(slack.replies(search.ts).map((m) => m.metadata?.event_payload.reply)).toEqual(['evidence']);
     expect(tsOf(await deps.store.get(SEARCH))).toBe(search.ts);
+  });
+
+  it('the stale line goes on every root when the bot cannot see the cluster, and off again', async () => {
+    await submit();
+    clock.advance(30 * S);
+    await runAll();
+    const enqueued: string[] = [];
+    await markStale(deps.store, async (k) => void enqueued.push(k), clock.now());
+    expect(enqueued.sort()).toEqual([KEY, DATA, SEARCH].sort());
+    await runAll();
+    for (const root of slack.roots()) expect(text(root)).toContain('Stale since');
+    await markStale(deps.store, async () => undefined, undefined);
+    await runAll();
+    for (const root of slack.roots()) expect(text(root)).not.toContain('Stale since');
   });
 
   it('the incident channel never takes a team record for an incident of its own', async () => {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openIncidentsFromStore } from '../../src/commands/status-source.js';
 import { ACTION_IDS } from '../../src/render/slack-blocks.js';
 import { RedisIncidentStore } from '../../src/store/redis-store.js';
+import { blockKitProblems } from '../support/block-kit.js';
 import type { FakeMessage } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
 import { click } from '../fleet/harness.js';
@@ -96,6 +97,20 @@ describe('per-team routing under rwx serve', () => {
       expect(h.slack.roots(r.channel)).toHaveLength(1);
     }
     expect(blocks(rootIn(h, 'C0PLAT'))).toContain(link(main)); // still linked once resolved
+    // The backup's run completes a few minutes later: the follow-up in every thread.
+    for (let m = 0; m < 8; m++) await h.advance(60_000);
+    const followedUp = (r: FakeMessage) => ids(h!, r).some((i) => i.startsWith('follow-up:'));
+    await until(() => [main, plat, search].every(followedUp), 'the follow-up in every thread');
+    // Every message in every channel is within Slack's limits and escaped.
+    const calls = h.slack.calls.filter((c) => ['chat.postMessage', 'chat.update'].includes(c.method));
+    expect(calls.flatMap((c, i) => blockKitProblems(c.args, `${c.method} #${i}`))).toEqual([]);
+    // How long after the incident channel's root each team root was posted (it waits for it, polling every 1 s).
+    const postedAt = (c: string) =>
+      h!.slack.calls.find((x) => x.method === 'chat.postMessage' && x.args.channel === c && !x.args.thread_ts)!.at;
+    console.log(
+      `team roots posted ${postedAt('C0PLAT') - postedAt('C0INCIDENT')} ms and ` +
+        `${postedAt('C0SEARCH') - postedAt('C0INCIDENT')} ms after the incident channel's root`,
+    );
   }, 120_000);
 
   it('a button pressed in a team thread acts on the incident: every root shows it', async () => {
