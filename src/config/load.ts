@@ -5,7 +5,7 @@ import { delimiter } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isClusterName } from '../domain/cluster.js';
 import { RwxError } from '../errors.js';
-import { CONFIG_KEYS, DEFAULT_CONFIG, type ConfigKey } from './keys.js';
+import { CONFIG_KEYS, DEFAULT_CONFIG, boolWord, type ConfigKey } from './keys.js';
 import { rawConfigSchema, toConfig, type Config, type RawConfig } from './schema.js';
 
 /** Where loadConfig reads from. */
@@ -177,7 +177,7 @@ function teamProblems(r: RawConfig): [ConfigKey, string][] {
 
 /** A fleet member must have a name that can be written as `@CLUSTER` and used in Redis keys. */
 function fleetProblems(raw: Record<string, unknown>): [ConfigKey, string][] {
-  const on = raw.fleet === true || /^(true|yes|on|1)$/i.test(String(raw.fleet ?? '').trim());
+  const on = raw.fleet === true || boolWord(String(raw.fleet ?? '')) === true;
   if (!on) return [];
   const name = String(raw.clusterName ?? '').trim();
   if (isClusterName(name)) return [];

@@ -6,6 +6,7 @@ import { isClusterName } from '../domain/cluster.js';
 import { parseDuration } from '../domain/duration.js';
 import type { NsName } from '../domain/findings.js';
 import type { TeamRoute } from '../domain/teams.js';
+import { boolWord } from './keys.js';
 
 /** pino levels accepted by LOG_LEVEL. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -37,7 +38,7 @@ export interface Config {
     watchIdleTimeoutMs: number;
     /** RWX_KEEP_FIRING: how long an established incident outlives its absence (src/serve/pipeline.ts). */
     keepFiringMs: number;
-    /** RWX_BLIND_AFTER: how long the bot is blind before it says so in the channel (src/serve/dead-man.ts). */
+    /** RWX_BLIND_AFTER: how long the bot is blind, or without Redis, before it says so in the channel (src/serve/dead-man.ts, redis-notice.ts). */
     blindAfterMs: number;
   };
   /** Who may use /rwx: see isChannelAllowed / isUserAllowed in access.ts. */
@@ -153,10 +154,7 @@ const driverMap = z
 /** A boolean from YAML, or true/false/yes/no/on/off/1/0 from the environment. */
 const bool = z.union([z.boolean(), z.string()], { error: 'expected true or false' }).transform((v, ctx) => {
   if (typeof v === 'boolean') return v;
-  const s = v.trim().toLowerCase();
-  if (['true', 'yes', 'on', '1'].includes(s)) return true;
-  if (['false', 'no', 'off', '0'].includes(s)) return false;
-  return fail(ctx, `"${v}" is not true or false`);
+  return boolWord(v) ?? fail(ctx, `"${v}" is not true or false`);
 });
 
 /** channel=cluster pairs (env) or a map (YAML): channel IDs or names, cluster names as DNS labels. */

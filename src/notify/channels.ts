@@ -22,23 +22,26 @@ import type { Incident } from '../domain/incident.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { type IncidentRecord, type RecordPatch, threadTsOf } from '../store/record.js';
 import type { MessageOptions } from './deps.js';
-import { type JobRequest, type RecordContext, recordAbsent, recordEvaluation, recordReported } from './record.js';
+import { type RecordContext, type Recorded, recordAbsent, recordEvaluation, recordReported } from './record.js';
 
 /**
  * Records one evaluation in every channel: the incident channel's records (recordEvaluation), then, for each
  * incident, the record of every team channel its members' namespaces map to and of every team channel it was
  * already posted in (a team that joined stays until the incident ends, even when its own pods recovered first),
- * then the open team records whose incident the evaluation no longer reports. Returns the jobs of every channel.
+ * then the open team records whose incident the evaluation no longer reports. Those follow their incident
+ * channel's record through the keep-firing window: kept while it is kept, cleared the evaluation it clears (each
+ * team record's own createdAt, later for a team that joined late, must not give it a window of its own). Returns
+ * the jobs of every channel, and the incidents kept.
  */
 export async function recordChannels(
   ctx: RecordContext,
   teams: readonly TeamRoute[],
   incidents: readonly Incident[],
   now: number,
-): Promise<JobRequest[]> {
-  const jobs = await recordEvaluation({ ...ctx, store: new ChannelView(ctx.store) }, incidents, now);
+): Promise<Recorded> {
+  const recorded = await recordEvaluation({ ...ctx, store: new ChannelView(ctx.store) }, incidents, now);
   const open = (await ctx.store.listOpen()).map(splitChannelKey).filter((k) => k.channel !== undefined);
-  if (teams.length === 0 && open.length === 0) return jobs;
+  if (teams.length === 0 && open.length === 0) return recorded;
   const joined = new Map<string, string[]>();
   for (const k of open) joined.set(k.incident, [...(joined.get(k.incident) ?? []), k.channel!]);
   const reported = new Set<string>();
@@ -50,16 +53,17 @@ export async function recordChannels(
       if (reported.has(key)) continue;
       reported.add(key);
       const job = await recordReported(inChannel(ctx, channel), incident, now);
-      if (job) jobs.push({ key, delayMs: job.delayMs });
+      if (job) recorded.jobs.push({ key, delayMs: job.delayMs });
     }
   }
+  const kept = new Set(recorded.kept.map((i) => i.key));
   for (const { incident, channel } of open) {
     const key = channelKey(incident, channel!);
-    if (reported.has(key)) continue;
-    const job = await recordAbsent(inChannel(ctx, channel!), incident, now);
-    if (job) jobs.push({ key, delayMs: job.delayMs });
+    if (reported.has(key) || kept.has(incident)) continue;
+    const absent = await recordAbsent({ ...inChannel(ctx, channel!), keepFiring: 0 }, incident, now);
+    if (absent && !('kept' in absent)) recorded.jobs.push({ key, delayMs: absent.delayMs });
   }
-  return jobs;
+  return recorded;
 }
 
 /** Where the team channels' records are kept: their own prefix, so a release without per-team routing (a

@@ -2,7 +2,7 @@
 // Alertmanager's timers: group_wait before the first post (let members gather), group_interval between updates,
 // repeat_interval for a reminder when nothing changed. decide.test.ts walks every case.
 import type { CronJobDone } from '../domain/resolution.js';
-import type { IncidentRecord, Lifecycle, Thread } from '../store/record.js';
+import { type IncidentRecord, type Lifecycle, type Thread, isResolved } from '../store/record.js';
 import { staleShown, stateHash } from './state.js';
 
 /** Notification timers in ms. */
@@ -10,13 +10,19 @@ export interface Timers {
   groupWait: number;
   groupInterval: number;
   repeatInterval: number;
+  /**
+   * RWX_KEEP_FIRING, Prometheus' keep_firing_for: an incident that fired at least this long is kept open until it has
+   * been absent this long (record.ts); a resolved incident that comes back within it reopens its thread.
+   */
+  keepFiring: number;
 }
 
-/** The defaults, in one place (Alertmanager's DefaultRouteOpts): 30s / 5m / 4h. */
+/** The defaults, in one place (Alertmanager's DefaultRouteOpts): 30s / 5m / 4h, kept firing for 60s. */
 export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
   groupWait: 30_000,
   groupInterval: 5 * 60_000,
   repeatInterval: 4 * 60 * 60_000,
+  keepFiring: 60_000,
 });
 
 /**
@@ -39,13 +45,16 @@ export type StepName =
   | 'repeat'
   | 'stale'
   | 'resolve'
+  | 'reopen'
   | 'follow-up'
   | 'close'
   | 'discard';
 
 /**
- * The next step for a record at `now`. Resolved: silent while a person's Resolve holds and the cluster still
- * reports the incident, else follow up the awaited CronJobs, then close. Not yet resolved: cleared (or Resolve
+ * The next step for a record at `now`. Resolved: reopen the thread when the evaluator recorded the incident firing
+ * again (it does so only within the keep-firing window or while CronJobs are awaited, record.ts); silent while a
+ * person's Resolve holds and the cluster still reports the incident; else follow up the awaited CronJobs, then close
+ * once the window after the resolution is over (a person's Resolve: at once). Not yet resolved: cleared (or Resolve
  * pressed) means resolve, even when muted, except that nothing posted is discarded and a root whose post was
  * interrupted is looked up first; firing means post the root after group_wait, then its evidence, then edit the
  * root when the notifiable state changed (no sooner than group_interval after the last notification) or repeat
@@ -57,7 +66,8 @@ export function decide(r: IncidentRecord, now: number, timers: Timers = DEFAULT_
   const l = r.lifecycle;
   const cleared = r.observed.cleared !== undefined;
   if (l.phase === 'closed') return { step: 'none' };
-  if (l.phase === 'resolved') return cleared ? { step: 'close' } : { step: 'none' };
+  if (isResolved(l) && !cleared && l.resolution.by === undefined) return { step: 'reopen' };
+  if (l.phase === 'resolved') return cleared ? closeAfterWindow(l, now, timers) : { step: 'none' };
   if (l.phase === 'following-up') return cleared ? followUp(l, r.observed.cronJobsDone, now) : { step: 'none' };
   const resolving = cleared || r.buttons.resolved !== undefined;
   if (l.phase === 'pending') {
@@ -86,6 +96,13 @@ function openThread(r: IncidentRecord, thread: Thread, now: number, timers: Time
   const due = thread.sent.at + (changed ? timers.groupInterval : timers.repeatInterval);
   if (now < due) return { step: 'wait', until: due };
   return { step: changed ? 'update' : 'repeat' };
+}
+
+// Resolved and cleared: closed once the keep-firing window after the resolution is over, so an incident that comes
+// back within it still finds its thread (record.ts reopens it); a person's Resolve is final, closed at once.
+function closeAfterWindow(l: Extract<Lifecycle, { phase: 'resolved' }>, now: number, timers: Timers): Step {
+  const until = l.resolution.at + timers.keepFiring;
+  return l.resolution.by === undefined && now < until ? { step: 'wait', until } : { step: 'close' };
 }
 
 // Resolved and cleared, CronJobs awaited: reply when one is done, or when the wait is over.

@@ -5,7 +5,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { toRwxError } from '../errors.js';
-import type { Incident } from '../domain/incident.js';
+import type { Incident, Submitted } from '../domain/incident.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { RedisIncidentStore } from '../store/redis-store.js';
 import { redisDown } from '../store/ride-out.js';
@@ -18,6 +18,7 @@ import { createIncidentActions } from './actions.js';
 import { DEFAULT_MESSAGE_OPTIONS, type MessageOptions } from './deps.js';
 import { channelRecords, recordChannels, teamKeysOf, teamPrefix } from './channels.js';
 import { markStale } from './stale.js';
+import { type Reconciled, reconcile } from './reconcile.js';
 import { type LockIdentity, lockIdentity, resumeInterrupted } from './resume.js';
 import { type NotifierObserver, type StageDeps, type StageOutcome, processIncident } from './stages.js';
 import { type Enqueue, type JobData, type NotifierLogger, QUEUE, startWorker, within } from './worker.js';
@@ -39,7 +40,7 @@ export interface NotifierOptions {
   teams?: readonly TeamRoute[];
   /** Link buttons, the user group a new root mentions, the resolution broadcast (default DEFAULT_MESSAGE_OPTIONS). */
   messages?: Partial<MessageOptions>;
-  /** Overrides of DEFAULT_TIMERS (30s / 5m / 4h). */
+  /** Overrides of DEFAULT_TIMERS (30s / 5m / 4h, kept firing for 60s). */
   timers?: Partial<Timers>;
   clock?: Clock;
   /** Default: RedisIncidentStore(redis, prefix). */
@@ -84,20 +85,23 @@ export interface NotifierOptions {
 export interface Notifier extends IncidentActions {
   /**
    * Records one evaluation. `incidents` must be the COMPLETE current set: an open incident missing from it counts
-   * as cleared (resolution posted). New incidents are created (first post after group_wait); changed and cleared
-   * ones get a job; unchanged ones cost one Redis read. `resolutions` (by key) overrides observeResolution.
-   * Resolves once the records are written and the jobs enqueued.
+   * as cleared (resolution posted), unless it is kept through the keep-firing window (Timers.keepFiring). New
+   * incidents are created (first post after group_wait); changed and cleared ones get a job; unchanged ones cost one
+   * Redis read. `resolutions` (by key) overrides observeResolution. Resolves once the records are written and the
+   * jobs enqueued, with the keys of the incidents kept open though not reported.
    */
   submit(
     incidents: readonly Incident[],
     now: number,
     resolutions?: ReadonlyMap<string, ResolutionFacts>,
-  ): Promise<void>;
+  ): Promise<Submitted>;
   /**
    * Records that the bot cannot see the cluster since `since` (undefined: it sees again) on every open incident,
    * and runs their jobs now, so each root gets or loses its stale line (stale.ts). Resolves with the keys marked.
    */
   markStale(since: number | undefined): Promise<string[]>;
+  /** After Redis was away: every open root redrawn from its record, every open record's job run now (reconcile.ts). */
+  reconcile(): Promise<Reconciled>;
   /** Runs the steps for one key right now, without the queue (tests, one-shot CLI use). */
   process(key: string): Promise<StageOutcome>;
   /** Jobs waiting or running (not the delayed ones: every open incident keeps one for its next timer). */
@@ -146,8 +150,14 @@ export function createNotifier(opts: NotifierOptions): Notifier {
 
   const submit: Notifier['submit'] = async (incidents, now, resolutions) => {
     const ctx = { store: deps.store, channel: opts.channel, groupWait: timers.groupWait, resolutions };
-    const jobs = await recordChannels({ ...ctx, observe: opts.observeResolution }, deps.teams, incidents, now);
-    for (const j of jobs) await enqueue(j.key, j.delayMs);
+    const recorded = await recordChannels(
+      { ...ctx, keepFiring: timers.keepFiring, observe: opts.observeResolution },
+      deps.teams,
+      incidents,
+      now,
+    );
+    for (const j of recorded.jobs) await enqueue(j.key, j.delayMs);
+    return { kept: recorded.kept };
   };
 
   const actions = createIncidentActions(deps);
@@ -166,6 +176,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     store: deps.store,
     submit,
     markStale: (since) => markStale(deps.store, enqueue, since),
+    reconcile: () => reconcile(deps, enqueue),
     process: (key) => processIncident(deps, key),
     queueDepth: () => queue.getJobCountByTypes('waiting', 'active', 'prioritized'),
     resumed,

@@ -18,6 +18,7 @@ import { close, discard } from './steps/end.js';
 import { followUp } from './steps/follow-up.js';
 import { postEvidence } from './steps/post-reply.js';
 import { adoptRoot, postRoot } from './steps/post-root.js';
+import { reopen } from './steps/reopen.js';
 import { resolve } from './steps/resolve.js';
 import type { StepContext, StepFn, StepResult } from './steps/step.js';
 
@@ -32,6 +33,7 @@ export const STEPS: Readonly<Record<StepName, StepFn>> = {
   repeat: (ctx, r) => editRoot(ctx, r, 'repeat'),
   stale: markStale,
   resolve,
+  reopen,
   'follow-up': followUp,
   close,
   discard,

@@ -17,17 +17,10 @@ import { auditCommands } from '../commands/observe.js';
 import { type LINK_BACKOFF, SlackLink } from '../slack/link.js';
 import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
 import { webUsergroupDirectory as webUsergroups } from '../commands/slack-adapters.js';
-import { splitKey } from '../domain/cluster.js';
 import { commandsForServe, serveResponseSender } from '../commands/serve.js';
 import { createFleetCorrelator, type FleetCorrelator } from '../fleet/correlation.js';
-import { fleetKeys } from '../fleet/keys.js';
-import {
-  fleetSlack,
-  memberNotifier,
-  memberPrefix,
-  startFleetMember,
-  type FleetMemberOptions,
-} from '../fleet/member.js';
+import { fleetKeys, recordScope, scopedKey, type RecordScope } from '../fleet/keys.js';
+import { fleetSlack, memberNotifier, startFleetMember, type FleetMemberOptions } from '../fleet/member.js';
 import { systemClock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
@@ -42,6 +35,7 @@ import { observeResolution, realStages } from './stages.js';
 import { agentNodesIn, askAgents, type NodeProofs } from './proof.js';
 import { observeWithProof } from './proof-sink.js';
 import { DeadMan } from './dead-man.js';
+import { RedisNotice } from './redis-notice.js';
 
 /** What runServe may be given instead of building it (tests: a simulator source, a fake Slack). */
 export interface ServeOverrides {
@@ -90,7 +84,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   );
   // The index is created by the watcher inside startServe; resolution facts read it through this late binding.
   const late: { running?: RunningServe } = {};
-  const prefix = ownPrefix(config);
+  const prefix = ownScope(config).prefix;
   // A fleet shares Slack's per-channel rate: the notifier's posts take turns from one limiter in Redis.
   const posting = config.fleet.enabled ? fleetSlack(slack, redis, config.redis.prefix) : slack;
   const notifier = serveNotifier(
@@ -107,24 +101,24 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const boltOnPort = bolt && config.slack.mode === 'http';
   // The pipeline knows incidents by their own keys; a fleet member's records carry the cluster too (and the
   // other clusters' records are theirs). One evaluator per cluster: in a fleet, the lease is the cluster's.
+  const scope = ownScope(config);
   const ownRecords = async (): Promise<{ key: string; nodes: readonly string[] }[]> =>
-    (await unresolvedRecords(notifier.store))
-      .map((r) => ({
-        ...(config.fleet.enabled ? splitKey(r.key) : { cluster: config.clusterName, key: r.key }),
-        nodes: r.observed.history.nodes,
-      }))
-      .filter((k) => k.cluster === config.clusterName);
+    (await unresolvedRecords(notifier.store)).flatMap((r) => {
+      const key = scopedKey(scope, r.key);
+      return key === undefined ? [] : [{ key, nodes: r.observed.history.nodes }];
+    });
   const ownKeys = async (): Promise<string[]> => (await ownRecords()).map((k) => k.key);
   const openNodes = async () => new Map((await ownRecords()).map((k) => [k.key, k.nodes]));
   const leasePrefix = config.fleet.enabled ? `${config.redis.prefix}:${config.clusterName}` : config.redis.prefix;
   // Not ready until Socket Mode is connected (HTTP mode: auth.test succeeded); the Bolt app keeps it current.
   const link = new SlackLink();
   const slackCheck = bolt ? [{ name: 'slack', probe: () => link.probe() }] : [];
+  const lease = redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs);
   const running = await startServe({
     source,
     openKeys: ownKeys,
     openNodes,
-    lease: redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs),
+    lease,
     notifier: namedNotifier(
       config.fleet.enabled
         ? memberNotifier(
@@ -145,7 +139,6 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       driverDaemonSets: config.driverDaemonSets,
     }),
     watchIdleMs: config.timers.watchIdleTimeoutMs,
-    keepFiringMs: config.timers.keepFiringMs,
     checks: [{ name: 'redis', probe: redisProbe(redis) }, ...slackCheck],
     ...(boltOnPort ? {} : { port: o.port ?? config.port }),
     closers: [{ name: 'redis', close: () => redis.quit() }],
@@ -160,6 +153,19 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       cluster: config.clusterName,
       log,
       roots: notifier,
+    }),
+    redisNotice: new RedisNotice({
+      redis,
+      prefix,
+      slack,
+      posting,
+      channel: config.slack.channel,
+      afterMs: config.timers.blindAfterMs,
+      cluster: config.clusterName,
+      log,
+      lease,
+      roots: notifier,
+      clock: o.parts?.clock ?? systemClock,
     }),
     ...o.parts,
   });
@@ -197,9 +203,9 @@ function teamChannels(config: Config): string[] {
   return [...new Set(config.teams.map((t) => t.channel))];
 }
 
-/** This cluster's own key prefix: RWX_REDIS_PREFIX, or in a fleet the cluster's part of it (src/fleet/keys.ts). */
-function ownPrefix(config: Config): string {
-  return config.fleet.enabled ? memberPrefix(config.redis.prefix, config.clusterName) : config.redis.prefix;
+/** Where this cluster's own records are: RWX_REDIS_PREFIX, or in a fleet the cluster's part of it (src/fleet/keys.ts). */
+function ownScope(config: Config): RecordScope {
+  return recordScope(config.redis.prefix, config.fleet.enabled ? config.clusterName : undefined);
 }
 
 // A fleet member for this bot (heartbeat, names, routing); closed with the bot, before Redis.
@@ -259,6 +265,7 @@ function serveNotifier(
       groupWait: config.timers.groupWaitMs,
       groupInterval: config.timers.groupIntervalMs,
       repeatInterval: config.timers.repeatIntervalMs,
+      keepFiring: config.timers.keepFiringMs,
     },
     observeResolution: observeWithProof((last, now, completionOnly) => {
       const i = index();

@@ -28,9 +28,9 @@ let deps: StageDeps;
 const text = (m: { blocks?: unknown[] } | undefined): string => JSON.stringify(m?.blocks ?? []);
 const rootIn = (channel: string) => slack.roots().filter((m) => m.channel === channel);
 
-function submit(incidents: Incident[] = [rolloutIncident()], teams = TEAMS) {
-  const ctx = { store: deps.store, channel: 'C0INC', groupWait: DEFAULT_TIMERS.groupWait };
-  return recordChannels(ctx, teams, incidents, clock.now());
+async function submit(incidents: Incident[] = [rolloutIncident()], teams = TEAMS, keepFiring = 0) {
+  const ctx = { store: deps.store, channel: 'C0INC', groupWait: DEFAULT_TIMERS.groupWait, keepFiring };
+  return (await recordChannels(ctx, teams, incidents, clock.now())).jobs;
 }
 
 // Every open record's steps, the incident channel's first (as the queue would run them, in any order).
@@ -124,6 +124,22 @@ describe('per-team routing', () => {
     expect(text(data)).not.toContain('Resolved');
     expect(slack.replies(data.ts).some((m) => text(m).includes('nightly-backup'))).toBe(true);
     expect((await deps.store.get(DATA))?.lifecycle.phase).toBe('open');
+  });
+
+  it('a team record is kept and cleared with its incident through the keep-firing window, late joiner or not', async () => {
+    const withoutData = rolloutIncident();
+    withoutData.pods = withoutData.pods.filter((p) => p.pod.namespace !== 'data');
+    withoutData.workloads = withoutData.workloads.filter((w) => w.namespace !== 'data');
+    withoutData.cronJobs = [];
+    await submit([withoutData], TEAMS, M);
+    clock.advance(2 * M);
+    await submit([rolloutIncident()], TEAMS, M); // the data team joins, 10 s before the incident goes absent
+    clock.advance(10 * S);
+    expect(await submit([], TEAMS, M)).toEqual([]);
+    for (const k of [KEY, SEARCH, DATA]) expect((await deps.store.get(k))?.observed.cleared).toBeUndefined();
+    clock.advance(M);
+    expect((await submit([], TEAMS, M)).map((j) => j.key).sort()).toEqual([KEY, DATA, SEARCH].sort());
+    for (const k of [KEY, SEARCH, DATA]) expect((await deps.store.get(k))?.observed.cleared?.at).toBe(clock.now());
   });
 
   it('buttons pressed in a team thread act on the incident, shown in every root', async () => {

@@ -117,7 +117,7 @@ describe('per-team routing under rwx serve', () => {
     h = await harness('scenarios/propagation-loss.yaml', undefined, { ...TEAMS, SLACK_APP_TOKEN: 'xapp-test' });
     socket = await startFakeSocketMode();
     h.slack.socketModeUrl = socket.url;
-    await h.start({}, { bolt: true });
+    await h.start({}, { slash: true });
     await socket.waitForConnections(1);
     await h.advance(1_000);
     await allPosted(h);
