@@ -106,7 +106,10 @@ export interface Notifier extends IncidentActions {
   process(key: string): Promise<StageOutcome>;
   /** Jobs waiting or running (not the delayed ones: every open incident keeps one for its next timer). */
   queueDepth(): Promise<number>;
-  /** The store the notifier writes (e.g. for /rwx status). */
+  /**
+   * The store the notifier writes (e.g. for /rwx status): the incident channel's records and the team channels'
+   * (their keys `<incident key>#<channel>`, domain/teams.ts isChannelKey), one open set over both.
+   */
   readonly store: IncidentStore;
   /**
    * Stops the worker and closes the queue and the duplicated connections, within closeTimeoutMs: a step still in
