@@ -71,6 +71,11 @@ describe('per-team routing under rwx serve', () => {
     // rollback) never finds one in its open set, so never resolves a team thread because its key is not reported.
     expect(await redis.smembers(`${h.prefix}:open`)).toEqual([KEY]);
     expect((await redis.smembers(`${h.prefix}:team:open`)).sort()).toEqual([`${KEY}#C0PLAT`, `${KEY}#C0SEARCH`]);
+    const bytes = async (k: string) => Number(await redis.call('MEMORY', 'USAGE', k));
+    console.log(
+      `record bytes (MEMORY USAGE): incident channel ${await bytes(`${h.prefix}:incident:${KEY}`)}, ` +
+        `team channel ${await bytes(`${h.prefix}:team:incident:${KEY}#C0PLAT`)}`,
+    );
     await redis.quit();
     // Linked both ways: each team root links the incident thread, which links each team root.
     for (const team of [plat, search]) {
