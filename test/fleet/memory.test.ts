@@ -37,7 +37,7 @@ const wide = (n: number) => rolloutIncident(extras(n));
 async function recorded(incident: ReturnType<typeof wide>, key: string) {
   const store = new RedisIncidentStore(redis, prefix);
   const inc = { ...incident, key };
-  const jobs = await recordEvaluation({ store, channel: 'C0INCIDENT', groupWait: 30_000 }, [inc], FIXTURE_NOW);
+  const { jobs } = await recordEvaluation({ store, channel: 'C0INCIDENT', groupWait: 30_000 }, [inc], FIXTURE_NOW);
   const bytes = Number(await redis.call('MEMORY', 'USAGE', `${prefix}:incident:${key}`, 'SAMPLES', '0'));
   return { bytes, stored: (await store.get(key))!.observed.incident, jobs };
 }
