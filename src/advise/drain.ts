@@ -7,9 +7,9 @@
 // UNKNOWN: an input of the decision could not be read (blind.ts): nothing says the drain is safe, so it is not OK
 //   and not CAUTION; the advice says what could not be read and what that leaves undecided.
 // CAUTION: the node holds a stuck pod of any incident, pods stuck Terminating with claims, or stale
-//   VolumeAttachments (drain-caution.ts): the drain will hang, or move a pod onto the same fault elsewhere; or, with
-//   the node agents' answers, a volume still staged there with no pod that holds it attached (stale-stage.ts): the
-//   drain will not release it.
+//   VolumeAttachments (drain-caution.ts): the drain will hang, strand the pods it moves, or move a pod onto the
+//   same fault elsewhere; or, with the node agents' answers, a volume still staged there with no pod that holds it
+//   attached (stale-stage.ts): the drain will not release it.
 // OK: otherwise, with a one-line reason. Nodes still on the old revision are OK: cordoning the bad-revision nodes
 //   first keeps their evicted pods off broken nodes.
 import type { ClusterIndex } from '../domain/cluster-index.js';

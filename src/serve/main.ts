@@ -53,7 +53,7 @@ export interface ServeOverrides {
   /** Evaluator lease TTL (default LEASE_TTL_MS, 10 s) for tests. */
   leaseTtlMs?: number;
   /** Notifier tuning for tests. */
-  notifier?: { lockTtlMs?: number; backoffMs?: number };
+  notifier?: { lockTtlMs?: number; backoffMs?: number; channelRetryMs?: number };
   /** Fleet timers for tests (heartbeat, names, silence, how long a routed command may wait). */
   fleet?: FleetMemberOptions['tuning'];
   /** Backoff of the Slack connection loop (tests shorten it). */
@@ -207,6 +207,11 @@ function fleetCorrelator(
   });
 }
 
+/** The channels RWX_TEAM_CHANNELS posts in. */
+function teamChannels(config: Config): string[] {
+  return [...new Set(config.teams.map((t) => t.channel))];
+}
+
 /** Where this cluster's own records are: RWX_REDIS_PREFIX, or in a fleet the cluster's part of it (src/fleet/keys.ts). */
 function ownScope(config: Config): RecordScope {
   return recordScope(config.redis.prefix, config.fleet.enabled ? config.clusterName : undefined);
@@ -261,6 +266,7 @@ function serveNotifier(
     prefix,
     slack: s.slack,
     channel: config.slack.channel,
+    teams: config.teams,
     messages: config.messages,
     logger: s.log,
     replica: config.replicaId,
@@ -340,6 +346,11 @@ async function startSlackApp(
 ): Promise<void> {
   const { cmds, fleet, client, clock } = await startCommands(config, r, s, o);
   const groups = new UsergroupCache(webUsergroups(client), clock);
+  // Buttons are pressed where the roots are: the team channels too (RWX_ALLOWED_CHANNELS is about /rwx).
+  const buttonAccess = {
+    ...config.access,
+    allowedChannels: [...config.access.allowedChannels, ...teamChannels(config)],
+  };
   const app = createSlackApp({
     botToken: config.slack.botToken,
     ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
@@ -349,7 +360,7 @@ async function startSlackApp(
     actions: fleet?.actions ?? s.notifier,
     registerCommands: cmds.register,
     authorize: async (user, channel) =>
-      (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
+      (await authorize(buttonAccess, groups, { userId: user, channelId: channel ?? '' })).allowed,
     customRoutes: ['/healthz', '/readyz', '/metrics'].map((path) => ({ path, method: ['GET'], handler: r.ops })),
     logger: slackLogger(s.log, 'bolt'),
     // Replicas share the ledger: a request accepted by one is a replay for every other.
