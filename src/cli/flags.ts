@@ -3,6 +3,7 @@
 // into the commands that take them, so the same flag means the same thing everywhere.
 import type { FlagSpec, FlagSpecs } from './args.js';
 import { SNAPSHOT_MAX_MB } from '../kube/input-limit.js';
+import { CLUSTER_NAME } from '../domain/cluster.js';
 
 /** `-h, --help`, on every command. */
 export const HELP_FLAG = { help: { type: 'boolean', short: 'h', help: 'this help' } } as const satisfies FlagSpecs;
@@ -107,6 +108,12 @@ export const FLAGS = {
       type: 'string',
       arg: 'PREFIX',
       help: "the bot's key prefix (default RWX_REDIS_PREFIX, else rwx)",
+    },
+    cluster: {
+      type: 'string',
+      arg: 'NAME',
+      check: { kind: 'pattern', pattern: CLUSTER_NAME, expected: 'a cluster name (a DNS label)' },
+      help: 'in a fleet, the cluster whose open incidents to consult (default RWX_CLUSTER_NAME when RWX_FLEET is on)',
     },
     ...outputFlag(['table', 'json', 'yaml']),
     ...HELP_FLAG,

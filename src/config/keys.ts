@@ -32,6 +32,7 @@ export type ConfigKey =
   | 'dashboardUrl'
   | 'mentionUsergroup'
   | 'broadcastResolution'
+  | 'teamChannels'
   | 'kubeconfig'
   | 'kubeContext'
   | 'logLevel';
@@ -48,6 +49,14 @@ export interface KeyInfo {
   secret: boolean;
   /** One line for the reference table. */
   doc: string;
+}
+
+/** A true-or-false word as the environment gives it (true/yes/on/1, false/no/off/0); undefined for anything else. */
+export function boolWord(v: string): boolean | undefined {
+  const s = v.trim().toLowerCase();
+  if (['true', 'yes', 'on', '1'].includes(s)) return true;
+  if (['false', 'no', 'off', '0'].includes(s)) return false;
+  return undefined;
 }
 
 /** The defaults, in file form (what a YAML file would say). Keys absent here have no default. */
@@ -71,6 +80,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   fleet: false,
   channelClusters: {} as Readonly<Record<string, string>>,
   broadcastResolution: true,
+  teamChannels: {} as Readonly<Record<string, string>>,
   logLevel: 'info',
 } as const satisfies Partial<Record<ConfigKey, unknown>>);
 
@@ -186,14 +196,14 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     key: 'keepFiring',
     form: 'duration',
     secret: false,
-    doc: 'An incident that fired at least this long is kept open, as last seen, until it has been absent this long: a blip in the correlation (a node plugin pod being replaced) neither resolves the thread nor starts a second one. It also delays every resolution by as much.',
+    doc: 'An incident that fired at least this long is kept open, as last seen, until it has been absent this long: a blip in the correlation (a node plugin pod being replaced) neither resolves the thread nor starts a second one. It also delays every resolution by as much. Recorded in Redis, so every replica and a restarted one keep the same window; an incident back within it after its resolution reopens its thread ([incident lifecycle](incident-lifecycle.md#gone-and-back-the-keep-firing-window)).',
   },
   {
     env: 'RWX_BLIND_AFTER',
     key: 'blindAfter',
     form: 'duration',
     secret: false,
-    doc: 'When no replica has seen the cluster (API server unreachable, a watch not synced or stalled) for this long, the incident channel gets one notice saying so; a reply in its thread says when the bot sees the cluster again.',
+    doc: 'When no replica has seen the cluster (API server unreachable, a watch not synced or stalled) for this long, the incident channel gets one notice saying so; a reply in its thread says when the bot sees the cluster again. Redis unreachable for this long is told once as well: a notice during the outage (from the replica that held the evaluator lease), and once Redis answers, the span it was away.',
   },
   {
     env: 'RWX_ALLOWED_CHANNELS',
@@ -271,6 +281,13 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     form: 'true or false',
     secret: false,
     doc: 'Post the resolution reply to the channel too (Slack\'s "Also send to channel"), not only in the thread.',
+  },
+  {
+    env: 'RWX_TEAM_CHANNELS',
+    key: 'teamChannels',
+    form: 'namespace=channel[@usergroup],... (YAML: a map)',
+    secret: false,
+    doc: "Per-team routing: an incident with stuck pods or CronJobs in a team's namespaces is also posted in the team's channel (a channel ID), one root kept in step with the incident's, and the user group is mentioned on that root. A namespace may be a pattern with `*`; the exact name, else the longest pattern, wins ([docs/fleet.md](fleet.md#per-team-routing)).",
   },
   {
     env: 'KUBECONFIG',

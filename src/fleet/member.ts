@@ -9,8 +9,8 @@ import { cachedPermalinks } from '../commands/permalinks.js';
 import type { IncidentActions } from '../domain/actions.js';
 import type { Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import { qualifyKey } from '../domain/cluster.js';
-import type { Incident } from '../domain/incident.js';
+import { qualifyKey, splitKey } from '../domain/cluster.js';
+import type { Incident, Submitted } from '../domain/incident.js';
 import type { SlackApi } from '../slack/api.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { routedActions, startActionWorker } from './actions.js';
@@ -23,11 +23,6 @@ import { rateLimitedSlack, redisChannelLimiter } from './rate-limit.js';
 import { createRouter } from './router.js';
 import { fleetStatusSources } from './status.js';
 
-/** The prefix of cluster `name`'s own keys in a fleet whose RWX_REDIS_PREFIX is `base`. */
-export function memberPrefix(base: string, name: string): string {
-  return fleetKeys(base).cluster(name);
-}
-
 /** The incidents as a fleet member records and posts them: key qualified by the cluster (titles are named). */
 export function qualifyIncidents(incidents: Incident[], cluster: string): Incident[] {
   return incidents.map((i) => ({ ...i, key: qualifyKey(cluster, i.key) }));
@@ -35,7 +30,7 @@ export function qualifyIncidents(incidents: Incident[], cluster: string): Incide
 
 /** The notifier as the serve pipeline uses it (src/serve/app.ts NotifierPort, which imports nothing of ours). */
 export interface NotifierPort {
-  submit(incidents: Incident[], now: number): Promise<unknown>;
+  submit(incidents: Incident[], now: number): Promise<Submitted | void>;
   close(): Promise<void>;
 }
 
@@ -51,8 +46,14 @@ export function memberNotifier(
 ): NotifierPort {
   return {
     submit: async (incidents, now) => {
-      await notifier.submit(qualifyIncidents(incidents, cluster), now);
-      await correlator.observe(incidents, index());
+      const submitted = await notifier.submit(qualifyIncidents(incidents, cluster), now);
+      // The pipeline and the correlator know this cluster's incidents by their own keys: the kept ones unqualified.
+      const kept = (submitted?.kept ?? []).flatMap((i) => {
+        const k = splitKey(i.key);
+        return k.cluster === cluster ? [{ ...i, key: k.key }] : [];
+      });
+      await correlator.observe([...incidents, ...kept], index());
+      return { kept };
     },
     close: () => notifier.close(),
   };

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
-import type { Incident } from '../domain/incident.js';
+import type { Incident, Submitted } from '../domain/incident.js';
 import type { ClusterSource } from '../watch/source.js';
 import { realTimers, type Timers } from '../watch/timers.js';
 import { ClusterWatcher, type Projector } from '../watch/watcher.js';
@@ -19,9 +19,9 @@ import { CORRELATE } from '../watch/keys.js';
 import { REFLECTOR_DEFAULTS } from '../watch/reflector.js';
 import { formatAge } from '../domain/duration.js';
 
-/** The notifier as the pipeline uses it: incidents in (the full current set), close on shutdown. */
+/** The notifier as the pipeline uses it: incidents in (the full current set), what it kept open back; close. */
 export interface NotifierPort {
-  submit(incidents: Incident[], now: number): Promise<unknown>;
+  submit(incidents: Incident[], now: number): Promise<Submitted | void>;
   close(): Promise<void>;
 }
 
@@ -35,8 +35,6 @@ export interface ServeParts {
   metrics: ServeMetrics;
   /** Watchdog: restart a watch silent this long (config timers.watchIdleTimeoutMs). */
   watchIdleMs: number;
-  /** RWX_KEEP_FIRING (Pipeline keepFiring); default KEEP_FIRING_FOR_MS, 60 s. */
-  keepFiringMs?: number;
   clock?: Clock;
   /**
    * The notifier's clock, when it differs from the cluster's (the demo: the simulator runs faster than the wall
@@ -68,6 +66,8 @@ export interface ServeParts {
   proof?: Partial<NodeProofOptions>;
   /** The dead-man notice (dead-man.ts), told on every tick whether the cluster is seen; undefined: none. */
   deadMan?: { check(seen: boolean, now: number): Promise<void> };
+  /** The Redis notice (redis-notice.ts), told on every tick after the evaluation; undefined: none. */
+  redisNotice?: { check(now: number): Promise<void> };
   /** Reflector tunables for tests (backoff, page size). */
   reflector?: ConstructorParameters<typeof ClusterWatcher>[0]['reflector'];
 }
@@ -123,7 +123,11 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
     if (restarted) log.debug({ restarted }, 'watchdog restarted watches');
     await turn.renew();
     await parts.deadMan?.check(await turn.seen(), clock.now());
-    await pipeline.tick(clock.now());
+    try {
+      await pipeline.tick(clock.now());
+    } finally {
+      await parts.redisNotice?.check(clock.now());
+    }
   };
   const interval = parts.tickMs === 0 ? undefined : everyTick(tick, parts.tickMs ?? 1000, log);
   watcher.start();
@@ -200,17 +204,18 @@ function newPipeline(
         return;
       }
       try {
-        await parts.notifier.submit(inc, notifyClock ? notifyClock.now() : now);
+        const submitted = await parts.notifier.submit(inc, notifyClock ? notifyClock.now() : now);
+        metrics.evaluated(true);
+        return submitted;
       } catch (e) {
         metrics.evaluated(false);
         throw e;
       }
-      metrics.evaluated(true);
     },
   };
   const gauges = metrics.pipeline();
   const ready = (): boolean => watcher.synced();
-  return new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, gauges, ready, parts.keepFiringMs);
+  return new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, gauges, ready);
 }
 
 /** The lease side of the serve loop: renewed every tick, checked before every submit. */

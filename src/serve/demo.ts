@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { systemClock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import { connect, project } from '../kube/index.js';
+import { DEFAULT_TIMERS } from '../notify/decide.js';
 import { createNotifier } from '../notify/notifier.js';
 import { TerminalSlack } from '../slack/terminal-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
@@ -63,7 +64,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       slack: metrics.countSlack(slack),
       channel: 'C0DEMO',
       logger: o.log,
-      timers: DEMO_TIMERS,
+      // The keep-firing window is the product's in simulated time, as it was when it ran on the cluster's clock.
+      timers: { ...DEMO_TIMERS, keepFiring: DEFAULT_TIMERS.keepFiring / o.speed },
       observeResolution: observeWithProof(
         (last, now, completionOnly) =>
           late.index ? observeResolution(late.index)(last, now, completionOnly) : undefined,

@@ -25,6 +25,12 @@ export interface EvaluatorLease {
   taken(): Promise<boolean>;
   /** Gives the lease up if held (on shutdown: the standby takes over at once). */
   release(): Promise<void>;
+  /**
+   * Until when (wall ms) this process is sure to hold the lease: the time its last renewal that held it was sent,
+   * plus the TTL (Redis counts the TTL from later); undefined once it gave the lease up or was refused it. A renewal
+   * that got no answer changes nothing: the lease in Redis expires then, not before.
+   */
+  heldUntil(): number | undefined;
 }
 
 /** Default lease TTL: failover within this plus one tick. */
@@ -42,16 +48,27 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
 export function redisEvaluatorLease(redis: Redis, prefix: string, ttlMs = LEASE_TTL_MS): EvaluatorLease {
   const key = `${prefix}:evaluator`;
   const id = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
-  const run = async (script: string, ...args: (string | number)[]): Promise<boolean> => {
+  let heldUntil: number | undefined;
+  // The script's answer (1 = held), or undefined when Redis did not answer.
+  const run = async (script: string, ...args: (string | number)[]): Promise<boolean | undefined> => {
     try {
       return Number(await redis.eval(script, 1, key, ...args)) === 1;
     } catch {
-      return false;
+      return undefined;
     }
+  };
+  const renew = async (): Promise<boolean> => {
+    const sent = Date.now();
+    const held = await run(RENEW, id, ttlMs);
+    if (held !== undefined) heldUntil = held ? sent + ttlMs : undefined;
+    return held ?? false;
+  };
+  const release = async (): Promise<void> => {
+    if ((await run(RELEASE, id)) !== undefined) heldUntil = undefined;
   };
   return {
     id,
-    renew: (eligible) => (eligible ? run(RENEW, id, ttlMs) : run(RELEASE, id).then(() => false)),
+    renew: (eligible) => (eligible ? renew() : release().then(() => false)),
     holds: async () => {
       try {
         return (await redis.get(key)) === id;
@@ -66,6 +83,7 @@ export function redisEvaluatorLease(redis: Redis, prefix: string, ttlMs = LEASE_
         return false;
       }
     },
-    release: () => run(RELEASE, id).then(() => undefined),
+    release,
+    heldUntil: () => heldUntil,
   };
 }

@@ -17,17 +17,12 @@ import { auditCommands } from '../commands/observe.js';
 import { type LINK_BACKOFF, SlackLink } from '../slack/link.js';
 import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
 import { webUsergroupDirectory as webUsergroups } from '../commands/slack-adapters.js';
-import { splitKey } from '../domain/cluster.js';
 import { commandsForServe, serveResponseSender } from '../commands/serve.js';
+import type { ResponseSender } from '../commands/index.js';
+import type { App } from '@slack/bolt';
 import { createFleetCorrelator, type FleetCorrelator } from '../fleet/correlation.js';
-import { fleetKeys } from '../fleet/keys.js';
-import {
-  fleetSlack,
-  memberNotifier,
-  memberPrefix,
-  startFleetMember,
-  type FleetMemberOptions,
-} from '../fleet/member.js';
+import { fleetKeys, recordScope, scopedKey, type RecordScope } from '../fleet/keys.js';
+import { fleetSlack, memberNotifier, startFleetMember, type FleetMemberOptions } from '../fleet/member.js';
 import { systemClock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
@@ -42,6 +37,7 @@ import { observeResolution, realStages } from './stages.js';
 import { agentNodesIn, askAgents, type NodeProofs } from './proof.js';
 import { observeWithProof } from './proof-sink.js';
 import { DeadMan } from './dead-man.js';
+import { RedisNotice } from './redis-notice.js';
 
 /** What runServe may be given instead of building it (tests: a simulator source, a fake Slack). */
 export interface ServeOverrides {
@@ -57,11 +53,16 @@ export interface ServeOverrides {
   /** Evaluator lease TTL (default LEASE_TTL_MS, 10 s) for tests. */
   leaseTtlMs?: number;
   /** Notifier tuning for tests. */
-  notifier?: { lockTtlMs?: number; backoffMs?: number };
+  notifier?: { lockTtlMs?: number; backoffMs?: number; channelRetryMs?: number };
   /** Fleet timers for tests (heartbeat, names, silence, how long a routed command may wait). */
   fleet?: FleetMemberOptions['tuning'];
   /** Backoff of the Slack connection loop (tests shorten it). */
   slackBackoff?: typeof LINK_BACKOFF;
+  /**
+   * Without Bolt (`bolt: false`): an app of the caller's that `/rwx` is registered on (its `command` listener), and
+   * where the answers go instead of response_urls. The fleet demo routes a command through it.
+   */
+  commands?: { app: App; sender: ResponseSender };
 }
 
 /** Starts the bot from a loaded Config. Throws RwxError (CONFIG, REDIS_UNREACHABLE) before anything runs. */
@@ -90,7 +91,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   );
   // The index is created by the watcher inside startServe; resolution facts read it through this late binding.
   const late: { running?: RunningServe } = {};
-  const prefix = ownPrefix(config);
+  const prefix = ownScope(config).prefix;
   // A fleet shares Slack's per-channel rate: the notifier's posts take turns from one limiter in Redis.
   const posting = config.fleet.enabled ? fleetSlack(slack, redis, config.redis.prefix) : slack;
   const notifier = serveNotifier(
@@ -107,24 +108,24 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const boltOnPort = bolt && config.slack.mode === 'http';
   // The pipeline knows incidents by their own keys; a fleet member's records carry the cluster too (and the
   // other clusters' records are theirs). One evaluator per cluster: in a fleet, the lease is the cluster's.
+  const scope = ownScope(config);
   const ownRecords = async (): Promise<{ key: string; nodes: readonly string[] }[]> =>
-    (await unresolvedRecords(notifier.store))
-      .map((r) => ({
-        ...(config.fleet.enabled ? splitKey(r.key) : { cluster: config.clusterName, key: r.key }),
-        nodes: r.observed.history.nodes,
-      }))
-      .filter((k) => k.cluster === config.clusterName);
+    (await unresolvedRecords(notifier.store)).flatMap((r) => {
+      const key = scopedKey(scope, r.key);
+      return key === undefined ? [] : [{ key, nodes: r.observed.history.nodes }];
+    });
   const ownKeys = async (): Promise<string[]> => (await ownRecords()).map((k) => k.key);
   const openNodes = async () => new Map((await ownRecords()).map((k) => [k.key, k.nodes]));
   const leasePrefix = config.fleet.enabled ? `${config.redis.prefix}:${config.clusterName}` : config.redis.prefix;
   // Not ready until Socket Mode is connected (HTTP mode: auth.test succeeded); the Bolt app keeps it current.
   const link = new SlackLink();
   const slackCheck = bolt ? [{ name: 'slack', probe: () => link.probe() }] : [];
+  const lease = redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs);
   const running = await startServe({
     source,
     openKeys: ownKeys,
     openNodes,
-    lease: redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs),
+    lease,
     notifier: namedNotifier(
       config.fleet.enabled
         ? memberNotifier(
@@ -145,7 +146,6 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       driverDaemonSets: config.driverDaemonSets,
     }),
     watchIdleMs: config.timers.watchIdleTimeoutMs,
-    keepFiringMs: config.timers.keepFiringMs,
     checks: [{ name: 'redis', probe: redisProbe(redis) }, ...slackCheck],
     ...(boltOnPort ? {} : { port: o.port ?? config.port }),
     closers: [{ name: 'redis', close: () => redis.quit() }],
@@ -161,10 +161,25 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       log,
       roots: notifier,
     }),
+    redisNotice: new RedisNotice({
+      redis,
+      prefix,
+      slack,
+      posting,
+      channel: config.slack.channel,
+      afterMs: config.timers.blindAfterMs,
+      cluster: config.clusterName,
+      log,
+      lease,
+      roots: notifier,
+      clock: o.parts?.clock ?? systemClock,
+    }),
     ...o.parts,
   });
   late.running = running;
-  if (bolt) await startSlackApp(config, running, { notifier, redis, slack, log, metrics, prefix, link }, o);
+  const shared = { notifier, redis, slack, log, metrics, prefix };
+  if (bolt) await startSlackApp(config, running, { ...shared, link }, o);
+  else if (o.commands) await startOwnCommands(config, running, shared, { ...o, commands: o.commands });
   return running;
 }
 
@@ -192,9 +207,14 @@ function fleetCorrelator(
   });
 }
 
-/** This cluster's own key prefix: RWX_REDIS_PREFIX, or in a fleet the cluster's part of it (src/fleet/keys.ts). */
-function ownPrefix(config: Config): string {
-  return config.fleet.enabled ? memberPrefix(config.redis.prefix, config.clusterName) : config.redis.prefix;
+/** The channels RWX_TEAM_CHANNELS posts in. */
+function teamChannels(config: Config): string[] {
+  return [...new Set(config.teams.map((t) => t.channel))];
+}
+
+/** Where this cluster's own records are: RWX_REDIS_PREFIX, or in a fleet the cluster's part of it (src/fleet/keys.ts). */
+function ownScope(config: Config): RecordScope {
+  return recordScope(config.redis.prefix, config.fleet.enabled ? config.clusterName : undefined);
 }
 
 // A fleet member for this bot (heartbeat, names, routing); closed with the bot, before Redis.
@@ -213,7 +233,7 @@ async function startFleet(config: Config, r: RunningServe, s: Shared & { notifie
     local: s.notifier,
     store: s.notifier.store,
     slack: s.slack,
-    sender: serveResponseSender(config),
+    sender: o.commands?.sender ?? serveResponseSender(config),
     log: s.log,
     ...(o.fleet ? { tuning: o.fleet } : {}),
   });
@@ -246,6 +266,7 @@ function serveNotifier(
     prefix,
     slack: s.slack,
     channel: config.slack.channel,
+    teams: config.teams,
     messages: config.messages,
     logger: s.log,
     replica: config.replicaId,
@@ -253,6 +274,7 @@ function serveNotifier(
       groupWait: config.timers.groupWaitMs,
       groupInterval: config.timers.groupIntervalMs,
       repeatInterval: config.timers.repeatIntervalMs,
+      keepFiring: config.timers.keepFiringMs,
     },
     observeResolution: observeWithProof((last, now, completionOnly) => {
       const i = index();
@@ -267,14 +289,13 @@ function serveNotifier(
   });
 }
 
-// The Bolt app: the buttons act on the notifier's records; /rwx reads the watcher's cache. Buttons and commands
-// share one access policy (channels, user groups). Stopped with the bot.
-async function startSlackApp(
+// `/rwx` and, in a fleet, the member (heartbeat, routing, the clicks routed here): what the Slack app registers.
+async function startCommands(
   config: Config,
   r: RunningServe,
-  s: Shared & { notifier: Notifier; prefix: string; link: SlackLink },
+  s: Shared & { notifier: Notifier; prefix: string },
   o: ServeOverrides,
-): Promise<void> {
+) {
   const clock = o.parts?.clock ?? systemClock;
   const fleet = config.fleet.enabled ? await startFleet(config, r, s, o) : undefined;
   // Usergroup look-ups and DMs (buttons and /rwx): one fail-fast client, its log lines through pino.
@@ -300,7 +321,36 @@ async function startSlackApp(
       ? { fleet: { prefix: s.prefix, enqueue: fleet.enqueue, status: fleet.status, sender: fleet.sender } }
       : {}),
   });
+  return { cmds, fleet, client, clock };
+}
+
+// `/rwx` on an app of the caller's (ServeOverrides.commands, the fleet demo) instead of Bolt's; stopped with the bot.
+async function startOwnCommands(
+  config: Config,
+  r: RunningServe,
+  s: Shared & { notifier: Notifier; prefix: string },
+  o: ServeOverrides & { commands: NonNullable<ServeOverrides['commands']> },
+): Promise<void> {
+  const { cmds, fleet, clock } = await startCommands(config, r, s, o);
+  cmds.register(o.commands.app, { actions: fleet?.actions ?? s.notifier, clock, authorize: async () => true });
+  r.addCloser('slash commands', () => cmds.close());
+}
+
+// The Bolt app: the buttons act on the notifier's records; /rwx reads the watcher's cache. Buttons and commands
+// share one access policy (channels, user groups). Stopped with the bot.
+async function startSlackApp(
+  config: Config,
+  r: RunningServe,
+  s: Shared & { notifier: Notifier; prefix: string; link: SlackLink },
+  o: ServeOverrides,
+): Promise<void> {
+  const { cmds, fleet, client, clock } = await startCommands(config, r, s, o);
   const groups = new UsergroupCache(webUsergroups(client), clock);
+  // Buttons are pressed where the roots are: the team channels too (RWX_ALLOWED_CHANNELS is about /rwx).
+  const buttonAccess = {
+    ...config.access,
+    allowedChannels: [...config.access.allowedChannels, ...teamChannels(config)],
+  };
   const app = createSlackApp({
     botToken: config.slack.botToken,
     ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
@@ -310,7 +360,7 @@ async function startSlackApp(
     actions: fleet?.actions ?? s.notifier,
     registerCommands: cmds.register,
     authorize: async (user, channel) =>
-      (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
+      (await authorize(buttonAccess, groups, { userId: user, channelId: channel ?? '' })).allowed,
     customRoutes: ['/healthz', '/readyz', '/metrics'].map((path) => ({ path, method: ['GET'], handler: r.ops })),
     logger: slackLogger(s.log, 'bolt'),
     // Replicas share the ledger: a request accepted by one is a replay for every other.

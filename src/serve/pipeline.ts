@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/findings.js';
-import type { Incident } from '../domain/incident.js';
+import type { Incident, Submitted } from '../domain/incident.js';
 import type { CronJob, Pod } from '../domain/objects.js';
 import { CORRELATE, CRONJOB, POD } from '../watch/keys.js';
 import type { WorkQueue } from '../watch/work-queue.js';
@@ -22,9 +22,12 @@ export interface Stages {
   evaluate(index: ClusterIndex, findings: Finding[], now: number, openKeys: ReadonlySet<string>): Incident[];
 }
 
-/** Where incidents go (the notifier). Called with the full current set; an incident absent from it has resolved. */
+/**
+ * Where incidents go (the notifier). Called with the full current set; an incident absent from it has cleared,
+ * unless the answer keeps it open (the keep-firing window, a fact of its record: src/notify/record.ts).
+ */
 export interface IncidentSink {
-  submit(incidents: Incident[], now: number): Promise<unknown>;
+  submit(incidents: Incident[], now: number): Promise<Submitted | void>;
 }
 
 /** Gauges the pipeline keeps current. */
@@ -35,9 +38,6 @@ export interface PipelineMetrics {
 
 /** Minimum wall time between two correlations under a stream of events (ms). */
 export const FLUSH_EVERY_MS = 250;
-
-/** Default keep-firing window for established incidents (pipeline clock). */
-export const KEEP_FIRING_FOR_MS = 60_000;
 
 /** Keys evaluated between two turns of the event loop in tick(): about a millisecond or two of work. */
 export const YIELD_EVERY = 1000;
@@ -73,8 +73,6 @@ export class Pipeline {
     private readonly metrics?: PipelineMetrics,
     /** Correlation waits until this is true (every kind listed): a half-filled cache gives wrong verdicts. */
     private readonly ready: () => boolean = () => true,
-    /** See keepFiring(): how long an established incident outlives a blip in the correlation. */
-    private readonly keepFiringForMs = KEEP_FIRING_FOR_MS,
   ) {}
 
   /** Incidents open before this pass that the last pass may not have seen (the store's unresolved records). */
@@ -89,34 +87,17 @@ export class Pipeline {
     this.dirty = true;
   }
 
-  /** The incidents open going into the next pass: the last pass's, or at start-up the store's. */
-  openKeys(): ReadonlySet<string> {
-    return new Set([...this.assumedOpen, ...this.incidents.map((i) => i.key)]);
-  }
-
-  private readonly seen = new Map<string, { first: number; last: number; incident: Incident }>();
-
   /**
-   * Prometheus' keep_firing_for, for established incidents only: while a node plugin pod is being replaced the
-   * correlation can lose its verdict for a few seconds (the stuck pod's node has no plugin pod), which would
-   * resolve the thread and post a new root moments later. An incident that had been firing for at least
-   * keepFiringForMs is kept, as last seen, until it has been absent that long. A short-lived incident is not
-   * kept, so a blip never lingers long enough to pass group_wait and be posted.
+   * The incidents open going into the next pass: the last pass's and those the sink kept open though it did not
+   * report them (the keep-firing window), or at start-up the store's. The correlator holds them to the weaker test
+   * of an open incident, so a blip in its verdict does not change what the incident is.
    */
-  private keepFiring(current: Incident[], now: number): Incident[] {
-    const keys = new Set(current.map((i) => i.key));
-    for (const i of current) {
-      const e = this.seen.get(i.key);
-      this.seen.set(i.key, { first: e?.first ?? now, last: now, incident: i });
-    }
-    const out = [...current];
-    for (const [k, e] of this.seen) {
-      if (keys.has(k)) continue;
-      if (now - e.last < this.keepFiringForMs && e.last - e.first >= this.keepFiringForMs) out.push(e.incident);
-      else this.seen.delete(k);
-    }
-    return out;
+  openKeys(): ReadonlySet<string> {
+    return new Set([...this.assumedOpen, ...this.kept, ...this.incidents.map((i) => i.key)]);
   }
+
+  /** Keys the sink's last answer kept open though the last pass did not report them. */
+  private kept: ReadonlySet<string> = new Set();
 
   /** How many evaluations the sink has accepted: 0 until the first pass over a synced cache is submitted. */
   get passes(): number {
@@ -203,13 +184,13 @@ export class Pipeline {
           if (this.unsettled) await this.redetect(now);
           this.dirty = false;
           const open = this.openKeys();
-          this.incidents = this.keepFiring(
-            this.stages.evaluate(this.index, [...this.findings.values()], now, open),
-            now,
-          );
+          this.incidents = this.stages.evaluate(this.index, [...this.findings.values()], now, open);
           this.assumedOpen = new Set();
-          this.report();
-          await this.sink.submit(this.incidents, now);
+          try {
+            this.kept = new Set((await this.sink.submit(this.incidents, now))?.kept.map((i) => i.key));
+          } finally {
+            this.report();
+          }
           this.submitted++;
         } while (this.again && this.dirty);
       } finally {
@@ -300,6 +281,6 @@ export class Pipeline {
     const byKind: Record<string, number> = { 'stuck-creating': 0, 'stuck-terminating': 0, 'cronjob-missed': 0 };
     for (const f of this.findings.values()) byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
     this.metrics.findings(byKind);
-    this.metrics.openIncidents(this.incidents.length);
+    this.metrics.openIncidents(this.incidents.length + this.kept.size);
   }
 }

@@ -18,6 +18,20 @@ export interface IncidentRecord {
   observed: Observation;
   lifecycle: Lifecycle;
   buttons: Buttons;
+  /**
+   * Only on a team channel's record (RWX_TEAM_CHANNELS) as the notifier reads it, never stored: the incident
+   * channel's record it follows (src/notify/channels.ts), whose buttons it shows and whose thread its root links.
+   */
+  parent?: ParentThread;
+}
+
+/** The incident channel's record of an incident, as a team channel's record sees it. */
+export interface ParentThread {
+  /** The incident's own key (that record's key). */
+  key: string;
+  /** That record's channel and thread root, when they exist. */
+  channel?: string;
+  threadTs?: string;
 }
 
 /** What the evaluator last saw of the incident (cluster facts only; nothing about Slack). */
@@ -30,6 +44,13 @@ export interface Observation {
   history: IncidentHistory;
   /** Set while the evaluation no longer reports the incident: since when, and what the cluster said then. */
   cleared?: { at: number; facts?: ResolutionFacts };
+  /**
+   * Set while an established incident is not reported but kept open (the keep-firing window, src/notify/record.ts
+   * keptFiring): since when. A fact in Redis, so every replica, and one that restarted, keeps or clears it alike.
+   */
+  absentSince?: number;
+  /** When the incident came back after its resolution and its thread reopened (the latest time). */
+  reopenedAt?: number;
   /** After a resolution: the awaited CronJobs the evaluator saw complete a run (or go), not yet followed up. */
   cronJobsDone?: CronJobDone[];
   /**
@@ -58,8 +79,11 @@ export type Lifecycle =
       /** As Thread.replying, for the follow-up reply. */
       replying?: string;
     }
-  /** The resolution is posted (or, when nothing had been posted, recorded): nothing more to say. */
-  | { phase: 'resolved'; threadTs?: string; resolution: Resolution }
+  /**
+   * The resolution is posted (or, when nothing had been posted, recorded): nothing more to say, unless the incident
+   * comes back within the keep-firing window and its thread reopens (`replying`: as Thread.replying, for that reply).
+   */
+  | { phase: 'resolved'; threadTs?: string; resolution: Resolution; replying?: string }
   /** Resolved and out of the open set: the record only waits to expire. */
   | { phase: 'closed'; threadTs?: string; resolution: Resolution };
 

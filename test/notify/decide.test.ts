@@ -49,6 +49,27 @@ describe('decide', () => {
       T + S,
       { step: 'resolve' },
     ],
+    // a team channel's root links the incident channel's thread: it waits for it, looking every second
+    [
+      'team pending waits for the incident root',
+      rec({ phase: 'pending' }, { parent: { key: 'k', channel: 'C0INC' } }),
+      T + 30 * S,
+      { step: 'wait', until: T + 31 * S },
+    ],
+    // the incident channel's root is in Slack: the team root goes out
+    [
+      'team pending posts once the incident root is in Slack',
+      rec({ phase: 'pending' }, { parent: { key: 'k', channel: 'C0INC', threadTs: '1.1' } }),
+      T + 30 * S,
+      { step: 'post-root' },
+    ],
+    // the incident channel's root is late or failing: the team is told anyway, PARENT_WAIT_MS after group_wait
+    [
+      'team pending posts without the link after the wait',
+      rec({ phase: 'pending' }, { parent: { key: 'k', channel: 'C0INC' } }),
+      T + 60 * S,
+      { step: 'post-root' },
+    ],
     // a crash mid-post: resume at once (the group already waited), looking the root up first
     ['posting-root resumes at once', rec({ phase: 'posting-root', startedAt: T }), T + S, { step: 'post-root' }],
     // cleared while the root may be in Slack: find it before resolving (or forgetting) it
@@ -132,12 +153,33 @@ describe('decide', () => {
       T + 9 * H,
       { step: 'none' },
     ],
-    // resolved, and nothing left to say once it cleared: close the record
+    // resolved, and nothing left to say once it cleared: close the record once the window after the resolution
+    // is over (until then a recurrence reopens the thread)
     [
       'resolved and cleared: close',
       rec({ phase: 'resolved', threadTs: '1.1', resolution }, observed(cleared)),
       T + 9 * H,
       { step: 'close' },
+    ],
+    [
+      'resolved and cleared, within the keep-firing window: wait for its end',
+      rec({ phase: 'resolved', threadTs: '1.1', resolution }, observed(cleared)),
+      T + M + 10 * S,
+      { step: 'wait', until: T + M + DEFAULT_TIMERS.keepFiring },
+    ],
+    // a person's Resolve is final: closed at once once it cleared
+    [
+      'resolved by hand and cleared: close at once',
+      rec({ phase: 'resolved', threadTs: '1.1', resolution: { at: T + M, by: 'U1' } }, observed(cleared)),
+      T + M + 10 * S,
+      { step: 'close' },
+    ],
+    // resolved automatically and firing again: the evaluator says it came back in time (record.ts reopens)
+    [
+      'resolved, firing again: reopen',
+      rec({ phase: 'resolved', threadTs: '1.1', resolution }),
+      T + M + 30 * S,
+      { step: 'reopen' },
     ],
     // a CronJob the resolution awaits completed a run: say so now
     [
@@ -161,14 +203,21 @@ describe('decide', () => {
       { step: 'follow-up' },
     ],
     // resolved by hand while it still fires: no follow-up until it clears
-    ['following-up, still firing: nothing', rec(following(T + H)), T + 2 * H, { step: 'none' }],
+    [
+      'following-up after a Resolve, still firing: nothing',
+      rec({ ...following(T + H), resolution: { at: T + M, by: 'U1' } } as Lifecycle),
+      T + 2 * H,
+      { step: 'none' },
+    ],
+    // resolved automatically, the backup still awaited, and it fires again: the same incident, reopened
+    ['following-up, firing again: reopen', rec(following(T + H)), T + 2 * H, { step: 'reopen' }],
     // closed: the record only waits to expire
     ['closed: nothing', rec({ phase: 'closed', resolution }, observed(cleared)), T + H, { step: 'none' }],
   ])('%s', (_name, r, now, want) => {
     expect(decide(r, now, DEFAULT_TIMERS)).toEqual(want);
   });
 
-  it('defaults are Alertmanager’s 30s / 5m / 4h', () => {
-    expect(DEFAULT_TIMERS).toEqual({ groupWait: 30 * S, groupInterval: 5 * M, repeatInterval: 4 * H });
+  it('defaults are Alertmanager’s 30s / 5m / 4h, kept firing for 60s', () => {
+    expect(DEFAULT_TIMERS).toEqual({ groupWait: 30 * S, groupInterval: 5 * M, repeatInterval: 4 * H, keepFiring: M });
   });
 });

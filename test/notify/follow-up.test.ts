@@ -155,7 +155,10 @@ describe('the evaluator while a resolved incident waits for a CronJob', () => {
       asked.push(completionOnly);
       return facts({ cronJob: 'data/backup', completedSince: false });
     };
-    expect(await recordEvaluation({ store, channel: 'C', groupWait: 0, observe }, [], NOW)).toEqual([]);
+    expect(await recordEvaluation({ store, channel: 'C', groupWait: 0, observe }, [], NOW)).toEqual({
+      jobs: [],
+      kept: [],
+    });
     expect(asked).toEqual([true]);
     expect((await store.get('k'))?.observed.cronJobsDone).toBeUndefined();
   });

@@ -40,7 +40,7 @@ function notifier(over: Partial<Parameters<typeof createNotifier>[0]> = {}): Not
     prefix,
     channel: 'C0INCIDENTS',
     slack: createWebSlackApi({ token: 'xoxb-test-token', slackApiUrl: fake.apiUrl }),
-    timers: { groupWait: 20, groupInterval: 20, repeatInterval: 3_600_000 },
+    timers: { groupWait: 20, groupInterval: 20, repeatInterval: 3_600_000, keepFiring: 0 },
     backoffMs: 10,
     lockRetryMs: 10,
     ...over,

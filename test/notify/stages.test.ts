@@ -16,15 +16,10 @@ let slack: MemorySlack;
 let deps: StageDeps;
 const text = (m: { blocks?: unknown[] } | undefined): string => JSON.stringify(m?.blocks ?? []);
 
-function submit(
-  incidents = [rolloutIncident()],
-  resolutions?: Map<string, never>,
-): ReturnType<typeof recordEvaluation> {
-  return recordEvaluation(
-    { store: deps.store, channel: 'C1', groupWait: DEFAULT_TIMERS.groupWait, resolutions },
-    incidents,
-    clock.now(),
-  );
+/** Records one evaluation; the jobs it asks for. */
+async function submit(incidents = [rolloutIncident()], resolutions?: Map<string, never>) {
+  const ctx = { store: deps.store, channel: 'C1', groupWait: DEFAULT_TIMERS.groupWait, resolutions };
+  return (await recordEvaluation(ctx, incidents, clock.now())).jobs;
 }
 
 beforeEach(() => {

@@ -94,7 +94,7 @@ describe('upgrade over previous-version records', () => {
     expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['update'] });
     expect(slack.replies(ts).at(-1)?.text).toContain('Changed');
     await submit([]);
-    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['resolve', 'close'] });
+    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['resolve'] });
     expect(slack.roots()).toHaveLength(1);
     const ids = slack.replies(ts).map((m) => String(m.metadata?.event_payload.reply).split(':')[0]);
     expect(ids).toEqual(['evidence', 'change', 'resolution']);
@@ -185,7 +185,13 @@ describe('upgrade over previous-version records', () => {
       const web = createWebSlackApi({ token: 'xoxb-test', slackApiUrl: fake.apiUrl });
       const { ts } = await web.postMessage({ channel: 'C1', text: 'root', metadata: incidentMetadata(KEY) });
       await writeLegacy(legacy({ threadTs: ts, evidencePosted: true, lastSentHash: 'x', lastNotifiedAt: 0 }));
-      n = createNotifier({ redis, prefix, slack: web, channel: 'C1', timers: { groupWait: 20, groupInterval: 20 } });
+      n = createNotifier({
+        redis,
+        prefix,
+        slack: web,
+        channel: 'C1',
+        timers: { groupWait: 20, groupInterval: 20, keepFiring: 0 },
+      });
       await n.submit([rolloutIncident()], Date.now());
       await expect.poll(() => fake.roots()[0]?.edits ?? 0, { timeout: 10_000, interval: 20 }).toBe(1);
       await expect.poll(() => n!.queueDepth(), { timeout: 10_000, interval: 20 }).toBe(0);

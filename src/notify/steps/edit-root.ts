@@ -4,6 +4,7 @@
 import { isRwxError } from '../../errors.js';
 import { membersOf } from '../../domain/members.js';
 import { renderChangeReply, renderRepeatReply } from '../../render/slack-thread.js';
+import type { SlackMessage } from '../../render/slack-blocks.js';
 import type { IncidentRecord, Sent } from '../../store/record.js';
 import { threadTsOf } from '../../store/record.js';
 import { departedMembers } from '../departed.js';
@@ -20,7 +21,7 @@ export async function editRoot(
   const r = inPhase(record, kind, 'open');
   const { thread } = r.lifecycle;
   const incident = r.observed.incident;
-  if (!(await editIfPresent(ctx, r, thread.ts))) return write({ phase: 'pending' });
+  if (!(await editIfPresent(ctx, r.channel, thread.ts, liveRoot(ctx, r)))) return write({ phase: 'pending' });
   const hash = stateHash(r, ctx.now);
   const reply =
     kind === 'repeat'
@@ -40,7 +41,7 @@ export async function editRoot(
 export const markStale: StepFn = async (ctx, record) => {
   const r = inPhase(record, 'stale', 'open');
   const { thread } = r.lifecycle;
-  if (!(await editIfPresent(ctx, r, thread.ts))) return write({ phase: 'pending' });
+  if (!(await editIfPresent(ctx, r.channel, thread.ts, liveRoot(ctx, r)))) return write({ phase: 'pending' });
   const { stale: _, ...sent } = thread.sent;
   return write({ phase: 'open', thread: { ...thread, sent: { ...sent, ...staleSent(r) } } });
 };
@@ -63,19 +64,25 @@ export async function refreshRoot(ctx: StepContext, r: IncidentRecord): Promise<
   return write({ ...l, thread: { ...l.thread, sent: { ...sent, hash: stateHash(r, ctx.now), ...staleSent(r) } } });
 }
 
-// Edits the root; false when it no longer exists in Slack.
-async function editIfPresent(ctx: StepContext, r: IncidentRecord, ts: string): Promise<boolean> {
+/** Edits the root `ts` to `message`; false when it no longer exists in Slack (someone deleted it). */
+export async function editIfPresent(
+  ctx: StepContext,
+  channel: string,
+  ts: string,
+  message: SlackMessage,
+): Promise<boolean> {
   try {
-    await ctx.slack.update({
-      channel: r.channel,
-      ts,
-      ...rootMessage(r, visibleState(r, ctx.now), { links: ctx.messages.links }),
-    });
+    await ctx.slack.update({ channel, ts, ...message });
     return true;
   } catch (e) {
     if (!isRwxError(e, 'NOT_FOUND')) throw e;
     return false;
   }
+}
+
+// The root as the record reads now, with the link buttons.
+function liveRoot(ctx: StepContext, r: IncidentRecord): SlackMessage {
+  return rootMessage(r, visibleState(r, ctx.now), { links: ctx.messages.links });
 }
 
 // The id of the reply of an update or repeat: the kind, the notification it follows (sent.at, which only this

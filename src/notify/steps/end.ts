@@ -4,7 +4,7 @@ import { type StepFn, inPhase } from './step.js';
 
 /** close: the resolved record leaves the open set and expires after closedTtlMs. */
 export const close: StepFn = async (_ctx, record) => {
-  const { lifecycle: l } = inPhase(record, 'close', 'resolved');
+  const { replying: _, ...l } = inPhase(record, 'close', 'resolved').lifecycle;
   return { kind: 'close', lifecycle: { ...l, phase: 'closed' } };
 };
 

@@ -40,10 +40,10 @@ export async function replyOnce(
 
 function replyingOf(l: Lifecycle): string | undefined {
   if (l.phase === 'posting-evidence' || l.phase === 'open') return l.thread.replying;
-  return l.phase === 'following-up' ? l.replying : undefined;
+  return l.phase === 'following-up' || l.phase === 'resolved' ? l.replying : undefined;
 }
 
 function withReplying(l: Lifecycle, id: string): Lifecycle {
   if (l.phase === 'posting-evidence' || l.phase === 'open') return { ...l, thread: { ...l.thread, replying: id } };
-  return l.phase === 'following-up' ? { ...l, replying: id } : l;
+  return l.phase === 'following-up' || l.phase === 'resolved' ? { ...l, replying: id } : l;
 }

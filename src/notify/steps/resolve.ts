@@ -19,7 +19,7 @@ export const resolve: StepFn = async (ctx, record) => {
   const ts = threadTsOf(r.lifecycle);
   if (!ts) return write({ phase: 'resolved', resolution });
   const reply = renderResolution(r.observed.incident, r.observed.history, facts);
-  await replyOnce(ctx, r, ts, 'resolution', reply, { broadcast: ctx.messages.broadcastResolution });
+  await replyOnce(ctx, r, ts, resolutionId(r), reply, { broadcast: ctx.messages.broadcastResolution });
   const resolved = { ...r, lifecycle: { phase: 'resolved' as const, threadTs: ts, resolution } };
   const { muteUntil: _mute, ...state } = visibleState(resolved, ctx.now);
   try {
@@ -45,4 +45,10 @@ function resolutionOf(ctx: StepContext, r: IncidentRecord): { resolution: Resolu
   }
   const cleared = r.observed.cleared;
   return { resolution: { at: cleared?.at ?? ctx.now }, facts: cleared?.facts ?? defaultFacts(history) };
+}
+
+// The id of the resolution reply: "resolution", and after the thread reopened (the incident came back at
+// observed.reopenedAt) one of its own, so a retry of the second resolution never finds the first and skips it.
+function resolutionId(r: IncidentRecord): string {
+  return r.observed.reopenedAt === undefined ? 'resolution' : `resolution:${r.observed.reopenedAt}`;
 }
