@@ -111,6 +111,24 @@ describe('CAUTION and OK', () => {
     expect(staleAttachments(index, 'n-03', NOW, 5 * MIN)).toEqual([]);
   });
 
+  it.each([
+    // a generic ephemeral volume's claim (not in the index by claim): found among the node's pods
+    ['an ephemeral claim of a pod on the node', 'n-03', false],
+    // the claim's pod runs elsewhere: stale here
+    ['a claim whose pod is on another node', 'n-04', true],
+  ])('an attachment for %s', (_name, podNode, stale) => {
+    const db = {
+      kind: 'Pod',
+      metadata: { name: 'db', namespace: 'ns', uid: 'uid-db' },
+      spec: { nodeName: podNode, volumes: [{ name: 'scratch', ephemeral: { volumeClaimTemplate: {} } }] },
+      status: { phase: 'Running' },
+    };
+    const index = miniCluster({
+      extra: [...claim('ns', 'db-scratch', 'ebs.csi.aws.com'), db, attachment('csi-db', 'pv-ns-db-scratch', 'n-03')],
+    });
+    expect(staleAttachments(index, 'n-03', NOW, 5 * MIN).length).toBe(stale ? 1 : 0);
+  });
+
   it('a node whose own fault the stuck mounts follow: CAUTION, never OK (its stuck pods can hang the drain)', () => {
     const index = miniCluster({
       pods: [
