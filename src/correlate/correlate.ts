@@ -2,12 +2,13 @@
 // findings plus the plugin pods and nodes it examines. Grouping rules are in group.ts, the rollout test in
 // rollout.ts, the words in explain.ts. Next steps and drain advice are src/advise's, filled in by src/evaluate.
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import type { Finding } from '../domain/findings.js';
+import type { Finding, StuckPodFinding } from '../domain/findings.js';
 import type { Incident, PluginOnNode, Verdict } from '../domain/incident.js';
 import type { DaemonSet } from '../domain/objects.js';
+import { finish, type Steps } from '../domain/steps.js';
 import { incidentText } from './explain.js';
 import { driverOf, groupFindings, type Draft } from './group.js';
-import { nodeRows, workloadRows } from './members.js';
+import { nodeRowsSteps, workloadRows } from './members.js';
 import {
   describePluginMatch,
   dsRef,
@@ -47,8 +48,12 @@ function pluginLookup(
       return pod ? describePlugin(index, ds, pod, now) : { node, daemonSet: dsRef(ds) };
     };
   }
+  // The first stuck pod with a driver on each node, found once: looking it up node by node was O(nodes x pods).
+  const firstOnNode = new Map<string, StuckPodFinding>();
+  for (const p of d.pods)
+    if (p.node !== undefined && driverOf(p) && !firstOnNode.has(p.node)) firstOnNode.set(p.node, p);
   return (node) => {
-    const f = d.pods.find((p) => p.node === node && driverOf(p));
+    const f = firstOnNode.get(node);
     const ds = d.daemonSet ?? (f ? plugins.get(driverOf(f) ?? '') : undefined);
     return ds ? pluginOnNode(index, ds, node, now) : undefined;
   };
@@ -62,14 +67,15 @@ function guessedPluginLine(d: Draft, matches: ReadonlyMap<string, PluginMatch>):
   return [`${line.charAt(0).toUpperCase()}${line.slice(1)}.`];
 }
 
-function toIncident(
+/** One draft's incident, in steps (domain/steps.ts): its node rows are the work that grows with the incident. */
+function* toIncident(
   index: ClusterIndex,
   d: Draft,
   plugins: Map<string, DaemonSet>,
   matches: ReadonlyMap<string, PluginMatch>,
   now: number,
-): Incident {
-  const nodes = nodeRows(index, d.pods, pluginLookup(index, d, plugins, now));
+): Steps<Incident> {
+  const nodes = yield* nodeRowsSteps(index, d.pods, pluginLookup(index, d, plugins, now));
   const text = incidentText(index, d, nodes);
   const inc: Incident = {
     key: d.key,
@@ -99,10 +105,22 @@ function toIncident(
  * is the next stage's (src/evaluate runs detect -> correlate -> advise).
  */
 export function correlate(index: ClusterIndex, findings: readonly Finding[], opts: CorrelateOptions): Incident[] {
+  return finish(correlateSteps(index, findings, opts));
+}
+
+/** correlate() in steps (domain/steps.ts): one incident per step. */
+export function* correlateSteps(
+  index: ClusterIndex,
+  findings: readonly Finding[],
+  opts: CorrelateOptions,
+): Steps<Incident[]> {
   const overrides = opts.driverDaemonSets ?? {};
   const matches = matchPluginDaemonSets(index, overrides);
   const plugins = new Map([...matches].map(([driver, m]) => [driver, m.daemonSet]));
-  return groupFindings(index, findings, plugins, opts.openKeys)
-    .map((d) => toIncident(index, d, plugins, matches, opts.now))
-    .sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || a.key.localeCompare(b.key));
+  const incidents: Incident[] = [];
+  for (const d of groupFindings(index, findings, plugins, opts.openKeys)) {
+    yield;
+    incidents.push(yield* toIncident(index, d, plugins, matches, opts.now));
+  }
+  return incidents.sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || a.key.localeCompare(b.key));
 }

@@ -4,11 +4,15 @@ import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { CronJobFinding, StuckPodFinding } from '../domain/findings.js';
 import type { AffectedWorkload, IncidentNode, PluginOnNode } from '../domain/incident.js';
 import { controllerOf, nsKey } from '../domain/refs.js';
+import { finish, type Steps } from '../domain/steps.js';
 
 /** "namespace/name" of a stuck pod finding. */
 export function memberKey(f: StuckPodFinding): string {
   return nsKey(f.pod.namespace, f.pod.name);
 }
+
+/** Stuck pods, sibling pods or node rows handled between two steps of nodeRowsSteps. */
+const PER_STEP = 500;
 
 /**
  * Node rows: every node with stuck pods first (by name), then nodes where pods of the same workloads run
@@ -20,42 +24,53 @@ export function nodeRows(
   pods: readonly StuckPodFinding[],
   plugin: (node: string) => PluginOnNode | undefined,
 ): IncidentNode[] {
+  return finish(nodeRowsSteps(index, pods, plugin));
+}
+
+/** nodeRows() in steps (domain/steps.ts): one every PER_STEP pods or rows. */
+export function* nodeRowsSteps(
+  index: ClusterIndex,
+  pods: readonly StuckPodFinding[],
+  plugin: (node: string) => PluginOnNode | undefined,
+): Steps<IncidentNode[]> {
+  const keys = pods.map(memberKey);
   const stuck = new Map<string, string[]>();
-  for (const f of pods) {
+  pods.forEach((f, i) => {
     const node = f.node ?? '(unscheduled)';
-    const list = stuck.get(node) ?? [];
-    list.push(memberKey(f));
-    stuck.set(node, list);
-  }
+    const list = stuck.get(node);
+    if (list) list.push(keys[i] as string);
+    else stuck.set(node, [keys[i] as string]);
+  });
   const running = new Map<string, string[]>();
   const seenOwners = new Set<string>();
-  for (const f of pods) {
-    const pod = index.get('pods', memberKey(f));
+  let n = 0;
+  for (const key of keys) {
+    if (++n % PER_STEP === 0) yield;
+    const pod = index.get('pods', key);
     const owner = pod ? controllerOf(pod)?.uid : undefined;
     if (!owner || seenOwners.has(owner)) continue;
     seenOwners.add(owner);
     for (const s of index.podsOwnedBy(owner)) {
+      if (++n % PER_STEP === 0) yield;
       if (s.status?.phase !== 'Running' || s.metadata?.deletionTimestamp || !s.spec?.nodeName) continue;
-      const list = running.get(s.spec.nodeName) ?? [];
-      list.push(nsKey(s.metadata?.namespace, s.metadata?.name));
-      running.set(s.spec.nodeName, list);
+      const list = running.get(s.spec.nodeName);
+      const k = nsKey(s.metadata?.namespace, s.metadata?.name);
+      if (list) list.push(k);
+      else running.set(s.spec.nodeName, [k]);
     }
   }
-  const row = (node: string): IncidentNode => {
+  const rows: IncidentNode[] = [];
+  const order = [...[...stuck.keys()].sort(), ...[...running.keys()].filter((node) => !stuck.has(node)).sort()];
+  for (const node of order) {
+    if (++n % PER_STEP === 0) yield;
     const r: IncidentNode = { node, stuckPods: (stuck.get(node) ?? []).sort() };
     const p = plugin(node);
     if (p) r.plugin = p;
     const run = running.get(node);
     if (run) r.runningPods = run.sort();
-    return r;
-  };
-  return [
-    ...[...stuck.keys()].sort().map(row),
-    ...[...running.keys()]
-      .filter((n) => !stuck.has(n))
-      .sort()
-      .map(row),
-  ];
+    rows.push(r);
+  }
+  return rows;
 }
 
 /** Affected workloads (kind, namespace, name) with their stuck pods; CronJobs listed even without a stuck pod. */

@@ -11,6 +11,7 @@ import { KIND_KEYS, type KindKey } from './kinds.js';
 import type { ObjectsByKind, Snapshot, UnreadableKind } from './snapshot.js';
 import type { CSINode, KubeEvent, Pod } from './objects.js';
 import { controllerOf, nsKey, objectKey } from './refs.js';
+import { Holds } from './holds.js';
 
 type Store = { [K in KindKey]: Map<string, ObjectsByKind[K]> };
 type AnyObject = ObjectsByKind[KindKey];
@@ -101,6 +102,8 @@ export class ClusterIndex {
   private uidToKey: Map<string, string> | undefined;
   /** Kinds that could not be read, so "absent" must be reported as "unknown". */
   unreadable: UnreadableKind[] = [];
+  /** Readers holding the cache across turns of the event loop: its writer defers changes meanwhile (holds.ts). */
+  readonly holds = new Holds();
 
   /** Builds an index holding every object of a snapshot. Linear in the snapshot's size. */
   static fromSnapshot(s: Snapshot): ClusterIndex {
@@ -230,6 +233,16 @@ export class ClusterIndex {
     const csiNode: CSINode | undefined = this.store.csiNodes.get(node);
     if (!csiNode) return undefined;
     return new Set((csiNode.spec?.drivers ?? []).map((d) => d.name ?? '').filter(Boolean));
+  }
+
+  /**
+   * Builds every LAZY index now, to be kept current from here on: for a cache that changes (rwx serve), whose first
+   * update of a pod would otherwise build them over every pod in one go (about 0.3 s at 150k pods) while probes
+   * wait. Free on an empty index, where the watcher calls it.
+   */
+  indexEverything(): this {
+    for (const n of Object.keys(LAZY) as LazyName[]) this.lazyIndex(n);
+    return this;
   }
 
   /** A LAZY index, built from the store if this is its first use. */

@@ -7,7 +7,8 @@ import type { BlindSpot, DrainAdvice, Incident } from '../domain/incident.js';
 import type { NodeReports } from '../domain/proof.js';
 import { DEFAULT_DETECT_CONFIG, type DetectConfig } from '../detect/config.js';
 import { detectAll } from '../detect/registry.js';
-import { correlate } from '../correlate/correlate.js';
+import { correlateSteps } from '../correlate/correlate.js';
+import { finish, type Steps } from '../domain/steps.js';
 import type { DriverDaemonSets } from '../correlate/plugin-finder.js';
 import { blindSpots } from '../advise/blind.js';
 import { type IncidentsInput, drainAdvisor } from '../advise/drain.js';
@@ -59,7 +60,19 @@ export function evaluateFindings(
   findings: readonly Finding[],
   opts: EvaluateOptions,
 ): Omit<Evaluation, 'findings'> {
-  const incidents = correlate(index, findings, {
+  return finish(evaluationSteps(index, findings, opts));
+}
+
+/**
+ * evaluateFindings() in steps (domain/steps.ts): one per incident correlated, one per node advised. It reads the
+ * cache from its first step to its last, so a caller that lets the event loop run between steps holds the cache.
+ */
+export function* evaluationSteps(
+  index: ClusterIndex,
+  findings: readonly Finding[],
+  opts: EvaluateOptions,
+): Steps<Omit<Evaluation, 'findings'>> {
+  const incidents = yield* correlateSteps(index, findings, {
     now: opts.now,
     ...(opts.driverDaemonSets ? { driverDaemonSets: opts.driverDaemonSets } : {}),
     ...(opts.openKeys ? { openKeys: opts.openKeys } : {}),
@@ -81,6 +94,7 @@ export function evaluateFindings(
     inc.nextSteps = nextSteps(index, inc, busy);
     for (const n of inc.nodes) {
       if (n.stuckPods.length === 0 || n.node === '(unscheduled)') continue;
+      yield;
       try {
         inc.drain.push(drain(n.node));
       } catch {

@@ -9,9 +9,10 @@ import { timeMs } from '../domain/refs.js';
 import { parseSchedule } from '../detect/cron-schedule.js';
 import { detectContext } from '../detect/config.js';
 import { detectCronJob, detectPod } from '../detect/registry.js';
-import { evaluateFindings } from '../evaluate/evaluate.js';
+import { evaluationSteps } from '../evaluate/evaluate.js';
 import type { ResolutionFacts } from '../domain/resolution.js';
 import type { Stages } from './pipeline.js';
+import { runHeld } from './yielding.js';
 
 /** The thresholds and overrides the stages need (from Config). */
 export interface StageConfig {
@@ -29,8 +30,12 @@ export function realStages(cfg: StageConfig): Stages {
   return {
     detectPod: (index, pod, now) => detectPod(index, pod, detectContext(now, detect)),
     detectCronJob: (index, cj, now) => detectCronJob(index, cj, detectContext(now, detect)),
-    evaluate: (index, findings, now, openKeys) =>
-      evaluateFindings(index, findings, { now, config: detect, driverDaemonSets, openKeys }).incidents,
+    // The evaluation hands the event loop back between its steps, with the cache held meanwhile: still one pass
+    // over one state of the cluster (yielding.ts).
+    evaluate: async (index, findings, now, openKeys) => {
+      const opts = { now, config: detect, driverDaemonSets, openKeys };
+      return (await runHeld(index, () => evaluationSteps(index, findings, opts))).incidents;
+    },
   };
 }
 

@@ -18,6 +18,7 @@ import {
   type RestartReason,
 } from './reflector.js';
 import type { ClusterSource } from './source.js';
+import { Deferred, deferring } from './deferred.js';
 import { realTimers, type Timers } from './timers.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -93,9 +94,11 @@ export class ClusterWatcher {
   private readonly silent = new Set<KindKey>();
   private unreachableSince: number | undefined;
   private readonly keyBuf: string[] = [];
+  /** Changes that came while a reader held the index, in arrival order (see `apply`). */
+  private readonly deferred = new Deferred();
 
   constructor(opts: WatcherOptions) {
-    this.index = opts.index ?? new ClusterIndex();
+    this.index = opts.index ?? new ClusterIndex().indexEverything();
     this.queue = opts.queue ?? new WorkQueue();
     this.project = opts.project ?? ((_k, o) => o);
     this.clock = opts.clock ?? { now: () => Date.now() };
@@ -103,8 +106,9 @@ export class ClusterWatcher {
     this.metrics = opts.metrics;
     const ropts = { ...REFLECTOR_DEFAULTS, ...opts.reflector };
     const timers = opts.timers ?? realTimers;
+    const sink = deferring(this.sink, (change) => this.apply(change));
     this.reflectors = (opts.kinds ?? WATCHED_KINDS).map(
-      (k) => new Reflector(k, opts.source, this.sink, this.clock, timers, ropts),
+      (k) => new Reflector(k, opts.source, sink, this.clock, timers, ropts),
     );
     // Until its first list completes, a kind's absence from the cache proves nothing (see BLIND_CODES).
     for (const r of this.reflectors) this.index.markUnreadable(r.kind, NOT_SYNCED);
@@ -118,6 +122,7 @@ export class ClusterWatcher {
   /** Stops every reflector and the queue. */
   stop(): void {
     for (const r of this.reflectors) r.stop();
+    this.deferred.clear();
     this.queue.shutdown();
   }
 
@@ -130,7 +135,7 @@ export class ClusterWatcher {
     let n = 0;
     for (const r of this.reflectors) {
       if (r.checkStalled(now)) n++;
-      this.markSilence(r, now);
+      this.apply(() => this.markSilence(r, now));
     }
     return n;
   }
@@ -188,6 +193,15 @@ export class ClusterWatcher {
     } else if (this.silent.delete(r.kind) && !this.failing.has(r.kind)) {
       this.index.markReadable(r.kind);
     }
+  }
+
+  /**
+   * Applies a change to the cache (and its work keys) now, or, while a reader holds the index (an evaluation that
+   * hands the event loop back: src/domain/holds.ts), once none does; in arrival order either way.
+   */
+  private apply(change: () => void): void {
+    if (!this.index.holds.held && this.deferred.empty) return change();
+    this.deferred.push(change, this.index.holds);
   }
 
   private enqueue(kind: KindKey, obj: KubeObject): void {

@@ -17,6 +17,22 @@ function pod(name: string, node: string, claim: string, ownerUid?: string): Pod 
 }
 
 describe('ClusterIndex', () => {
+  it('answers the same, in the same order, whether its node and owner indexes are built up front or on first use', () => {
+    const changes = (idx: ClusterIndex): ClusterIndex => {
+      idx.upsert('pods', pod('a', 'n1', 'c1', 'rs1'));
+      idx.upsert('pods', pod('b', 'n1', 'c1', 'rs1'));
+      idx.upsert('pods', pod('c', 'n2', 'c2', 'rs1'));
+      idx.upsert('pods', pod('a', 'n2', 'c1', 'rs1')); // moved: last on n2 now
+      idx.remove('pods', pod('b', 'n1', 'c1'));
+      return idx;
+    };
+    const answers = (idx: ClusterIndex) =>
+      [idx.podsOnNode('n1'), idx.podsOnNode('n2'), idx.podsOwnedBy('rs1')].map((ps) => ps.map((p) => p.metadata?.name));
+    const eager = changes(new ClusterIndex().indexEverything());
+    expect(answers(eager)).toEqual(answers(changes(new ClusterIndex())));
+    expect(answers(eager)).toEqual([[], ['c', 'a'], ['c', 'a']]);
+  });
+
   it('indexes pods by claim, node and owner from a snapshot', () => {
     const s = emptySnapshot();
     s.pods.push(pod('a', 'n1', 'c1', 'rs1'), pod('b', 'n2', 'c1'), pod('c', 'n1', 'c2'));
