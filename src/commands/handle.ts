@@ -29,13 +29,13 @@ export interface CommandServices {
   triage(index: ClusterIndex, opts: TriageOptions): TriageReport;
   /**
    * One evaluation of this cluster view (src/evaluate: detect -> correlate -> advise): the incidents, and drain
-   * advice for a node (throws RwxError NOT_FOUND for an unknown node).
+   * advice for a node (throws RwxError NOT_FOUND for an unknown node). May hand the event loop back meanwhile.
    */
   evaluate(
     index: ClusterIndex,
     now: number,
     opts?: { nodeReports?: NodeReports },
-  ): Pick<Evaluation, 'incidents' | 'drain'>;
+  ): Pick<Evaluation, 'incidents' | 'drain'> | Promise<Pick<Evaluation, 'incidents' | 'drain'>>;
   /** Open incidents from the incident store, for /rwx status. */
   openIncidents(): Promise<OpenIncident[]>;
   /**
@@ -94,7 +94,7 @@ async function drain(node: string, pub: boolean, svc: CommandServices): Promise<
     ? { kind: 'asked', states: new Map([[node, await svc.nodeReport(node)]]) }
     : { kind: 'not-asked', reason: AGENTS_NOT_ASKED };
   const now = svc.clock.now();
-  const { incidents, drain } = svc.evaluate(index, now, { nodeReports });
+  const { incidents, drain } = await svc.evaluate(index, now, { nodeReports });
   try {
     return renderDrain(drain(node), incidents, pub);
   } catch (e) {

@@ -4,31 +4,55 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/findings.js';
 import type { CronJob, Pod } from '../domain/objects.js';
+import { finish, type Steps } from '../domain/steps.js';
 import { collect } from './collect.js';
 import type { DetectContext } from './config.js';
-import { cronJobMissedFinding, detectCronJobsMissed } from './cronjob-missed.js';
-import { detectStuckCreating, stuckCreatingFinding } from './stuck-creating.js';
-import { detectStuckTerminating, stuckTerminatingFinding } from './stuck-terminating.js';
+import { cronJobMissedFinding } from './cronjob-missed.js';
+import { stuckCreatingFinding } from './stuck-creating.js';
+import { stuckTerminatingFinding } from './stuck-terminating.js';
 
-/** A pure detector over the whole cluster cache. */
-export type Detector = (index: ClusterIndex, ctx: DetectContext) => Finding[];
+/**
+ * A cluster-wide detector: a pure check applied to every object of one kind (`collect`'s loop), its findings kept.
+ * Linear in the objects of that kind.
+ */
+export type Detector =
+  | { over: 'pods'; check: (index: ClusterIndex, pod: Pod, ctx: DetectContext) => Finding | undefined }
+  | { over: 'cronJobs'; check: (index: ClusterIndex, cj: CronJob, ctx: DetectContext) => Finding | undefined };
 
 /** A pure check of one pod. */
 export type PodCheck = (index: ClusterIndex, pod: Pod, ctx: DetectContext) => StuckPodFinding | undefined;
 
-/** Every cluster-wide detector, by name. */
+/** Every cluster-wide detector, by name (detectStuckCreating and the others run one of them alone). */
 export const DETECTORS: Readonly<Record<string, Detector>> = Object.freeze({
-  'stuck-creating': detectStuckCreating,
-  'stuck-terminating': detectStuckTerminating,
-  'cronjob-missed': detectCronJobsMissed,
+  'stuck-creating': { over: 'pods', check: stuckCreatingFinding },
+  'stuck-terminating': { over: 'pods', check: stuckTerminatingFinding },
+  'cronjob-missed': { over: 'cronJobs', check: cronJobMissedFinding },
 });
 
 /** The per-pod checks behind the pod detectors above (same logic, one pod). */
 export const POD_CHECKS: readonly PodCheck[] = [stuckCreatingFinding, stuckTerminatingFinding];
 
+/** Objects checked between two steps of detectSteps. */
+const PER_STEP = 1000;
+
 /** Runs every detector; findings in registry order. */
 export function detectAll(index: ClusterIndex, ctx: DetectContext): Finding[] {
-  return Object.values(DETECTORS).flatMap((d) => d(index, ctx));
+  return finish(detectSteps(index, ctx));
+}
+
+/** detectAll() in steps (domain/steps.ts): one every PER_STEP objects checked. */
+export function* detectSteps(index: ClusterIndex, ctx: DetectContext): Steps<Finding[]> {
+  const out: Finding[] = [];
+  let n = 0;
+  for (const d of Object.values(DETECTORS)) {
+    const objects: Iterable<Pod | CronJob> = index.all(d.over);
+    for (const o of objects) {
+      if (++n % PER_STEP === 0) yield;
+      const f = d.over === 'pods' ? d.check(index, o as Pod, ctx) : d.check(index, o as CronJob, ctx);
+      if (f) out.push(f);
+    }
+  }
+  return out;
 }
 
 /** Re-evaluates one pod (the watch path): its stuck findings, at most one per kind. */

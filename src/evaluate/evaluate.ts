@@ -6,7 +6,7 @@ import type { Finding } from '../domain/findings.js';
 import type { BlindSpot, DrainAdvice, Incident } from '../domain/incident.js';
 import type { NodeReports } from '../domain/proof.js';
 import { DEFAULT_DETECT_CONFIG, type DetectConfig } from '../detect/config.js';
-import { detectAll } from '../detect/registry.js';
+import { detectSteps } from '../detect/registry.js';
 import { correlateSteps } from '../correlate/correlate.js';
 import { finish, type Steps } from '../domain/steps.js';
 import type { DriverDaemonSets } from '../correlate/plugin-finder.js';
@@ -47,8 +47,13 @@ export interface Evaluation {
 
 /** Runs every detector over the cache, then correlates and advises; linear in the cache's size. */
 export function evaluate(index: ClusterIndex, opts: EvaluateOptions): Evaluation {
-  const findings = detectAll(index, { now: opts.now, config: { ...DEFAULT_DETECT_CONFIG, ...opts.config } });
-  return { findings, ...evaluateFindings(index, findings, opts) };
+  return finish(evaluateSteps(index, opts));
+}
+
+/** evaluate() in steps (domain/steps.ts): detection's, then evaluationSteps'. Hold the cache between them. */
+export function* evaluateSteps(index: ClusterIndex, opts: EvaluateOptions): Steps<Evaluation> {
+  const findings = yield* detectSteps(index, { now: opts.now, config: { ...DEFAULT_DETECT_CONFIG, ...opts.config } });
+  return { findings, ...(yield* evaluationSteps(index, findings, opts)) };
 }
 
 /**

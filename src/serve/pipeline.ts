@@ -12,7 +12,7 @@ import type { Incident, Submitted } from '../domain/incident.js';
 import type { CronJob, Pod } from '../domain/objects.js';
 import { CORRELATE, CRONJOB, POD } from '../watch/keys.js';
 import type { WorkQueue } from '../watch/work-queue.js';
-import { turn } from './yielding.js';
+import { turn } from '../watch/yielding.js';
 
 /** The pure stages the pipeline runs, bound to their configuration (realStages in stages.ts builds the real ones). */
 export interface Stages {

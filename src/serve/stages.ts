@@ -12,7 +12,7 @@ import { detectCronJob, detectPod } from '../detect/registry.js';
 import { evaluationSteps } from '../evaluate/evaluate.js';
 import type { ResolutionFacts } from '../domain/resolution.js';
 import type { Stages } from './pipeline.js';
-import { runHeld } from './yielding.js';
+import { runHeld } from '../watch/yielding.js';
 
 /** The thresholds and overrides the stages need (from Config). */
 export interface StageConfig {
@@ -31,7 +31,7 @@ export function realStages(cfg: StageConfig): Stages {
     detectPod: (index, pod, now) => detectPod(index, pod, detectContext(now, detect)),
     detectCronJob: (index, cj, now) => detectCronJob(index, cj, detectContext(now, detect)),
     // The evaluation hands the event loop back between its steps, with the cache held meanwhile: still one pass
-    // over one state of the cluster (yielding.ts).
+    // over one state of the cluster (src/watch/yielding.ts).
     evaluate: async (index, findings, now, openKeys) => {
       const opts = { now, config: detect, driverDaemonSets, openKeys };
       return (await runHeld(index, () => evaluationSteps(index, findings, opts))).incidents;

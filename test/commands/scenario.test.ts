@@ -39,9 +39,9 @@ describe('/rwx drain on the propagation-loss scenario', () => {
     expect(response.text).toMatch(/Do not drain/);
     // The counts shown are the correlator's, and they have the seed's shape: every stuck mount on revision 2,
     // none on revision 1 (the scenario file decides the exact numbers; it is still being tuned).
-    const rollout = svc
-      .evaluate(svc.cluster.index(), svc.clock.now())
-      .incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT')?.rollout;
+    const rollout = (await svc.evaluate(svc.cluster.index(), svc.clock.now())).incidents.find(
+      (i) => i.verdict === 'FOLLOWS_ROLLOUT',
+    )?.rollout;
     expect(rollout?.counts.newStuck).toBeGreaterThan(0);
     expect(rollout?.counts.oldStuck).toBe(0);
     expect(rollout?.nodesOnNewRevision).toContain('node-19');
@@ -56,7 +56,7 @@ describe('/rwx drain on the propagation-loss scenario', () => {
 
   it('node-02 (revision 1, no stuck pods): OK', async () => {
     const svc = await seedServices();
-    const { incidents } = svc.evaluate(svc.cluster.index(), svc.clock.now());
+    const { incidents } = await svc.evaluate(svc.cluster.index(), svc.clock.now());
     expect(incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT')?.rollout?.nodesOnNewRevision).not.toContain(
       'node-02',
     );

@@ -1,4 +1,4 @@
-// rwx serve's evaluation hands the event loop back between its steps (src/serve/yielding.ts), so probes are
+// rwx serve's evaluation hands the event loop back between its steps (src/watch/yielding.ts), so probes are
 // answered during it, and holds the cache meanwhile: a watch event that arrives mid-evaluation is applied after it,
 // and the evaluation's answer is the one a pass in one piece over the state before the event gives.
 import { describe, expect, it } from 'vitest';
@@ -6,8 +6,8 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { KIND_KEYS } from '../../src/domain/kinds.js';
 import type { KubeObject } from '../../src/domain/objects.js';
 import type { Steps } from '../../src/domain/steps.js';
-import { evaluate, evaluateFindings, evaluationSteps } from '../../src/evaluate/evaluate.js';
-import { runHeld, runSteps } from '../../src/serve/yielding.js';
+import { evaluate, evaluateFindings, evaluateSteps, evaluationSteps } from '../../src/evaluate/evaluate.js';
+import { runHeld, runSteps } from '../../src/watch/yielding.js';
 import { ClusterWatcher } from '../../src/watch/watcher.js';
 import { NOW } from '../detect/builders.js';
 import { miniCluster, miniNodes } from '../correlate/mini-cluster.js';
@@ -75,6 +75,15 @@ describe('runHeld: an evaluation in steps over a held cache', () => {
     expect(JSON.stringify(during.incidents)).toBe(JSON.stringify(before.incidents));
     await new Promise((r) => setImmediate(r));
     expect(w.index.get('pods', 'ns/p0')).toBeUndefined();
+    w.stop();
+  });
+
+  it("gives a whole evaluation's answer (detection included, as /rwx drain runs it) while the loop turns", async () => {
+    const { w } = await watched();
+    const { result, turns } = await turnsDuring(() => runHeld(w.index, () => evaluateSteps(w.index, { now: NOW }), 0));
+    expect(turns).toBeGreaterThan(1);
+    expect(JSON.stringify(result.incidents)).toBe(JSON.stringify(evaluate(w.index, { now: NOW }).incidents));
+    expect(result.findings).toEqual(evaluate(w.index, { now: NOW }).findings);
     w.stop();
   });
 
