@@ -82,6 +82,9 @@ export function startWorker(opts: WorkerOptions, deps: StageDeps, enqueue: Enque
     connection: conn,
     prefix: opts.prefix,
     concurrency: 4,
+    // BullMQ writes the name on every job it takes (processedBy): a restarted replica finds the jobs its predecessor
+    // was killed holding by it, as it finds its locks (resume.ts).
+    ...(deps.lockOwner ? { name: deps.lockOwner } : {}),
     ...workerOptions,
   });
   worker.on('error', (e) => redisDown(e) || log?.error({ err: e.message }, 'notify worker error'));

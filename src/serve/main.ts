@@ -116,7 +116,11 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     source,
     openKeys: ownKeys,
     openNodes,
-    lease: redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs),
+    // Named as the notifier's locks: a replica restarted in place takes over its dead predecessor's lease at once.
+    lease: redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs, {
+      id: notifier.identity.owner,
+      predecessor: notifier.identity.predecessor,
+    }),
     notifier: namedNotifier(
       config.fleet.enabled
         ? memberNotifier(
