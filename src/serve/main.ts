@@ -95,6 +95,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     () => late.running?.proofs,
   );
   metrics.queueDepthFrom({ notify: () => notifier.queueDepth() });
+  void notifier.resumed.then((keys) => metrics.resumed.inc(keys.length));
   // Bolt's HTTP receiver owns PORT in HTTP mode: the ops endpoints are mounted on it as custom routes.
   const bolt = o.bolt ?? true;
   const boltOnPort = bolt && config.slack.mode === 'http';

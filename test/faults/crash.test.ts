@@ -10,6 +10,7 @@ import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { REDIS_URL, cleanRedis, until } from '../serve/harness.js';
 import { startServeChild, type ServeChild } from './child.js';
+import { expectOneThread, sample } from './thread.js';
 
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
 let sim: Simulator | undefined;
@@ -45,10 +46,12 @@ const envFor = (s: FakeSlack) => ({
 });
 
 /**
- * Starts the replica, waits for the root and its evidence, then kills it (SIGKILL) while the edit for postgres-2's
- * recovery hangs in Slack: the process dies in the middle of the step, holding the incident's lock and the job.
+ * Starts the replica, waits for the root and its evidence, then kills it (SIGKILL) while a Slack call of the step
+ * for postgres-2's recovery hangs: by default the root's edit, which Slack has not made; with `tookReply`, the
+ * change reply, which Slack stored but never answered (killed between Slack's answer and the record write). The
+ * process dies in the middle of the step, holding the incident's lock and the job.
  */
-async function killMidEdit(): Promise<{ root: { ts: string }; env: Record<string, string> }> {
+async function killMidEdit(tookReply = false): Promise<{ root: { ts: string }; env: Record<string, string> }> {
   sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml' });
   slack = await startFakeSlack();
   const env = envFor(slack);
@@ -60,11 +63,13 @@ async function killMidEdit(): Promise<{ root: { ts: string }; env: Record<string
   );
   const root = slack.roots()[0]!;
   expect(root.metadata?.event_payload.key).toBe(KEY);
-  slack.hang('chat.update', 1);
+  if (tookReply) slack.hang('chat.postMessage', 1, { handled: true });
+  else slack.hang('chat.update', 1);
   sim.apply({
     set: [{ kind: 'Pod', namespace: 'platform', name: 'postgres-2', fields: { 'status.phase': 'Running' } }],
   });
-  await until(() => slack!.callsOf('chat.update').length >= 1, 'the hung edit', 20_000);
+  const hung = () => slack!.callsOf(tookReply ? 'chat.postMessage' : 'chat.update').some((c) => c.answer === 'hung');
+  await until(hung, 'the hung call', 20_000);
   first.process.kill('SIGKILL');
   await first.exited;
   children.splice(children.indexOf(first), 1);
@@ -89,13 +94,13 @@ async function restartAndChange(root: { ts: string }, env: Record<string, string
   console.log(
     `after kill -9 ${what}: restart to ready ${ready - started} ms; interrupted change shown ${resumedAfter} ms after ready; next change ${nextAfter} ms`,
   );
-  expect(second.lines.join('\n')).toMatch(/resumed work interrupted by a crash/);
   expect(resumedAfter).toBeLessThan(10_000);
   expect(nextAfter).toBeLessThan(10_000);
-  // One root; each reply once (the evidence, and each change reply by its id).
-  expect(slack!.roots()).toHaveLength(1);
-  const ids = slack!.replies(root.ts).map((r) => r.metadata?.event_payload.reply);
-  expect(new Set(ids).size).toBe(ids.length);
+  // Seen in the log and the metrics of the restarted process.
+  expect(second.lines.join('\n')).toMatch(/resumed work interrupted by a crash/);
+  expect(sample((await second.get('/metrics')).body, 'rwx_notify_resumed_total')).toBe(1);
+  // One root; each reply once (the evidence, and each change reply by its id); nothing resolved.
+  expectOneThread(slack!, root.ts, { noInventedChange: true });
 }
 
 describe('kill -9 during a Slack call', () => {
@@ -119,5 +124,10 @@ describe('kill -9 during a Slack call', () => {
       r.disconnect();
     }
     await restartAndChange(root, env, 'between the lock release and the job move');
+  }, 60_000);
+
+  it('killed after Slack stored a reply, before its answer reached the record: the reply is not posted twice', async () => {
+    const { root, env } = await killMidEdit(true);
+    await restartAndChange(root, env, 'after Slack stored the change reply');
   }, 60_000);
 });
