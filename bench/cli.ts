@@ -14,10 +14,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { parseScenario, startSimulator } from '@rwx/kube-sim';
 import { KIND_KEYS } from '../src/domain/kinds.js';
 import { listPath } from '../src/kube/read.js';
 import { NEEDED } from '../src/triage/preflight.js';
+import { simulateCluster } from './cluster-sim.js';
 import { generateCluster } from './synthetic-cluster.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -118,8 +118,7 @@ function row(runs: readonly Run[]): string {
 async function live(): Promise<void> {
   const size = { pods: PODS, nodes: Math.round(PODS / 30), claims: Math.round(PODS / 5) };
   const cluster = generateCluster(size, NOW);
-  const objects = KIND_KEYS.flatMap((k) => cluster[k] as unknown[]);
-  const sim = await startSimulator({ scenario: parseScenario({ name: 'bench-cli', objects }), adminPort: false });
+  const sim = await simulateCluster('bench-cli', cluster);
   try {
     const paths = NEEDED.map((n) => listPath(n.kind));
     const t = await rounds({

@@ -15,15 +15,14 @@ import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { startSimulator, type KubeObject } from '@rwx/kube-sim';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { loadConfig } from '../src/config/index.js';
-import { KIND_KEYS } from '../src/domain/kinds.js';
 import { PAGE_LIMIT, listPath, listQuery } from '../src/kube/read.js';
 import { runServe } from '../src/serve/main.js';
 import { MemorySlack } from '../src/slack/memory-slack.js';
 import { WATCHED_KINDS } from '../src/watch/watcher.js';
+import { simulateCluster } from './cluster-sim.js';
 import { BENCH_SIZES, generateCluster } from './synthetic-cluster.js';
 
 const FLOOR = fileURLToPath(new URL('./fetch-floor.js', import.meta.url));
@@ -135,9 +134,7 @@ async function parent(): Promise<number> {
   };
   const t0 = performance.now();
   const cluster = generateCluster(size, Date.now());
-  const objects = KIND_KEYS.flatMap((k) => cluster[k] as KubeObject[]);
-  // A scenario as parseScenario would return it: the generated objects have no templates to expand or check.
-  const sim = await startSimulator({ scenario: { name: 'bench-recovery', objects, timeline: [] }, adminPort: false });
+  const sim = await simulateCluster('bench-recovery', cluster);
   const prefix = `rwx-bench-${randomBytes(4).toString('hex')}`;
   const heap = [
     '--expose-gc',

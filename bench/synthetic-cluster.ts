@@ -67,6 +67,9 @@ const uid = (r: () => number): string => `${hex(r, 8)}-${hex(r, 4)}-${hex(r, 4)}
  */
 export function generateCluster(size: ClusterSize, now: number, seed = 42): Snapshot {
   const r = rng(seed);
+  // uids of the kinds that had none before the simulator's bulk loading (which stores objects as given) come from
+  // their own sequence, so `r`'s draws, and with them the cluster, are what they were.
+  const ids = rng(seed + 1);
   const s = emptySnapshot();
   const nodeName = (i: number): string => `node-${String(i).padStart(5, '0')}`;
   const created = iso(now - 30 * 86_400_000);
@@ -76,6 +79,7 @@ export function generateCluster(size: ClusterSize, now: number, seed = 42): Snap
       kind: 'StorageClass',
       metadata: { name: 'vmstore-rwx', uid: uid(r), creationTimestamp: created },
       provisioner: SYNTHETIC_DRIVER,
+      reclaimPolicy: 'Delete',
       volumeBindingMode: 'Immediate',
       parameters: { fstype: 'nfs', vmstore: 'vmstore-01.example.com' },
     },
@@ -84,6 +88,7 @@ export function generateCluster(size: ClusterSize, now: number, seed = 42): Snap
       kind: 'StorageClass',
       metadata: { name: 'vmstore-rwx-wffc', uid: uid(r), creationTimestamp: created },
       provisioner: SYNTHETIC_DRIVER,
+      reclaimPolicy: 'Delete',
       volumeBindingMode: 'WaitForFirstConsumer',
       parameters: { fstype: 'nfs' },
     },
@@ -91,13 +96,18 @@ export function generateCluster(size: ClusterSize, now: number, seed = 42): Snap
   s.csiDrivers.push({
     apiVersion: 'storage.k8s.io/v1',
     kind: 'CSIDriver',
-    metadata: { name: SYNTHETIC_DRIVER, uid: uid(r) },
+    metadata: { name: SYNTHETIC_DRIVER, uid: uid(r), creationTimestamp: created },
     spec: { attachRequired: true, podInfoOnMount: true, volumeLifecycleModes: ['Persistent'] },
   });
   s.leases.push({
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
-    metadata: { name: SYNTHETIC_DRIVER.replace(/\./g, '-'), namespace: 'vmstore-csi' },
+    metadata: {
+      name: SYNTHETIC_DRIVER.replace(/\./g, '-'),
+      namespace: 'vmstore-csi',
+      uid: uid(ids),
+      creationTimestamp: created,
+    },
     spec: { holderIdentity: 'vmstore-csi-controller-0', leaseDurationSeconds: 15, renewTime: iso(now - 3000) },
   });
   for (let i = 0; i < size.nodes; i++) {
@@ -111,6 +121,7 @@ export function generateCluster(size: ClusterSize, now: number, seed = 42): Snap
         creationTimestamp: created,
         labels: {
           'kubernetes.io/hostname': name,
+          'kubernetes.io/arch': 'amd64',
           'kubernetes.io/os': 'linux',
           'node.kubernetes.io/instance-type': 'm5.4xlarge',
           'topology.kubernetes.io/zone': `zone-${i % 3}`,
@@ -129,13 +140,13 @@ export function generateCluster(size: ClusterSize, now: number, seed = 42): Snap
     s.csiNodes.push({
       apiVersion: 'storage.k8s.io/v1',
       kind: 'CSINode',
-      metadata: { name, uid: uid(r) },
+      metadata: { name, uid: uid(r), creationTimestamp: created },
       spec: { drivers },
     });
     s.leases.push({
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: { name, namespace: 'kube-node-lease' },
+      metadata: { name, namespace: 'kube-node-lease', uid: uid(ids), creationTimestamp: created },
       spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: iso(now - 5000) },
     });
   }
@@ -553,5 +564,6 @@ function eventObject(
     eventTime: null,
     source: { component: kind === 'Pod' ? 'kubelet' : 'csi-provisioner', host: 'node' },
     reportingComponent: kind === 'Pod' ? 'kubelet' : SYNTHETIC_DRIVER,
+    reportingInstance: 'node',
   });
 }

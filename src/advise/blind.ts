@@ -13,7 +13,8 @@ const UNDECIDED: Readonly<Partial<Record<KindKey, string>>> = {
   events: 'why a pod is stuck (a mount failure or something else)',
   pvcs: 'which claim and driver a stuck pod waits on',
   pvs: 'which driver a stuck volume uses',
-  volumeAttachments: 'whether a node holds stale volume attachments a drain would hang on',
+  volumeAttachments:
+    'whether a node holds stale volume attachments that would keep moved pods from attaching their volumes',
   daemonSets: 'whether the stuck mounts follow a node plugin rollout',
   controllerRevisions: 'which plugin revision each node runs, and what a rollback would restore',
   csiDrivers: 'which node plugin serves a driver whose plugin does not name it',

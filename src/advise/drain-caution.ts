@@ -1,6 +1,7 @@
-// CAUTION in drain advice: what on a node makes a drain hang, or move a pod onto the same fault elsewhere.
+// CAUTION in drain advice: what on a node makes a drain hang, strands the pods it moves, or moves a pod onto the
+// same fault elsewhere.
 // - pods stuck Terminating with claims: the drain waits for them, and force-deleting leaves the volume staged;
-// - stale VolumeAttachments: the drain hangs on the detach;
+// - stale VolumeAttachments: the pods it moves cannot attach those volumes elsewhere until they are detached;
 // - any stuck pod of any incident (a node holding one is never OK): FOLLOWS_NODE, the fault is the node's, so
 //   draining is the way out but a pod stuck on a mount can still hang it; UNEXPLAINED, the cause is not known, so
 //   the pod may hang the drain or meet the same fault on another node; NOT_STORAGE, the sandbox fault may follow it
@@ -72,14 +73,19 @@ export function cautionFor(node: string, b: NodeBurden): Caution | undefined {
     .filter((s) => s.pods.length > 0);
   if (b.terminating.length + b.stale.length + stuck.length === 0) return undefined;
   const rwx = b.terminating.filter((f) => f.storage.some((s) => s.accessModes?.includes('ReadWriteMany'))).length;
-  const parts = [
-    ...(b.terminating.length > 0
-      ? [`${plural(b.terminating.length, 'pod')} stuck Terminating${rwx > 0 ? ` (${rwx} on RWX volumes)` : ''}`]
-      : []),
-    ...(b.stale.length > 0 ? [plural(b.stale.length, 'stale VolumeAttachment')] : []),
-  ];
+  // A drain waits for every evicted pod to be gone, so pods stuck Terminating hang it; it does not wait for
+  // VolumeAttachments, but a volume still attached here cannot attach where its pods land (Multi-Attach).
   const reasons = [
-    ...(parts.length > 0 ? [`${parts.join(' and ')} on ${node}: the drain will hang on them.`] : []),
+    ...(b.terminating.length > 0
+      ? [
+          `${plural(b.terminating.length, 'pod')} stuck Terminating${rwx > 0 ? ` (${rwx} on RWX volumes)` : ''} on ${node}: the drain will hang on them.`,
+        ]
+      : []),
+    ...(b.stale.length > 0
+      ? [
+          `${plural(b.stale.length, 'stale VolumeAttachment')} on ${node}: pods the drain moves cannot attach those volumes on another node until they are detached.`,
+        ]
+      : []),
     ...stuck.map((s) => `${whyStuck(s, node)}.`),
   ];
   const steps = [

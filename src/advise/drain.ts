@@ -7,13 +7,16 @@
 // UNKNOWN: an input of the decision could not be read (blind.ts): nothing says the drain is safe, so it is not OK
 //   and not CAUTION; the advice says what could not be read and what that leaves undecided.
 // CAUTION: the node holds a stuck pod of any incident, pods stuck Terminating with claims, or stale
-//   VolumeAttachments (drain-caution.ts): the drain will hang, or move a pod onto the same fault elsewhere.
+//   VolumeAttachments (drain-caution.ts): the drain will hang, strand the pods it moves, or move a pod onto the
+//   same fault elsewhere; or, with the node agents' answers, a volume still staged there with no pod that holds it
+//   attached (stale-stage.ts): the drain will not release it.
 // OK: otherwise, with a one-line reason. Nodes still on the old revision are OK: cordoning the bad-revision nodes
 //   first keeps their evicted pods off broken nodes.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { StuckPodFinding } from '../domain/findings.js';
 import type { BlindSpot, DrainAdvice, Incident, IncidentNode } from '../domain/incident.js';
 import type { VolumeAttachment } from '../domain/objects.js';
+import type { NodeReports } from '../domain/proof.js';
 import { nsKey, timeMs } from '../domain/refs.js';
 import { RwxError } from '../errors.js';
 import { DEFAULT_DETECT_CONFIG } from '../detect/config.js';
@@ -22,6 +25,7 @@ import { nameList } from '../domain/names.js';
 import { blindSentence, blindSteps } from './blind.js';
 import { cautionFor, type Caution, type StuckHere } from './drain-caution.js';
 import { rollbackOf, rollbackStep } from './rollback.js';
+import { stageCheck, withStageCheck } from './stale-stage.js';
 
 /** Options for adviseDrain. */
 export interface DrainOptions {
@@ -31,6 +35,11 @@ export interface DrainOptions {
   blind?: readonly BlindSpot[];
   /** The bot's open incidents (see IncidentsInput); default 'read'. */
   incidents?: IncidentsInput;
+  /**
+   * The node agents' answers, for the stale-stage check (stale-stage.ts); absent: the caller checks none and the
+   * advice says nothing of staged volumes (the thread adds the check once its agents answer: serve/proof-sink.ts).
+   */
+  stages?: NodeReports;
 }
 
 /**
@@ -193,7 +202,9 @@ export function drainAdvisor(
   const lookup = byNode(incidents);
   const blind = [...(opts.blind ?? []), ...incidentsBlind(opts.incidents)];
   const staleAfterMs = opts.staleAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs;
-  const advise = adviser(index, lookup, incidents, now, blind, staleAfterMs);
+  const base = adviser(index, lookup, incidents, now, blind, staleAfterMs);
+  const stages = opts.stages;
+  const advise: DrainAdvisor = stages ? (node) => withStageCheck(base(node), stageCheck(index, node, stages)) : base;
   return opts.incidents === 'not consulted' ? (node) => notConsulted(advise(node)) : advise;
 }
 

@@ -4,6 +4,7 @@ import { AGENT_ENABLE_HINT } from '../domain/proof.js';
 import { RwxError } from '../errors.js';
 import type { ApiConnection } from '../kube/connect.js';
 import { apiError } from '../kube/read.js';
+import { reportUrl } from './client.js';
 import { AGENT_PORT } from './server.js';
 
 /**
@@ -79,9 +80,24 @@ export function pickAgentPod(pods: AgentPod[]): AgentPod | undefined {
   return [...pods].sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : 1))[0];
 }
 
-/** The agent pod on `node`, or undefined when none runs there. Throws KUBE_* on API failures. */
-export async function findAgentPod(conn: ApiConnection, node: string): Promise<AgentPod | undefined> {
-  return pickAgentPod(await listAgentPods(conn, node));
+/** Where a node's agent answers: a URL (and its pod), no agent at all, or an agent pod that does not serve yet. */
+export type AgentTarget =
+  { kind: 'agent'; url: string; pod?: string } | { kind: 'no-agent' } | { kind: 'not-serving'; reason: string };
+
+/**
+ * Where the best of a node's agent pods answers (pickAgentPod): the one rule of the bot (over the pods it watches)
+ * and the CLI (over the pods it lists), so both say the same of an agent that is not serving.
+ */
+export function agentTarget(pods: readonly AgentPod[]): AgentTarget {
+  const pod = pickAgentPod([...pods]);
+  if (!pod) return { kind: 'no-agent' };
+  const name = `${pod.namespace}/${pod.name}`;
+  if (pod.phase !== 'Running' || !pod.podIP) {
+    const state = pod.podIP ? pod.phase : `${pod.phase} with no pod IP`;
+    const where = pod.node ? ` on node ${pod.node}` : '';
+    return { kind: 'not-serving', reason: `the rwx agent pod ${name}${where} is ${state}: not serving a report yet` };
+  }
+  return { kind: 'agent', url: reportUrl(pod.podIP, pod.port), pod: name };
 }
 
 /** The agent pods of the cluster (one list, every namespace), or of `node` only. Throws KUBE_* on API failures. */

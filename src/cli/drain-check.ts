@@ -5,6 +5,7 @@ import { isClusterName } from '../domain/cluster.js';
 import type { Redis } from 'ioredis';
 import { type RecordScope, fleetKeys, recordScope, scopedKey } from '../fleet/keys.js';
 import { ClusterIndex } from '../domain/cluster-index.js';
+import { systemClock } from '../domain/clock.js';
 import { RwxError, toRwxError } from '../errors.js';
 import { evaluate } from '../evaluate/evaluate.js';
 import { unresolvedKeys } from '../notify/record.js';
@@ -18,17 +19,20 @@ import type { CliIo, Command } from './io.js';
 import { writeDocument } from './output.js';
 import { evalSettings, evaluateOptions } from './scan.js';
 import { loadSource } from './source.js';
+import { cliNodeReports } from './node-reports.js';
 
 const HELP = helpText(
   'drain-check',
   `BLOCK (exit 3) when the node's stuck mounts follow a plugin rollout or the node runs the bad revision; CAUTION
-(exit 4) when the node holds a stuck pod of any incident, pods stuck Terminating on claims, or stale
-VolumeAttachments; UNKNOWN (exit 5) when something the decision needs could not be read (forbidden, missing from
-the snapshot, the bot's Redis given but not answering), saying what and what that leaves undecided; OK (exit 0)
-otherwise. With --redis (or REDIS_URL) the bot's open incidents are consulted, as /rwx drain does: a plugin
-rollout incident that partly recovered still blocks its nodes; in a fleet, those of the cluster named by --cluster
-(else RWX_CLUSTER_NAME when RWX_FLEET is on), and the answer says whose. Without, every answer but BLOCK says they
-were not consulted.`,
+(exit 4) when the node holds a stuck pod of any incident, pods stuck Terminating on claims, stale
+VolumeAttachments, or (its rwx agent says, docs/agent.md) a volume still staged there with no pod that holds it
+attached, which a drain does not unstage; UNKNOWN (exit 5) when something the decision needs could not be read
+(forbidden, missing from the snapshot, the bot's Redis given but not answering), saying what and what that leaves
+undecided; OK (exit 0) otherwise. With --redis (or REDIS_URL) the bot's open incidents are consulted, as /rwx drain
+does: a plugin rollout incident that partly recovered still blocks its nodes; in a fleet, those of the cluster named
+by --cluster (else RWX_CLUSTER_NAME when RWX_FLEET is on), and the answer says whose. Without, every answer but
+BLOCK says they were not consulted; likewise when the node's staged volumes could not be checked (no agent there, or
+a snapshot).`,
 );
 
 const EXIT = { OK: 0, BLOCK: 3, CAUTION: 4, UNKNOWN: 5 } as const;
@@ -46,12 +50,14 @@ export const run: Command = async (argv, io) => {
   if (!node || extra.length > 0) throw new RwxError('USAGE', 'expected exactly one NODE');
   if (node.length > 253 || !NODE_NAME.test(node)) throw new RwxError('USAGE', `"${node}" is not a valid node name`);
   const s = evalSettings(values, FLAGS['drain-check'].output.check.values);
-  const { snapshot } = await loadSource(values, io);
+  const { snapshot, conn } = await loadSource(values, io);
   const index = ClusterIndex.fromSnapshot(snapshot);
   const url = values.redis ?? io.env.REDIS_URL;
   const scope = url ? incidentScope(values['redis-prefix'], values.cluster, io) : undefined;
   const open = await openIncidents(url, scope, io);
-  const advice = evaluate(index, { ...evaluateOptions(s), ...open }).drain(node);
+  // The node's agent, where one runs, for the stale-stage check; a snapshot says none was asked.
+  const nodeReports = await cliNodeReports(conn, (io.clock ?? systemClock).now(), node);
+  const advice = evaluate(index, { ...evaluateOptions(s), ...open, nodeReports }).drain(node);
   // Which cluster's incidents were consulted, so an answer from the wrong prefix or cluster shows itself.
   const consulted = scope ? { incidentsOf: scope } : {};
   if (s.format === 'json' || s.format === 'yaml') await writeDocument(io, s.format, { ...advice, ...consulted });

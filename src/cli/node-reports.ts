@@ -3,9 +3,9 @@
 // machine that cannot reach pod IPs every answer is "unavailable" with the reason: the triage says so, and stands.
 import type { NodeReports } from '../domain/proof.js';
 import { toRwxError } from '../errors.js';
-import { listAgentPods, type AgentPod } from '../agent/locate.js';
+import { agentTarget, listAgentPods, type AgentPod } from '../agent/locate.js';
 import type { ApiConnection } from '../kube/connect.js';
-import { NodeProofs, askAgents, targetOf } from '../serve/proof.js';
+import { NodeProofs, askAgents } from '../serve/proof.js';
 
 /** Time allowed for one agent's /report from the CLI (all are asked at once: the triage waits at most twice this). */
 export const CLI_AGENT_TIMEOUT_MS = 3000;
@@ -14,19 +14,26 @@ export const CLI_AGENT_TIMEOUT_MS = 3000;
 export const SNAPSHOT_NOT_ASKED =
   'a snapshot was read, so no node agent was asked (triage the live cluster for proof from the nodes)';
 
-/** The agents' answers (see the file comment); `conn` undefined: a snapshot, nothing asked. Never throws. */
-export async function cliNodeReports(conn: ApiConnection | undefined, now: number): Promise<NodeReports> {
+/**
+ * The agents' answers (see the file comment), of every node or of `node` only (`rwx drain-check`); `conn`
+ * undefined: a snapshot, nothing asked. Never throws.
+ */
+export async function cliNodeReports(
+  conn: ApiConnection | undefined,
+  now: number,
+  node?: string,
+): Promise<NodeReports> {
   if (!conn) return { kind: 'not-asked', reason: SNAPSHOT_NOT_ASKED };
   let pods: AgentPod[];
   try {
-    pods = await listAgentPods(conn);
+    pods = await listAgentPods(conn, node);
   } catch (e) {
     return { kind: 'not-asked', reason: `the agent pods could not be listed: ${toRwxError(e).message}` };
   }
   const byNode = new Map<string, AgentPod[]>();
   for (const p of pods) if (p.node) byNode.set(p.node, [...(byNode.get(p.node) ?? []), p]);
   const proofs = new NodeProofs({
-    locate: (n) => targetOf(byNode.get(n) ?? []),
+    locate: (n) => agentTarget(byNode.get(n) ?? []),
     timeoutMs: CLI_AGENT_TIMEOUT_MS,
     concurrency: 16,
   });

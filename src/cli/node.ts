@@ -1,9 +1,9 @@
 // `rwx node NODE`: the node agent's report for NODE, rendered. Finds the agent pod on NODE through the API (by
 // label) and fetches /report from its pod IP, or reads the report at --agent-url (a port-forward, say).
 import { RwxError } from '../errors.js';
-import { fetchReport, reportUrl, REPORT_TIMEOUT_MS } from '../agent/client.js';
+import { fetchReport, REPORT_TIMEOUT_MS } from '../agent/client.js';
 import { reportNeedsAttention } from '../detect/node-findings.js';
-import { AGENT_SELECTOR, ENABLE_HINT, findAgentPod, nodeExists } from '../agent/locate.js';
+import { AGENT_SELECTOR, ENABLE_HINT, agentTarget, listAgentPods, nodeExists } from '../agent/locate.js';
 import { renderReport } from '../render/terminal-node.js';
 import { isValidName } from '../commands/names.js';
 import { openApi } from '../kube/connect.js';
@@ -59,20 +59,16 @@ export const run: Command = async (argv, io) => {
     source = url;
   } else {
     const conn = await openApi({ kubeconfig: values.kubeconfig, context: values.context, env: io.env });
-    const pod = await findAgentPod(conn, node);
-    if (!pod) {
+    const target = agentTarget(await listAgentPods(conn, node));
+    if (target.kind === 'no-agent') {
       const exists = await nodeExists(conn, node);
       if (exists === false) throw new RwxError('NOT_FOUND', `node "${node}" not found`);
       const msg = `no rwx agent runs on node ${node} (no pod labelled ${AGENT_SELECTOR} there), so there is no report from it`;
       throw new RwxError('AGENT_MISSING', `${msg}: ${ENABLE_HINT}`);
     }
-    if (pod.phase !== 'Running' || !pod.podIP) {
-      const state = pod.podIP ? pod.phase : `${pod.phase} with no pod IP`;
-      const msg = `the rwx agent pod ${pod.namespace}/${pod.name} on node ${node} is ${state}: not serving a report yet`;
-      throw new RwxError('AGENT_UNREACHABLE', msg);
-    }
-    url = reportUrl(pod.podIP, pod.port);
-    source = `pod ${pod.namespace}/${pod.name} (${url})`;
+    if (target.kind === 'not-serving') throw new RwxError('AGENT_UNREACHABLE', target.reason);
+    url = target.url;
+    source = `pod ${target.pod} (${url})`;
   }
   const { report, note } = await fetchReport(url, { timeoutMs });
   if (report.node !== node)

@@ -31,12 +31,16 @@ export interface CommandServices {
    * One evaluation of this cluster view (src/evaluate: detect -> correlate -> advise): the incidents, and drain
    * advice for a node (throws RwxError NOT_FOUND for an unknown node).
    */
-  evaluate(index: ClusterIndex, now: number): Pick<Evaluation, 'incidents' | 'drain'>;
+  evaluate(
+    index: ClusterIndex,
+    now: number,
+    opts?: { nodeReports?: NodeReports },
+  ): Pick<Evaluation, 'incidents' | 'drain'>;
   /** Open incidents from the incident store, for /rwx status. */
   openIncidents(): Promise<OpenIncident[]>;
   /**
-   * What the node agent on NODE answers now (docs/agent.md), for /rwx node; absent where no agent can be asked.
-   * Never throws: a failure is an `unavailable` state with the reason.
+   * What the node agent on NODE answers now (docs/agent.md), for /rwx node and /rwx drain (its stale-stage check);
+   * absent where no agent can be asked. Never throws: a failure is an `unavailable` state with the reason.
    */
   nodeReport?(node: string): Promise<NodeReportState>;
   /**
@@ -69,7 +73,7 @@ export async function runCommand(cmd: ParsedCommand, svc: CommandServices): Prom
         return renderTriage(narrowReport(report, cmd.scope), cmd.scope, pub);
       }
       case 'drain':
-        return drain(cmd.node, pub, svc);
+        return await drain(cmd.node, pub, svc);
       case 'node':
         return await node(cmd.node, pub, svc);
     }
@@ -78,12 +82,19 @@ export async function runCommand(cmd: ParsedCommand, svc: CommandServices): Prom
   }
 }
 
-function drain(node: string, pub: boolean, svc: CommandServices): CommandReply {
+/** Why /rwx drain has no stage check where no agent can be asked. */
+const AGENTS_NOT_ASKED = 'this bot does not ask node agents';
+
+async function drain(node: string, pub: boolean, svc: CommandServices): Promise<CommandReply> {
   const index = svc.cluster.index();
   // When nodes are readable, an absent Node is known to be unknown; otherwise the advice decides.
   if (index.readable('nodes') && index.get('nodes', node) === undefined) return renderUnknownNode(node, pub);
+  // The node's agent, asked now (as /rwx node): a volume still staged there with no pod is part of the answer.
+  const nodeReports: NodeReports = svc.nodeReport
+    ? { kind: 'asked', states: new Map([[node, await svc.nodeReport(node)]]) }
+    : { kind: 'not-asked', reason: AGENTS_NOT_ASKED };
   const now = svc.clock.now();
-  const { incidents, drain } = svc.evaluate(index, now);
+  const { incidents, drain } = svc.evaluate(index, now, { nodeReports });
   try {
     return renderDrain(drain(node), incidents, pub);
   } catch (e) {

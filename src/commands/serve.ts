@@ -70,12 +70,13 @@ export function serveServices(
     clock: o.clock,
     cluster: { index: o.index },
     triage,
-    evaluate: (index, now) =>
+    evaluate: (index, now, opts) =>
       evaluate(index, {
         now,
         config: { stuckAfterMs: t.stuckAfterMs, cronJobGraceMs: t.cronJobGraceMs },
         driverDaemonSets,
         ...(o.openKeys ? { openKeys: o.openKeys() } : {}),
+        ...(opts?.nodeReports ? { nodeReports: opts.nodeReports } : {}),
       }),
     openIncidents: openIncidentsFromStore(
       new RedisIncidentStore(o.redis, o.config.redis.prefix),

@@ -107,7 +107,36 @@ export interface DrainAdvice {
   blind?: BlindSpot[];
   /** Set when the bot's open incidents were not asked for (DrainOptions.incidents): the reason says so. */
   openIncidents?: 'not consulted';
+  /** What the node's agent said of its staged volumes (advise/stale-stage.ts); absent when no caller asked. */
+  stages?: StageCheck;
 }
+
+/**
+ * A volume a node agent found still staged (its globalmount mounted) with no pod bind mount, on a node where no pod
+ * of its claim runs: a drain evicts pods, so it does not unstage it. `holds` says what that does to the volume
+ * elsewhere: attached (a single-node volume attached to this node: the claim's pods on other nodes cannot attach
+ * it), leak (it stops no other node, but stays mounted here), unknown (no PV of that name is known).
+ */
+export interface StaleStage {
+  node: string;
+  /** The PV name when the agent knows it, else the staging directory's name or path. */
+  volume: string;
+  /** The globalmount path on the node. */
+  path: string;
+  driver?: string;
+  /** The claim bound to the volume ("namespace/name"), from the PV's claimRef. */
+  claim?: string;
+  /** The PV's access modes, e.g. "ReadWriteOnce". */
+  access?: string;
+  holds: 'attached' | 'leak' | 'unknown';
+  /** The VolumeAttachment seen attached to this node; absent with `attached` when attachments could not be read. */
+  attachment?: string;
+  /** Found by the demo's simulated agent: never evidence about a real node. */
+  simulated?: true;
+}
+
+/** Whether the node's agent checked its staged volumes for drain advice: what it found, or why it could not. */
+export type StageCheck = { checked: true; stale: StaleStage[] } | { checked: false; reason: string };
 
 /** One row of the node table: node | plugin revision | plugin pod age | stuck pods. */
 export interface IncidentNode {
@@ -121,6 +150,8 @@ export interface IncidentNode {
 /** Affected workload with its stuck pods ("namespace/name"). */
 export interface AffectedWorkload extends WorkloadRef {
   pods: string[];
+  /** Stuck pods of this workload a record left out (domain/kept.ts keptPods): counted, not listed. */
+  podsNotKept?: number;
 }
 
 /** A correlated group of findings. `key` is stable: the incident store and Slack thread hang off it. */
@@ -141,6 +172,8 @@ export interface Incident {
   nodes: IncidentNode[];
   /** Node rows a record left out (domain/node-rows.ts keptNodeRows): counted, not listed. */
   nodesNotKept?: { nodes: number; withStuckPods: number };
+  /** Stuck pods a record left out (domain/kept.ts keptPods): counted, not listed. */
+  podsNotKept?: number;
   workloads: AffectedWorkload[];
   rollout?: RolloutEvidence;
   /** For FOLLOWS_ROLLOUT: the rollback step every output gives (src/advise/rollback.ts). */

@@ -10,6 +10,11 @@ export interface PostedMembers {
   cronJobs: string[];
   /** What the node agents' proof stated (proofKeys); absent in records written before the proof existed. */
   proof?: string[];
+  /**
+   * Stuck pods and nodes with stuck pods the post counted without listing them (a record keeps at most so many,
+   * domain/kept.ts); absent when it listed them all. A member first listed after such a post may have been there.
+   */
+  notListed?: { pods: number; nodes: number };
 }
 
 /** The members an incident shows now, in the form PostedMembers records. */
@@ -23,7 +28,15 @@ export function membersOf(incident: Incident): PostedMembers {
     pods: incident.pods.map((p) => p.key).sort(),
     cronJobs: incident.cronJobs.map((c) => c.key).sort(),
     ...(incident.proof ? { proof: proofKeys(incident.proof) } : {}),
+    ...notListedOf(incident),
   };
+}
+
+// The members counted and not listed, when there are any.
+function notListedOf(incident: Incident): Pick<PostedMembers, 'notListed'> {
+  const pods = incident.podsNotKept ?? 0;
+  const nodes = incident.nodesNotKept?.withStuckPods ?? 0;
+  return pods + nodes > 0 ? { notListed: { pods, nodes } } : {};
 }
 
 /** Pods a post showed that the incident no longer has, by what the cluster says of each ("namespace/name"). */

@@ -17,13 +17,17 @@ export function byStuckPods(nodes: readonly IncidentNode[]): IncidentNode[] {
 }
 
 /**
- * The incident as a record keeps it: at most `max` node rows, the first in byStuckPods order, with the drain advice
- * of those nodes only, and how many rows (and of them with stuck pods) were left out, added to any already left
- * out. Everything else is kept whole: pods, workloads, the rollout's node lists and the next steps.
+ * The incident as a record keeps it: at most `max` node rows, with the drain advice of those nodes only, and how
+ * many rows (and of them with stuck pods) were left out, added to any already left out. First the rows with stuck
+ * pods that `previous` (the record's last incident) listed, so a node listed with stuck pods drops out of the list
+ * only once it has none (a change reply can tell joins and departures from the lists); then in byStuckPods order.
+ * Everything else is kept whole here: the rollout's node lists and the next steps (stuck pods: kept.ts).
  */
-export function keptNodeRows(incident: Incident, max = MAX_RECORDED_NODES): Incident {
+export function keptNodeRows(incident: Incident, max = MAX_RECORDED_NODES, previous?: Incident): Incident {
   if (incident.nodes.length <= max) return incident;
-  const sorted = byStuckPods(incident.nodes);
+  const listed = new Set(previous?.nodes.filter((n) => n.stuckPods.length > 0).map((n) => n.node));
+  const rank = (n: IncidentNode): number => (listed.has(n.node) && n.stuckPods.length > 0 ? 0 : 1);
+  const sorted = byStuckPods(incident.nodes).sort((a, b) => rank(a) - rank(b));
   const kept = sorted.slice(0, max);
   const left = sorted.slice(max);
   const names = new Set(kept.map((n) => n.node));

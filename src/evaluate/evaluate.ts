@@ -4,6 +4,7 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { Finding } from '../domain/findings.js';
 import type { BlindSpot, DrainAdvice, Incident } from '../domain/incident.js';
+import type { NodeReports } from '../domain/proof.js';
 import { DEFAULT_DETECT_CONFIG, type DetectConfig } from '../detect/config.js';
 import { detectAll } from '../detect/registry.js';
 import { correlate } from '../correlate/correlate.js';
@@ -25,6 +26,8 @@ export interface EvaluateOptions {
   openKeys?: ReadonlySet<string>;
   /** Whether `openKeys` are the bot's open incidents (drain advice, DrainOptions.incidents); default 'read'. */
   incidents?: IncidentsInput;
+  /** The node agents' answers for drain advice's stale-stage check (DrainOptions.stages); absent: not checked. */
+  nodeReports?: NodeReports;
 }
 
 /** What one evaluation found and advises. */
@@ -70,6 +73,7 @@ export function evaluateFindings(
     staleAfterMs: opts.config?.stuckAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs,
     blind: blindSpots(index, incidents),
     ...(opts.incidents ? { incidents: opts.incidents } : {}),
+    ...(opts.nodeReports ? { stages: opts.nodeReports } : {}),
   });
   // Nodes holding a stuck pod of any incident: a test mount "on another node" must pick none of them.
   const busy = new Set(incidents.flatMap((i) => i.nodes.filter((n) => n.stuckPods.length > 0).map((n) => n.node)));

@@ -2,8 +2,9 @@
 // long). It writes only `observed` (the incident, its hash and history, whether it cleared and what the cluster
 // said then, CronJobs seen done after a resolution), never the lifecycle or the buttons.
 import { mergeHistory } from '../domain/history.js';
+import { isChannelKey } from '../domain/teams.js';
 import type { Incident } from '../domain/incident.js';
-import { keptNodeRows } from '../domain/node-rows.js';
+import { keptForRecord } from '../domain/kept.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { isResolved, type IncidentRecord } from '../store/record.js';
@@ -106,7 +107,13 @@ async function recordReported(ctx: RecordContext, incident: Incident, now: numbe
     if (r.lifecycle.resolution.by !== undefined && !r.observed.cleared) return undefined;
     if (r.observed.cleared && reopens(r, now, ctx.keepFiring ?? 0)) {
       const history = mergeHistory(r.observed.history, incident, now).history;
-      const observed = { incident: keptNodeRows(incident), hash, history, cleared: undefined, reopenedAt: now };
+      const observed = {
+        incident: keptForRecord(incident, r.observed.incident),
+        hash,
+        history,
+        cleared: undefined,
+        reopenedAt: now,
+      };
       await store.patch(incident.key, { observed });
       return { key: incident.key, delayMs: 0 };
     }
@@ -121,7 +128,7 @@ async function recordReported(ctx: RecordContext, incident: Incident, now: numbe
       key: incident.key,
       channel: ctx.channel,
       createdAt: now,
-      observed: { incident: keptNodeRows(incident), hash, history },
+      observed: { incident: keptForRecord(incident), hash, history },
       lifecycle: { phase: 'pending' },
       buttons: {},
     });
@@ -138,7 +145,7 @@ async function recordReported(ctx: RecordContext, incident: Incident, now: numbe
     return undefined;
   }
   await store.patch(incident.key, {
-    observed: { incident: keptNodeRows(incident), hash, ...history, ...back, cleared: undefined },
+    observed: { incident: keptForRecord(incident, r.observed.incident), hash, ...history, ...back, cleared: undefined },
   });
   return { key: incident.key, delayMs: 0 };
 }
@@ -175,6 +182,9 @@ async function recordAbsent(
   return { key, delayMs: 0 };
 }
 
+/** The per-record rules, for the team channels' records (channels.ts), which follow the same ones. */
+export { recordReported, recordAbsent };
+
 /**
  * Keys of the open records not yet resolved: the incidents a process starting up (or taking over evaluation)
  * treats as already open, so its first pass keeps them as they were (CorrelateOptions.openKeys).
@@ -185,7 +195,8 @@ export async function unresolvedKeys(store: Pick<IncidentStore, 'listOpen' | 'ge
 
 /** The open records not yet resolved (unresolvedKeys' records): what a process starting up takes over. */
 export async function unresolvedRecords(store: Pick<IncidentStore, 'listOpen' | 'get'>): Promise<IncidentRecord[]> {
-  const keys = await store.listOpen();
+  // A team channel's record (channels.ts) follows an incident; it is not one.
+  const keys = (await store.listOpen()).filter((k) => !isChannelKey(k));
   const records = await Promise.all(keys.map((k) => store.get(k)));
   return records.filter((r): r is IncidentRecord => r !== undefined && !isResolved(r.lifecycle));
 }

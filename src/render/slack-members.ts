@@ -65,6 +65,8 @@ export function workloadLines(incident: Incident): string[] {
     });
     const cron = w.kind === 'CronJob' ? crons.get(`${w.namespace}/${w.name}`) : undefined;
     if (cron) crons.delete(`${w.namespace}/${w.name}`);
+    // Pods a record counted without listing them (domain/kept.ts).
+    if (w.podsNotKept) pods.push(`and ${plural(w.podsNotKept, 'more stuck pod')}, not listed`);
     return `• \`${escapeSlack(w.namespace)}\` ${escapeSlack(w.kind)} *${escapeSlack(w.name)}*: ${cron ? `${missed(cron)}; ` : ''}${pods.join(', ')}`;
   });
   for (const c of crons.values()) {

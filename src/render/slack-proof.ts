@@ -2,9 +2,11 @@
 // lines under the verdict), the evidence reply (every line), a change reply (the lines that are new), and the
 // resolution (the nodes checked again: are the mounts visible from the host now?). The wording of each finding is
 // findingText's; lines hold strings from the node (process names, paths), so every one is escaped here.
+import type { DrainAdvice } from '../domain/incident.js';
 import type { NodeFinding } from '../domain/node-report.js';
 import { findingKey, noAgentText, proofNodeList, type IncidentProof } from '../domain/proof.js';
 import { findingText } from '../detect/node-findings.js';
+import { staleStageSteps, staleStageText } from '../advise/stale-stage.js';
 import { escapeSlack } from './escape.js';
 import { type Block, listSection, plural } from './slack-blocks.js';
 
@@ -13,6 +15,8 @@ const SIMULATED = ' (SIMULATED agent: demo data, not read from a node)';
 
 /** Lines the root shows; the evidence reply shows them all. */
 const ROOT_LINES = 3;
+/** Nodes whose stale stages the evidence reply spells out; the rest are counted. */
+const STALE_NODES = 3;
 
 // Most telling first: what is proven broken, then what could not be checked, then what is fine.
 const ORDER: Record<NodeFinding['kind'], number> = {
@@ -92,4 +96,24 @@ export function provenVisible(proof: IncidentProof): boolean {
 // The proof is unavailable where no agent runs, and how to get it: one line.
 function noAgentLine(nodes: readonly string[]): string {
   return escapeSlack(noAgentText(nodes));
+}
+
+/**
+ * The evidence reply's drain note for the incident's nodes where an agent found a volume still staged with no pod
+ * (drain advice's stages, advise/stale-stage.ts): what a drain leaves there, and the order to clear it, per node.
+ */
+export function staleStageBlocks(drain: readonly DrainAdvice[]): Block[] {
+  const nodes = drain.filter((d) => d.stages?.checked && d.stages.stale.length > 0);
+  const blocks = nodes.slice(0, STALE_NODES).map((d) => {
+    const stale = d.stages?.checked ? d.stages.stale : [];
+    const steps = staleStageSteps(
+      d.node,
+      stale.map((s) => s.path),
+    ).map((step, i) => `${i + 1}. ${escapeSlack(step)}`);
+    const title = `*${escapeSlack(d.node)}: staged with no pod using it (a drain does not clear it)*`;
+    return listSection(title, [...stale.map((s) => `• ${escapeSlack(staleStageText(s))}`), ...steps]);
+  });
+  const more = nodes.length - STALE_NODES;
+  if (more > 0) blocks.push(listSection('', [`• ${plural(more, 'more node')} too: /rwx drain NODE says what to do`]));
+  return blocks;
 }

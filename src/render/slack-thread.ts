@@ -4,8 +4,9 @@
 // changes since the last post, and the repeat reminder.
 import type { Incident } from '../domain/incident.js';
 import { type DepartedMembers, type PostedMembers, membersOf, podOfMemberKey } from '../domain/members.js';
+import { MAX_RECORDED_PODS, stuckPodCount } from '../domain/kept.js';
 import { escapeSlack } from './escape.js';
-import { proofChangeLines, proofEvidenceBlock } from './slack-proof.js';
+import { proofChangeLines, proofEvidenceBlock, staleStageBlocks } from './slack-proof.js';
 import { groupEvents } from './event-groups.js';
 import { incidentFallback, saysDoNotDrain } from './slack-fallback.js';
 import { MAX_RECORDED_NODES, nodeRowCount } from '../domain/node-rows.js';
@@ -40,9 +41,9 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
   }
   const why = drainReason(incident);
   if (why) blocks.push(section(why));
+  blocks.push(...staleStageBlocks(incident.drain));
   if (incident.nodes.length > 0) blocks.push(preSection('*Nodes*', nodeTableRows(byStuckPods(incident.nodes))));
-  const notKept = notKeptLine(incident);
-  if (notKept) blocks.push(context(notKept));
+  for (const line of notKeptLines(incident)) blocks.push(context(line));
   blocks.push(listSection('*Affected workloads*', workloadLines(incident)));
   blocks.push(section('*Evidence*'));
   // The same explanations `rwx scan` prints (src/correlate/explain.ts): one source, so the thread and the CLI agree.
@@ -114,13 +115,16 @@ export function renderChangeReply(
 ): SlackMessage | undefined {
   const now = membersOf(incident);
   const added = (a: string[], b: string[]): string[] => a.filter((x) => !b.includes(x));
-  const nodes = added(now.nodes, before.nodes);
+  // After a post that counted members it did not list, a member listed now may have been there: not named as new.
+  const nodes = before.notListed?.nodes ? [] : added(now.nodes, before.nodes);
   const workloads = added(now.workloads, before.workloads);
   const cronJobs = added(now.cronJobs, before.cronJobs);
-  const pods = added(now.pods, before.pods);
+  const pods = before.notListed?.pods ? [] : added(now.pods, before.pods);
   const left = departedLines(departed);
   const proof = proofChangeLines(incident.proof, before.proof);
-  const changes = nodes.length + workloads.length + cronJobs.length + pods.length + left.length + proof.length;
+  const counted = notListedLines(before, now, nodes.length, pods.length);
+  const changes =
+    nodes.length + workloads.length + cronJobs.length + pods.length + left.length + proof.length + counted.length;
   if (changes === 0) return undefined;
   const lines: string[] = [];
   for (const n of nodes) {
@@ -136,6 +140,7 @@ export function renderChangeReply(
     for (const p of pods) lines.push(`• newly stuck pod \`${escapeSlack(podOfMemberKey(p))}\``);
   }
   lines.push(...left);
+  lines.push(...counted);
   lines.push(...proof);
   const head = `*Changed:* ${slackDates(escapeSlack(incident.summary))}`;
   return {
@@ -155,17 +160,44 @@ function departedLines(d: DepartedMembers | undefined): string[] {
   ];
 }
 
-// The node rows the record left out (domain/node-rows.ts), counted under the table.
-function notKeptLine(incident: Incident): string | undefined {
+/**
+ * What changed among the members counted and not listed (domain/kept.ts), when either post had some: the change of
+ * the totals that the joins named above and the departures (listed before, not now) do not account for. A member
+ * that only moved from counted to listed changes no total; one listed never drops out of the list while it stays.
+ */
+function notListedLines(before: PostedMembers, now: PostedMembers, nodesNamed: number, podsNamed: number): string[] {
+  const total = (m: PostedMembers, k: 'pods' | 'nodes'): number => m[k].length + (m.notListed?.[k] ?? 0);
+  const gone = (k: 'pods' | 'nodes'): number => before[k].filter((x) => !now[k].includes(x)).length;
+  const line = (k: 'pods' | 'nodes', named: number, what: string): string[] => {
+    const n = total(now, k) - total(before, k) - (named - gone(k));
+    if (n === 0 || !(before.notListed?.[k] || now.notListed?.[k])) return [];
+    return [`• ${total(now, k)} ${what} in all: ${n > 0 ? '+' : '-'}${Math.abs(n)} not named here`];
+  };
+  return [...line('pods', podsNamed, 'stuck pods'), ...line('nodes', nodesNamed, 'nodes with stuck pods')];
+}
+
+// The node rows and stuck pods the record left out (domain/node-rows.ts, kept.ts), counted under the table.
+function notKeptLines(incident: Incident): string[] {
   const n = incident.nodesNotKept;
-  if (!n || n.nodes === 0) return undefined;
-  return `+${plural(n.nodes, 'more node')} (${n.withStuckPods} with stuck pods), not listed: an incident keeps its first ${MAX_RECORDED_NODES} node rows.`;
+  const pods = incident.podsNotKept ?? 0;
+  return [
+    ...(n && n.nodes > 0
+      ? [
+          `+${plural(n.nodes, 'more node')} (${n.withStuckPods} with stuck pods), not listed: an incident keeps its first ${MAX_RECORDED_NODES} node rows.`,
+        ]
+      : []),
+    ...(pods > 0
+      ? [
+          `+${plural(pods, 'more stuck pod')}, not listed: an incident keeps ${MAX_RECORDED_PODS} stuck pods (events and storage paths below are theirs).`,
+        ]
+      : []),
+  ];
 }
 
 /** The repeat_interval reminder: still open, with how long and how many. */
 export function renderRepeatReply(incident: Incident, openSinceMs: number, now: number): SlackMessage {
   const text =
-    `Still open after ${formatSeconds((now - openSinceMs) / 1000)}: ${plural(incident.pods.length, 'stuck pod')} on ` +
+    `Still open after ${formatSeconds((now - openSinceMs) / 1000)}: ${plural(stuckPodCount(incident), 'stuck pod')} on ` +
     `${plural(nodeRowCount(incident).withStuckPods, 'node')}, ${plural(incident.cronJobs.length, 'CronJob')} with missed runs.`;
   return { text: incidentFallback(incident, text), blocks: [context(escapeSlack(text))] };
 }

@@ -66,6 +66,8 @@ export interface ServeParts {
   proof?: Partial<NodeProofOptions>;
   /** The dead-man notice (dead-man.ts), told on every tick whether the cluster is seen; undefined: none. */
   deadMan?: { check(seen: boolean, now: number): Promise<void> };
+  /** The Redis notice (redis-notice.ts), told on every tick after the evaluation; undefined: none. */
+  redisNotice?: { check(now: number): Promise<void> };
   /** Reflector tunables for tests (backoff, page size). */
   reflector?: ConstructorParameters<typeof ClusterWatcher>[0]['reflector'];
 }
@@ -121,7 +123,11 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
     if (restarted) log.debug({ restarted }, 'watchdog restarted watches');
     await turn.renew();
     await parts.deadMan?.check(await turn.seen(), clock.now());
-    await pipeline.tick(clock.now());
+    try {
+      await pipeline.tick(clock.now());
+    } finally {
+      await parts.redisNotice?.check(clock.now());
+    }
   };
   const interval = parts.tickMs === 0 ? undefined : everyTick(tick, parts.tickMs ?? 1000, log);
   watcher.start();

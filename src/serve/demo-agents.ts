@@ -8,7 +8,7 @@ import type { AgentReport } from '../domain/node-report.js';
 import type { Pod } from '../domain/objects.js';
 import { controllerOf, nsKey } from '../domain/refs.js';
 import { simulatedReport, startSimulatedAgents, type SimulatedAgents } from '../agent/simulated.js';
-import type { AgentTarget } from './proof.js';
+import type { AgentTarget } from '../agent/locate.js';
 
 /** What the fake reports follow: the scenario's kubelet model (revision hashes that cannot mount). */
 export interface DemoKubelet {

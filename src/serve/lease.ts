@@ -27,6 +27,12 @@ export interface EvaluatorLease {
   taken(): Promise<boolean>;
   /** Gives the lease up if held (on shutdown: the standby takes over at once). */
   release(): Promise<void>;
+  /**
+   * Until when (wall ms) this process is sure to hold the lease: the time its last renewal that held it was sent,
+   * plus the TTL (Redis counts the TTL from later); undefined once it gave the lease up or was refused it. A renewal
+   * that got no answer changes nothing: the lease in Redis expires then, not before.
+   */
+  heldUntil(): number | undefined;
 }
 
 /** Default lease TTL: failover within this plus one tick. */
@@ -62,11 +68,13 @@ export function redisEvaluatorLease(
 ): EvaluatorLease {
   const key = `${prefix}:evaluator`;
   const id = who?.id ?? `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
-  const run = async (script: string, ...args: (string | number)[]): Promise<boolean> => {
+  let heldUntil: number | undefined;
+  // The script's answer (1 = held), or undefined when Redis did not answer.
+  const run = async (script: string, ...args: (string | number)[]): Promise<boolean | undefined> => {
     try {
       return Number(await redis.eval(script, 1, key, ...args)) === 1;
     } catch {
-      return false;
+      return undefined;
     }
   };
   const holder = async (): Promise<string | undefined> => {
@@ -76,14 +84,25 @@ export function redisEvaluatorLease(
       return undefined;
     }
   };
-  const take = async (): Promise<boolean> => {
-    if (await run(RENEW, id, ttlMs)) return true;
+  // Extends or takes the lease, from a dead predecessor of this replica too; undefined when Redis did not answer.
+  const acquire = async (): Promise<boolean | undefined> => {
+    const held = await run(RENEW, id, ttlMs);
+    if (held !== false) return held;
     const cur = await holder();
-    return cur !== undefined && who?.predecessor(cur) === true && run(TAKE, id, ttlMs, cur);
+    return cur !== undefined && who?.predecessor(cur) === true ? run(TAKE, id, ttlMs, cur) : false;
+  };
+  const renew = async (): Promise<boolean> => {
+    const sent = Date.now();
+    const held = await acquire();
+    if (held !== undefined) heldUntil = held ? sent + ttlMs : undefined;
+    return held ?? false;
+  };
+  const release = async (): Promise<void> => {
+    if ((await run(RELEASE, id)) !== undefined) heldUntil = undefined;
   };
   return {
     id,
-    renew: (eligible) => (eligible ? take() : run(RELEASE, id).then(() => false)),
+    renew: (eligible) => (eligible ? renew() : release().then(() => false)),
     holds: async () => (await holder()) === id,
     taken: async () => {
       try {
@@ -92,6 +111,7 @@ export function redisEvaluatorLease(
         return false;
       }
     },
-    release: () => run(RELEASE, id).then(() => undefined),
+    release,
+    heldUntil: () => heldUntil,
   };
 }

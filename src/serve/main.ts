@@ -35,6 +35,7 @@ import { observeResolution, realStages } from './stages.js';
 import { agentNodesIn, askAgents, type NodeProofs } from './proof.js';
 import { observeWithProof } from './proof-sink.js';
 import { DeadMan } from './dead-man.js';
+import { RedisNotice } from './redis-notice.js';
 
 /** What runServe may be given instead of building it (tests: a simulator source, a fake Slack). */
 export interface ServeOverrides {
@@ -50,7 +51,7 @@ export interface ServeOverrides {
   /** Evaluator lease TTL (default LEASE_TTL_MS, 10 s) for tests. */
   leaseTtlMs?: number;
   /** Notifier tuning for tests. */
-  notifier?: { lockTtlMs?: number; backoffMs?: number };
+  notifier?: { lockTtlMs?: number; backoffMs?: number; channelRetryMs?: number };
   /** Fleet timers for tests (heartbeat, names, silence, how long a routed command may wait). */
   fleet?: FleetMemberOptions['tuning'];
   /** Backoff of the Slack connection loop (tests shorten it). */
@@ -113,15 +114,16 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   // Not ready until Socket Mode is connected (HTTP mode: auth.test succeeded); the Bolt app keeps it current.
   const link = new SlackLink();
   const slackCheck = bolt ? [{ name: 'slack', probe: () => link.probe() }] : [];
+  // Named as the notifier's locks: a replica restarted in place takes over its dead predecessor's lease at once.
+  const lease = redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs, {
+    id: notifier.identity.owner,
+    predecessor: notifier.identity.predecessor,
+  });
   const running = await startServe({
     source,
     openKeys: ownKeys,
     openNodes,
-    // Named as the notifier's locks: a replica restarted in place takes over its dead predecessor's lease at once.
-    lease: redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs, {
-      id: notifier.identity.owner,
-      predecessor: notifier.identity.predecessor,
-    }),
+    lease,
     notifier: namedNotifier(
       config.fleet.enabled
         ? memberNotifier(
@@ -157,6 +159,19 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       log,
       roots: notifier,
     }),
+    redisNotice: new RedisNotice({
+      redis,
+      prefix,
+      slack,
+      posting,
+      channel: config.slack.channel,
+      afterMs: config.timers.blindAfterMs,
+      cluster: config.clusterName,
+      log,
+      lease,
+      roots: notifier,
+      clock: o.parts?.clock ?? systemClock,
+    }),
     ...o.parts,
   });
   late.running = running;
@@ -186,6 +201,11 @@ function fleetCorrelator(
     ),
     log,
   });
+}
+
+/** The channels RWX_TEAM_CHANNELS posts in. */
+function teamChannels(config: Config): string[] {
+  return [...new Set(config.teams.map((t) => t.channel))];
 }
 
 /** Where this cluster's own records are: RWX_REDIS_PREFIX, or in a fleet the cluster's part of it (src/fleet/keys.ts). */
@@ -242,6 +262,7 @@ function serveNotifier(
     prefix,
     slack: s.slack,
     channel: config.slack.channel,
+    teams: config.teams,
     messages: config.messages,
     logger: s.log,
     replica: config.replicaId,
@@ -298,6 +319,11 @@ async function startSlackApp(
       : {}),
   });
   const groups = new UsergroupCache(webUsergroups(client), clock);
+  // Buttons are pressed where the roots are: the team channels too (RWX_ALLOWED_CHANNELS is about /rwx).
+  const buttonAccess = {
+    ...config.access,
+    allowedChannels: [...config.access.allowedChannels, ...teamChannels(config)],
+  };
   const app = createSlackApp({
     botToken: config.slack.botToken,
     ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
@@ -307,7 +333,7 @@ async function startSlackApp(
     actions: fleet?.actions ?? s.notifier,
     registerCommands: cmds.register,
     authorize: async (user, channel) =>
-      (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
+      (await authorize(buttonAccess, groups, { userId: user, channelId: channel ?? '' })).allowed,
     customRoutes: ['/healthz', '/readyz', '/metrics'].map((path) => ({ path, method: ['GET'], handler: r.ops })),
     logger: slackLogger(s.log, 'bolt'),
     // Replicas share the ledger: a request accepted by one is a replay for every other.

@@ -1,10 +1,12 @@
 // Where the node agents' proof joins the pipeline: between the evaluation and the notifier. Each evaluation's
-// incidents get what the agents said about their nodes (and the agents of nodes not asked lately are asked, in
-// the background); when an incident clears, the agents of every node it ever asked are asked again, and the
-// notifier's resolution facts carry what they answer: are the mounts visible from the host now?
+// incidents get what the agents said about their nodes, and their nodes' drain advice the stale-stage check of the
+// same answers (the agents of nodes not asked lately are asked, in the background); when an incident clears, the
+// agents of every node it ever asked are asked again, and the notifier's resolution facts carry what they answer:
+// are the mounts visible from the host now?
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import type { Incident, Submitted } from '../domain/incident.js';
-import { MAX_PROOF_NODES } from '../domain/proof.js';
+import type { DrainAdvice, Incident, Submitted } from '../domain/incident.js';
+import { MAX_PROOF_NODES, type NodeReports } from '../domain/proof.js';
+import { stageCheck, withStageCheck } from '../advise/stale-stage.js';
 import type { ObserveResolution } from '../domain/resolution.js';
 import { buildProof, incidentProof, proofNodes } from '../correlate/proof.js';
 import type { NodeProofs } from './proof.js';
@@ -55,7 +57,8 @@ export function notifierWithProof(
         const before = was.get(incident.key) ?? [];
         next.set(incident.key, [...new Set([...before, ...nodes])].slice(0, MAX_PROOF_NODES));
         const proof = incidentProof(idx, incident, (n) => proofs.stateOf(n));
-        return proof ? { ...incident, proof } : incident;
+        const drain = withStages(idx, incident.drain, nodes, proofs);
+        return proof ? { ...incident, proof, drain } : { ...incident, drain };
       });
       const submitted = await notifier.submit(annotated, now);
       kept = new Set(submitted?.kept.map((i) => i.key));
@@ -64,6 +67,25 @@ export function notifierWithProof(
       return submitted;
     },
   };
+}
+
+/**
+ * The incident's drain advice with the stale-stage check of each node its proof asked and heard from
+ * (advise/stale-stage.ts). A node whose agent could not say is left as it is: the proof's own lines say so once
+ * ("proof unavailable: ..."), and the record, which keeps up to 200 node rows, does not repeat it on each.
+ */
+function withStages(
+  index: ClusterIndex,
+  drain: readonly DrainAdvice[],
+  asked: readonly string[],
+  proofs: NodeProofs,
+): DrainAdvice[] {
+  const reports: NodeReports = { kind: 'asked', states: new Map(asked.map((n) => [n, proofs.stateOf(n)])) };
+  return drain.map((d) => {
+    if (!reports.states.has(d.node)) return d;
+    const check = stageCheck(index, d.node, reports);
+    return check.checked ? withStageCheck(d, check) : d;
+  });
 }
 
 /**

@@ -8,12 +8,8 @@ import { systemClock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { NodeReportState, NodeReports } from '../domain/proof.js';
 import { toRwxError } from '../errors.js';
-import { fetchReport, reportUrl, REPORT_TIMEOUT_MS, type FetchedReport } from '../agent/client.js';
-import { agentPodOf, isAgentPod, pickAgentPod, type AgentPod } from '../agent/locate.js';
-
-/** Where a node's agent answers: a URL, no agent at all, or an agent pod that does not serve yet. */
-export type AgentTarget =
-  { kind: 'agent'; url: string } | { kind: 'no-agent' } | { kind: 'not-serving'; reason: string };
+import { fetchReport, REPORT_TIMEOUT_MS, type FetchedReport } from '../agent/client.js';
+import { agentPodOf, agentTarget, isAgentPod, type AgentTarget } from '../agent/locate.js';
 
 /** Tunables of NodeProofs, with the defaults in PROOF_DEFAULTS. */
 export interface NodeProofOptions {
@@ -35,20 +31,9 @@ export interface NodeProofOptions {
 /** Defaults: a minute of cache, 5 s per request, 4 requests at once. */
 export const PROOF_DEFAULTS = { ttlMs: 60_000, timeoutMs: REPORT_TIMEOUT_MS, concurrency: 4 } as const;
 
-/** Where the best of a node's agent pods answers (pickAgentPod). */
-export function targetOf(pods: readonly AgentPod[]): AgentTarget {
-  const pod = pickAgentPod([...pods]);
-  if (!pod) return { kind: 'no-agent' };
-  if (pod.phase !== 'Running' || !pod.podIP) {
-    const state = pod.podIP ? pod.phase : `${pod.phase} with no pod IP`;
-    return { kind: 'not-serving', reason: `the agent pod ${pod.namespace}/${pod.name} is ${state}` };
-  }
-  return { kind: 'agent', url: reportUrl(pod.podIP, pod.port) };
-}
-
 /** The agent pod on each node, read from the watched pods (labels AGENT_LABELS). O(pods on the node). */
 export function agentsInIndex(index: () => ClusterIndex | undefined): (node: string) => AgentTarget {
-  return (node) => targetOf((index()?.podsOnNode(node) ?? []).filter(isAgentPod).map(agentPodOf));
+  return (node) => agentTarget((index()?.podsOnNode(node) ?? []).filter(isAgentPod).map(agentPodOf));
 }
 
 /** The nodes an agent pod runs on among the watched pods, sorted. O(pods). */

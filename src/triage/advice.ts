@@ -1,12 +1,13 @@
 // The next steps for each phase, in the order to do them: never strip finalizers by hand, never force-delete a pod
-// that holds an RWX volume, the ordered stale-attachment recovery; mount steps fit the kind of storage.
+// that holds an RWX volume, the ordered stale-attachment recovery (src/advise's, drain advice uses the same); mount
+// steps fit the kind of storage.
 import type { StorageKind } from '../detect/storage-path.js';
+import { staleStageSteps } from '../advise/stale-stage.js';
 import { MAX_NAMES, nameList } from '../domain/names.js';
 import type { Phase } from './types.js';
 
 /**
- * Next steps per phase; `{node}` (the first node), `{nodes}` (all of them), `{volume}` and `{path}` (a globalmount a
- * node agent found, else nothing) are filled in by adviceFor.
+ * Next steps per phase; `{node}` (the first node), `{nodes}` (all of them) and `{volume}` are filled in by adviceFor.
  */
 const ADVICE: Record<Phase, string[]> = {
   PENDING_NO_CONSUMER: [
@@ -33,13 +34,7 @@ const ADVICE: Record<Phase, string[]> = {
     'On {nodes}, find it (fuser -vm / lsof on the pod volume directory) and let it exit.',
     'Never remove the finalizers by hand and never force-delete (--grace-period=0 --force) a pod that holds an RWX volume: both strand the staged mount on the node.',
   ],
-  STALE_ATTACHMENT: [
-    '1. Confirm no pod on {node} uses the volume (kubectl get pods -A -o wide --field-selector spec.nodeName={node}); unmounting under a live workload corrupts data.',
-    '2. Cordon {node}.',
-    '3. Restart the node plugin pod on {node} first: it clears in-memory operation locks and often resolves it without touching mounts.',
-    '4. Only if it persists, unmount that globalmount path{path} and remove the empty directory (lazy unmount only as a last resort).',
-    '5. Uncordon and verify a new pod on {node} can mount the same volume.',
-  ],
+  STALE_ATTACHMENT: [], // staleStageSteps: the one recovery order, drain advice's too
   OK: [],
 };
 
@@ -94,9 +89,10 @@ export function adviceFor(
   const node = nodes[0] ?? '<node>';
   const volume = fill.volume ?? '<volume>';
   if (phase === 'MOUNT_FAILED') return mountSteps(nodes, volume, fill.storage ?? { kind: 'unknown' });
+  if (phase === 'STALE_ATTACHMENT')
+    return staleStageSteps(node, fill.path ? [fill.path] : []).map((s, i) => `${i + 1}. ${s}`);
   const all = nodesPhrase(nodes);
-  const path = fill.path ? ` (${fill.path})` : '';
   return ADVICE[phase].map((s) =>
-    s.replaceAll('{nodes}', all).replaceAll('{node}', node).replaceAll('{volume}', volume).replaceAll('{path}', path),
+    s.replaceAll('{nodes}', all).replaceAll('{node}', node).replaceAll('{volume}', volume),
   );
 }

@@ -1,7 +1,7 @@
-// `rwx triage` with node agents, end to end: the simulator over HTTP lists the agent pod (by label), its report
-// is fetched from the pod IP and port (a simulated agent server on 127.0.0.1, as `rwx node` does), and the
-// orphaned globalmount it reports becomes the claim's STALE_ATTACHMENT evidence. Without an agent, and from a
-// snapshot, the report says the proof is unavailable and why.
+// `rwx triage` and `rwx drain-check` with node agents, end to end: the simulator over HTTP lists the agent pod (by
+// label), its report is fetched from the pod IP and port (a simulated agent server on 127.0.0.1, as `rwx node`
+// does), and the orphaned globalmount it reports becomes the claim's STALE_ATTACHMENT evidence and a note in the
+// node's drain advice. Without an agent, and from a snapshot, each says the check was not possible and why.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,10 @@ import type { TriageReport } from '../../src/triage/types.js';
 import { parseScenario, startSimulator, type Simulator } from '@rwx/kube-sim';
 import { healthyReport } from '../agent/report-fixtures.js';
 import { DRIVER, NOW, baseCluster, healthyClaim } from '../triage/fixtures.js';
+import type { DrainAdvice } from '../../src/domain/incident.js';
+import { staleStageSteps, stagesNotCheckedText } from '../../src/advise/stale-stage.js';
+
+const NOW_ISO = new Date(NOW).toISOString();
 
 const GLOBALMOUNT = `/var/lib/kubelet/plugins/kubernetes.io/csi/${DRIVER}/9c1d/globalmount`;
 
@@ -74,29 +78,34 @@ async function cluster(agentPort?: number): Promise<string> {
   return sim.kubeconfigPath;
 }
 
+/** The agent on node-02: shop/data's globalmount still mounted there, with no pod bind mount. */
+async function orphanAgent(): Promise<SimulatedAgents> {
+  return startSimulatedAgents({
+    node: 'node-02',
+    reportFor: (node) =>
+      healthyReport(node, {
+        stagedVolumes: {
+          status: 'ok',
+          volumes: [
+            {
+              path: GLOBALMOUNT,
+              layout: 'sha',
+              driver: DRIVER,
+              sha: '9c1d',
+              pv: 'pvc-data',
+              state: 'ORPHANED',
+              podMounts: 0,
+              podUids: [],
+            },
+          ],
+        },
+      }),
+  });
+}
+
 describe('rwx triage with node agents', () => {
   it("asks the agent on node-02, whose orphaned globalmount of the claim's volume is STALE_ATTACHMENT evidence", async () => {
-    agent = await startSimulatedAgents({
-      node: 'node-02',
-      reportFor: (node) =>
-        healthyReport(node, {
-          stagedVolumes: {
-            status: 'ok',
-            volumes: [
-              {
-                path: GLOBALMOUNT,
-                layout: 'sha',
-                driver: DRIVER,
-                sha: '9c1d',
-                pv: 'pvc-data',
-                state: 'ORPHANED',
-                podMounts: 0,
-                podUids: [],
-              },
-            ],
-          },
-        }),
-    });
+    agent = await orphanAgent();
     const kubeconfig = await cluster(agent.port);
     const table = await rwx(['triage', '--kubeconfig', kubeconfig]);
     expect(table.stderr).toBe('');
@@ -123,6 +132,48 @@ describe('rwx triage with node agents', () => {
       await writeFile(join(dir, 'snap.json'), JSON.stringify({ kind: 'PodList', items: [] }));
       const offline = await rwx(['triage', '--snapshot', join(dir, 'snap.json')]);
       expect(offline.stdout).toContain(`NODE PROOF\n    proof unavailable: ${SNAPSHOT_NOT_ASKED}\n`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('rwx drain-check with node agents', () => {
+  it("asks the node's own agent: the stale RWX stage is a note under OK with its recovery steps", async () => {
+    agent = await orphanAgent();
+    const kubeconfig = await cluster(agent.port);
+    const r = await rwx(['drain-check', 'node-02', '--kubeconfig', kubeconfig, '-o', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const advice = JSON.parse(r.stdout) as DrainAdvice;
+    expect(advice.decision).toBe('OK');
+    expect(advice.stages).toMatchObject({
+      checked: true,
+      stale: [{ node: 'node-02', volume: 'pvc-data', holds: 'leak' }],
+    });
+    expect(advice.steps).toContain(staleStageSteps('node-02', [GLOBALMOUNT])[3]);
+  });
+
+  it('says the stage check was not possible on a node without an agent, and from a snapshot', async () => {
+    agent = await orphanAgent();
+    const kubeconfig = await cluster(agent.port);
+    const live = await rwx(['drain-check', 'node-01', '--kubeconfig', kubeconfig]);
+    expect(live.code).toBe(0);
+    expect(live.stdout).toContain(
+      stagesNotCheckedText('node-01', `no rwx agent runs on node-01; ${AGENT_ENABLE_HINT}`),
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'rwx-drain-agents-'));
+    try {
+      const s = baseCluster();
+      healthyClaim(s, 'shop', 'data');
+      await writeFile(
+        join(dir, 'snap.json'),
+        JSON.stringify({ kind: 'List', items: KIND_KEYS.flatMap((k) => s[k] as object[]) }),
+      );
+      const offline = await rwx(['drain-check', 'node-02', '--snapshot', join(dir, 'snap.json'), '--now', NOW_ISO]);
+      // UNKNOWN: the file holds no DaemonSets or VolumeAttachments; not BLOCK, so it says what was not checked too.
+      expect(offline.code).toBe(5);
+      expect(offline.stdout).toContain(stagesNotCheckedText('node-02', SNAPSHOT_NOT_ASKED));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,10 +1,11 @@
 // The bench for faults of the Kubernetes API: the simulator in real time (short bookmark interval) serving the
 // propagation-loss cluster, the fake Slack, real Redis, and `rwx serve` as a child process in HTTP mode with short
 // timers. Helpers read what an operator would: /readyz, /metrics, the JSON log, the thread, a `/rwx` answer.
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { postSlashCommand } from '../support/slash-command.js';
 import { REDIS_URL, cleanRedis, until } from '../serve/harness.js';
 import { startServeChild, type ServeChild } from './child.js';
 import { expectOneThread, sample } from './thread.js';
@@ -115,28 +116,13 @@ export const logOf = (b: ApiBench): string => b.bot.lines.join('\n');
 /** Sends `/rwx <text>` signed like Slack; resolves with what the bot POSTed to the response_url. */
 export async function command(b: ApiBench, text: string): Promise<string> {
   const id = randomBytes(6).toString('hex');
-  const body = new URLSearchParams({
-    team_id: 'T0FAKE',
-    channel_id: CHANNEL,
-    channel_name: 'incidents',
-    user_id: 'U0ALICE',
-    user_name: 'alice',
-    command: '/rwx',
+  const url = `http://127.0.0.1:${b.bot.port}/slack/events`;
+  const res = await postSlashCommand({
+    url,
+    secret: SECRET,
+    channel: CHANNEL,
     text,
-    api_app_id: 'A0RWX',
-    trigger_id: randomBytes(8).toString('hex'),
-    response_url: b.slack.responseUrl(id),
-  }).toString();
-  const ts = Math.floor(Date.now() / 1000);
-  const signature = `v0=${createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex')}`;
-  const res = await fetch(`http://127.0.0.1:${b.bot.port}/slack/events`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': String(ts),
-      'x-slack-signature': signature,
-    },
-    body,
+    responseUrl: b.slack.responseUrl(id),
   });
   expect(res.status).toBe(200);
   await until(() => (b.slack.responses.get(id)?.length ?? 0) > 0, `the answer to /rwx ${text}`);

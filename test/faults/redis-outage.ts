@@ -3,11 +3,14 @@
 // Liveness reflects the process (it stays 200, so the kubelet does not restart a bot that only has to wait),
 // readiness names Redis; the process rides the outage out (no exit, no hang) and is back to work within 10 s of
 // Redis answering; a change made in the cluster during the outage shows in the thread after. One root, no reply
-// twice. The real CLI as a child process, the simulator in real time, the fake Slack.
+// twice. The channel is told once (RWX_BLIND_AFTER 5s): a notice during the outage when a tick ends in it, and the
+// "could not reach Redis" line once it is back. The real CLI as a child process, the simulator in real time, the
+// fake Slack.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import type { FakeMessage } from '../support/fake-slack-methods.js';
 import { until } from '../serve/harness.js';
 import { startServeChild, type ServeChild } from './child.js';
 import { ownRedis, redisServerTool, type OwnRedis } from './own-redis.js';
@@ -57,10 +60,12 @@ export async function outage(signal: NodeJS.Signals, outageMs: number, o: Outage
     RWX_REDIS_PREFIX: `rwx-fault-redis-${randomBytes(4).toString('hex')}`,
     RWX_GROUP_WAIT: '1s',
     RWX_GROUP_INTERVAL: '1s',
+    RWX_BLIND_AFTER: '5s',
   });
   const c = child;
   await until(() => slack!.roots().length === 1 && slack!.replies(slack!.roots()[0]!.ts).length >= 1, 'the root');
   const root = slack.roots()[0]!;
+  const told = (): FakeMessage[] => slack!.messages.filter((m) => /could not reach Redis from/.test(m.text));
   const recover = (namespace: string, name: string) =>
     sim!.apply({ set: [{ kind: 'Pod', namespace, name, fields: { 'status.phase': 'Running' } }] });
   if (o.inFlight) {
@@ -102,13 +107,24 @@ export async function outage(signal: NodeJS.Signals, outageMs: number, o: Outage
     expect(first).toBeLessThanOrEqual(second);
   }
   const shownAfter = Date.now() - back;
+  await until(() => told().length > 0, 'the channel told Redis is back', 15_000);
+  const toldAfter = Date.now() - back;
+  const notices = slack.roots().filter((m) => /cannot reach Redis/.test(m.text));
+  const noticeAfter = notices[0] && Number(notices[0].ts.split('.')[0]) * 1000 - down;
   console.log(
-    `redis ${signal} for ${outageMs} ms${o.inFlight ? ' (a step in flight)' : ''}: ready ${readyAfter} ms after Redis answered; the change${o.inFlight ? 's' : ''} shown ${shownAfter} ms after`,
+    `redis ${signal} for ${outageMs} ms${o.inFlight ? ' (a step in flight)' : ''}: ready ${readyAfter} ms after Redis answered; ` +
+      `the change${o.inFlight ? 's' : ''} shown ${shownAfter} ms after; ` +
+      `notice ${noticeAfter === undefined ? 'not posted during the outage' : `about ${noticeAfter} ms after Redis went away`}; ` +
+      `told it answers again ${toldAfter} ms after`,
   );
+  // One notice at most (a tick must end within the outage to post it), and the line once, in its thread if any.
+  expect(notices.length).toBeLessThanOrEqual(1);
+  expect(told()).toHaveLength(1);
+  if (notices[0]) expect(told()[0]!.thread_ts).toBe(notices[0].ts);
   expect(readyAfter).toBeLessThan(10_000);
   expect(shownAfter).toBeLessThan(10_000);
   expect(c.process.exitCode).toBeNull();
-  expectOneThread(slack, root.ts, { noInventedChange: true });
+  expectOneThread(slack, root.ts, { noInventedChange: true }); // the Redis notice is not an incident's root
   // Seen in the logs (once down, once back, not every reconnect attempt) and the metrics.
   const log = c.lines.join('\n');
   expect(log).toMatch(/redis connection lost/);

@@ -22,6 +22,8 @@ export interface ReplicaOptions {
   redisUrl?: string;
   /** Evaluator lease TTL (default the product's 10 s). */
   leaseTtlMs?: number;
+  /** More settings (e.g. RWX_BLIND_AFTER). */
+  env?: Record<string, string>;
 }
 
 /** The cluster, Slack and Redis shared by the replicas. */
@@ -76,6 +78,7 @@ export async function replicas(
           RWX_GROUP_INTERVAL: timers.groupInterval,
           ...(o.watchIdle ? { RWX_WATCH_IDLE_TIMEOUT: o.watchIdle } : {}),
           LOG_LEVEL: 'info',
+          ...o.env,
         },
       });
       const conn = await connect({ kubeconfig: clients.get(name)!, env: {} });

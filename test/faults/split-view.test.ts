@@ -55,6 +55,7 @@ const everyoneHolds: EvaluatorLease = {
   holds: async () => true,
   taken: async () => true,
   release: async () => undefined,
+  heldUntil: () => undefined,
 };
 
 describe('two replicas, one view frozen', () => {

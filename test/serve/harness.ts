@@ -13,11 +13,14 @@ import { createLogger } from '../../src/serve/log.js';
 import { runServe } from '../../src/serve/main.js';
 import { ServeMetrics } from '../../src/serve/metrics.js';
 import { realStages } from '../../src/serve/stages.js';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
+import { startSimulator, type Scenario, type Simulator } from '@rwx/kube-sim';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { postSlashCommand } from '../support/slash-command.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The signing secret of the harness's Slack app (HTTP mode). */
+const SIGNING_SECRET = 'secret';
 
 /** Waits for I/O (HTTP, Redis, BullMQ), not for time: polls `cond` every few ms up to `ms` of wall time. */
 export async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
@@ -61,8 +64,14 @@ export interface Harness {
   prefix: string;
   serve?: RunningServe;
   lines: string[];
-  /** Starts (or restarts) the pipeline on the same Redis prefix and waits for the first list; `parts`: more of it. */
-  start(parts?: Partial<ServeParts>): Promise<RunningServe>;
+  /**
+   * Starts (or restarts) the pipeline on the same Redis prefix and waits for the first list; `parts`: more of it.
+   * `slash`: also the Bolt app in HTTP mode, so command() can send `/rwx` as Slack does (in Socket Mode with
+   * SLACK_APP_TOKEN and the fake's socketModeUrl set, for clicks sent through a fake Socket Mode server).
+   */
+  start(parts?: Partial<ServeParts>, opts?: { slash?: boolean }): Promise<RunningServe>;
+  /** `/rwx TEXT` from #incidents, signed; resolves with what the bot posted to its response_url (JSON). */
+  command(text: string): Promise<string>;
   /** Moves sim time and runs one pipeline tick. */
   advance(ms: number): Promise<void>;
   close(): Promise<void>;
@@ -70,7 +79,7 @@ export interface Harness {
 
 /** Starts the simulator for `scenario` and the fake Slack; call start() for the pipeline. `env`: more settings. */
 export async function harness(
-  scenario: string,
+  scenario: string | Scenario,
   timers = { groupWait: '200ms', groupInterval: '300ms' },
   env: Record<string, string> = {},
 ): Promise<Harness> {
@@ -83,7 +92,7 @@ export async function harness(
     env: {
       SLACK_BOT_TOKEN: 'xoxb-test-token',
       SLACK_CHANNEL: 'C0INCIDENT',
-      SLACK_SIGNING_SECRET: 'secret',
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: slack.apiUrl,
       REDIS_URL,
       RWX_REDIS_PREFIX: prefix,
@@ -93,24 +102,49 @@ export async function harness(
       ...env,
     },
   });
+  let commandUrl: string | undefined;
   const h: Harness = {
     clock,
     sim,
     slack,
     prefix,
     lines,
-    async start(parts = {}) {
+    async start(parts = {}, opts = {}) {
       const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
+      const seen = lines.length;
       h.serve = await runServe(config, log, {
         source: new KubeClusterSource(conn),
-        bolt: false,
+        bolt: opts.slash ?? false,
         port: 0,
         parts: { clock, tickMs: 0, ...parts },
-        notifier: { backoffMs: 50, lockTtlMs: 2000 },
+        notifier: { backoffMs: 50, lockTtlMs: 2000, channelRetryMs: 300 },
       });
+      // Bolt's receiver owns the port (0: a free one); runServe logs where it listens.
+      const started = opts.slash
+        ? lines
+            .slice(seen)
+            .map((l) => JSON.parse(l) as { msg?: string; port?: number })
+            .find((l) => l.msg === 'slack app started')
+        : undefined;
+      if (started?.port) commandUrl = `http://127.0.0.1:${started.port}/slack/events`;
       await h.serve.watcher.waitSynced(10_000);
       await h.serve.tick();
       return h.serve;
+    },
+    async command(text) {
+      if (!commandUrl) throw new Error('command(): start the harness with { slash: true }');
+      const id = randomBytes(6).toString('hex');
+      const channel = 'C0INCIDENT';
+      const ack = await postSlashCommand({
+        url: commandUrl,
+        secret: SIGNING_SECRET,
+        channel,
+        text,
+        responseUrl: slack.responseUrl(id),
+      });
+      if (ack.status !== 200) throw new Error(`/rwx ${text}: HTTP ${ack.status} ${ack.body}`);
+      await until(() => (slack.responses.get(id)?.length ?? 0) > 0, `the answer to /rwx ${text}`, 30_000);
+      return JSON.stringify(slack.responses.get(id));
     },
     async advance(ms) {
       await sim.advance(ms);

@@ -11,7 +11,8 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { emptyHistory } from '../../src/domain/history.js';
 import type { Pod } from '../../src/domain/objects.js';
-import { NodeProofs, agentsInIndex, type AgentTarget } from '../../src/serve/proof.js';
+import type { AgentTarget } from '../../src/agent/locate.js';
+import { NodeProofs, agentsInIndex } from '../../src/serve/proof.js';
 import { notifierWithProof, observeWithProof } from '../../src/serve/proof-sink.js';
 import { healthyReport, lostReport } from '../agent/report-fixtures.js';
 import { rolloutIncident } from '../render/incident-fixtures.js';
@@ -152,7 +153,11 @@ describe('agentsInIndex', () => {
     index.upsert('pods', agentPod());
     index.upsert('pods', { metadata: { namespace: 'x', name: 'other', labels: {} }, spec: { nodeName: 'node-19' } });
     const locate = agentsInIndex(() => index);
-    expect(locate('node-19')).toEqual({ kind: 'agent', url: 'http://10.1.2.3:9743/report' });
+    expect(locate('node-19')).toEqual({
+      kind: 'agent',
+      url: 'http://10.1.2.3:9743/report',
+      pod: 'rwx-agent/rwx-agent-x1',
+    });
     expect(locate('node-20')).toEqual({ kind: 'no-agent' });
   });
 
@@ -162,7 +167,8 @@ describe('agentsInIndex', () => {
     const t = agentsInIndex(() => index)('node-19');
     expect(t).toEqual({
       kind: 'not-serving',
-      reason: 'the agent pod rwx-agent/rwx-agent-x1 is Pending with no pod IP',
+      reason:
+        'the rwx agent pod rwx-agent/rwx-agent-x1 on node node-19 is Pending with no pod IP: not serving a report yet',
     });
   });
 });

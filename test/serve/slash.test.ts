@@ -2,7 +2,7 @@
 // propagation-loss scenario as the cluster, Redis, and the fake Slack for the Web API and the response_url.
 // A signed `/rwx status` lists the open rollout incident with a link to its thread; `/rwx drain node-19` says
 // BLOCK; an unsigned request gets 401.
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -12,6 +12,7 @@ import { runServe } from '../../src/serve/main.js';
 import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { postSlashCommand } from '../support/slash-command.js';
 import { cleanRedis, memoryLogger, REDIS_URL, until } from './harness.js';
 
 const SECRET = 'serve-signing-secret-0123456789';
@@ -73,32 +74,9 @@ afterAll(async () => {
 });
 
 /** POSTs `/rwx <text>` from #incidents, signed like Slack unless `signed` is false. */
-async function command(text: string, responseId: string, signed = true): Promise<{ status: number; body: string }> {
-  const body = new URLSearchParams({
-    token: 'legacy',
-    team_id: 'T0FAKE',
-    team_domain: 'fake',
-    channel_id: CHANNEL,
-    channel_name: 'incidents',
-    user_id: 'U0ALICE',
-    user_name: 'alice',
-    command: '/rwx',
-    text,
-    api_app_id: 'A0RWX',
-    trigger_id: randomBytes(8).toString('hex'),
-    response_url: slack.responseUrl(responseId),
-  }).toString();
-  const ts = Math.floor(Date.now() / 1000);
-  const signature = `v0=${createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex')}`;
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      ...(signed ? { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signature } : {}),
-    },
-    body,
-  });
-  return { status: res.status, body: await res.text() };
+function command(text: string, responseId: string, signed = true): Promise<{ status: number; body: string }> {
+  const responseUrl = slack.responseUrl(responseId);
+  return postSlashCommand({ url, secret: SECRET, channel: CHANNEL, text, responseUrl, signed });
 }
 
 const answer = async (id: string): Promise<string> => {

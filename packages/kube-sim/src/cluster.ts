@@ -13,6 +13,7 @@ import { formatTime, resolveTimes } from './times.js';
 import { podStatus, stateOfPhase } from './pod-status.js';
 import { ApiError, notFound } from './status.js';
 import { stableSuffix } from './template.js';
+import { storeBulk } from './bulk.js';
 
 /** Cluster state plus the machinery that changes it. One per simulator. */
 export class SimCluster {
@@ -40,9 +41,15 @@ export class SimCluster {
     return this.store.get(resourceKey(res), nsKey(res.namespaced ? namespace : undefined, name));
   };
 
-  /** Loads the scenario's objects (plus a Namespace for every namespace used) and schedules the timeline. */
-  load(): void {
-    this.addAll(this.scenario.objects, this.startMs, 'init');
+  /** Bulk-loaded pods nothing has changed since: the kubelet leaves them as they are (bulk.ts). */
+  readonly atRest = new WeakSet<KubeObject>();
+
+  /**
+   * Loads `bulk` (objects in served form, stored as they are: bulk.ts), then the scenario's objects, plus a Namespace
+   * for every namespace used, and schedules the timeline.
+   */
+  load(bulk: readonly KubeObject[] = []): void {
+    this.addAll(this.scenario.objects, this.startMs, 'init', storeBulk(this, bulk));
     this.store.compact();
     for (const step of this.scenario.timeline) {
       this.scheduler.schedule(this.startMs + step.atMs, (now) => this.applyStep(step, now));
@@ -51,9 +58,9 @@ export class SimCluster {
   }
 
   /** Materializes and stores objects as one batch, so references between them resolve in either order. */
-  private addAll(objects: KubeObject[], now: number, seed: string): void {
+  private addAll(objects: KubeObject[], now: number, seed: string, used = new Set<string>()): void {
     const ready = objects.map((o) => materialize(o, now, `${this.scenario.name}|${seed}`, this.resources));
-    const namespaces = new Set(ready.map((o) => o.metadata?.namespace).filter((n): n is string => !!n));
+    const namespaces = new Set([...used, ...ready.map((o) => o.metadata?.namespace).filter((n): n is string => !!n)]);
     for (const ns of namespaces) {
       if (
         !this.lookup('Namespace', undefined, ns) &&

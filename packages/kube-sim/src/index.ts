@@ -32,6 +32,11 @@ export type { Scenario, TimelineStep, AuditEntry };
 export interface SimulatorOptions {
   /** Path to a scenario YAML file, or a parsed scenario. */
   scenario: string | Scenario;
+  /**
+   * A big cluster's objects already in served form, stored as they are before the scenario's (no copy, defaults,
+   * relative times or references; the simulator owns them): see the README's "Big clusters".
+   */
+  bulk?: readonly KubeObject[];
   /** 0 or undefined: a random free port. */
   port?: number;
   /** Sim time source; a settable clock in tests. Default the wall clock. */
@@ -99,7 +104,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   if (!isSettable(base)) clock = { now: () => sim0 + (base.now() - wall0) * speed + offset };
   const startMs = clock.now();
   const cluster = new SimCluster(scenario, startMs);
-  cluster.load();
+  cluster.load(opts.bulk);
   const faults = new Faults();
   // Knobs on from the start, checked before anything is opened (a malformed one throws SimError('FAULT')).
   faults.apply([...(scenario.faults ?? []), ...(opts.faults ?? [])]);

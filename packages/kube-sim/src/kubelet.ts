@@ -2,7 +2,8 @@
 // ContainerCreating (created through the API, or scenario pods with a claim volume) start about a second after
 // their node can mount, and on a node that cannot they stay ContainerCreating while FailedMount's count rises.
 // A node cannot mount when the scenario lists it in `kubelet.brokenNodes` or its node plugin pod runs a revision
-// hash listed in `kubelet.brokenRevisionHashes`. Pods annotated `sim.rwx.dev/kubelet: ignore` are left alone.
+// hash listed in `kubelet.brokenRevisionHashes`. Pods annotated `sim.rwx.dev/kubelet: ignore` are left alone, and so
+// are bulk-loaded pods nothing has changed since (bulk.ts).
 import type { KubeObject, Pod, Rec } from './objects.js';
 import { parseDuration } from './duration.js';
 import type { Lookup } from './defaults.js';
@@ -25,6 +26,8 @@ export interface KubeletHost {
   readonly lookup: Lookup;
   /** uids of pods created through the API. */
   readonly createdPods: Set<string>;
+  /** Bulk-loaded pods nothing has changed since: left as they are. */
+  readonly atRest: WeakSet<KubeObject>;
   kubelet: KubeletModel;
   /** Runs controllers and the kubelet after a change. */
   settle(now: number): void;
@@ -127,7 +130,7 @@ export function kubeletSync(c: KubeletHost, now: number): void {
     const uid = pod.metadata?.uid ?? '';
     const key = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
     const created = c.createdPods.has(uid);
-    if (!waitingToCreate(pod) || pod.metadata?.deletionTimestamp) continue;
+    if (!waitingToCreate(pod) || pod.metadata?.deletionTimestamp || c.atRest.has(pod)) continue;
     if (pod.metadata?.annotations?.['sim.rwx.dev/kubelet'] === 'ignore') continue;
     // Scenario pods are the kubelet's only when they wait on a claim; other ContainerCreating causes are scripted.
     if (!created && claimVolumes(pod).length === 0) continue;
