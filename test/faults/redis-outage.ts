@@ -130,6 +130,7 @@ export async function outage(signal: NodeJS.Signals, outageMs: number, o: Outage
   expect(log).toMatch(/redis connection lost/);
   expect(log).toMatch(/redis connection back/);
   expect(log).not.toMatch(/ECONNREFUSED[^]*ECONNREFUSED[^]*ECONNREFUSED/);
+  expect(log).not.toMatch(/notice failed/);
   const metrics = (await c.get('/metrics')).body;
   expect(metrics).toMatch(/rwx_evaluations_total\{[^}]*outcome="error"[^}]*\} [1-9]/);
   expect(metrics).toMatch(/^rwx_redis_up 1$/m);
