@@ -45,8 +45,10 @@ export const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 /** Runs the demo; resolves with the exit code (0 once every incident is resolved, 1 on timeout). */
 export async function runDemo(o: DemoOptions): Promise<number> {
   const { loadScenario, startSimulator } = await loadSimulator(); // a test tool: one line when it is not installed
-  const redis = await connectRedis(o.redisUrl); // first: a clear one-line error when no Redis answers
+  // The scenario before Redis: a file that cannot be read fails with nothing open (an open Redis connection
+  // would keep the process alive after the error); then a clear one-line error when no Redis answers.
   const scenario = await loadScenario(o.scenario);
+  const redis = await connectRedis(o.redisUrl);
   const say = (s: string) => o.out.write(`${s}\n`);
   let sim: RunningSimulator | undefined;
   let demoAgents: DemoAgents | undefined;
