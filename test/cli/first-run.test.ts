@@ -2,15 +2,18 @@
 // by itself with exit 1 and one line on stderr that names the fix; never a stack trace, never a process left hanging
 // (which only a child process can show: the demo with an unreadable scenario hung after its error).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '@rwx/kube-sim';
+import { ManualClock } from '../../src/domain/clock.js';
 import { REDIS_URL } from '../serve/harness.js';
 
 const BIN = fileURLToPath(new URL('../../bin/rwx.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'rwx-first-run-'));
+const T0 = Date.parse('2026-11-30T09:15:00Z');
 /** Long enough for a start-up on a loaded machine; a process still running then has hung. */
 const HUNG_MS = 30_000;
 
@@ -66,5 +69,55 @@ describe('rwx demo, first run', () => {
   it('a scenario file that cannot be read: one line, and the process ends (it hung with Redis open)', async () => {
     const r = await rwx(['demo', '--scenario', join(dir, 'no-such-scenario.yaml')], { REDIS_URL });
     expectOneLine(r, /^rwx demo: cannot read scenario .*no-such-scenario\.yaml/);
+  });
+});
+
+describe('a wrong kubeconfig', () => {
+  let tlsSim: Simulator;
+  let plainSim: Simulator;
+  beforeAll(async () => {
+    tlsSim = await startSimulator({ scenario: 'scenarios/node-fault.yaml', clock: new ManualClock(T0), tls: true });
+    plainSim = await startSimulator({ scenario: 'scenarios/node-fault.yaml', clock: new ManualClock(T0) });
+  });
+  afterAll(async () => {
+    await tlsSim.stop();
+    await plainSim.stop();
+  });
+
+  /** The TLS simulator's kubeconfig, rewritten by `edit`. */
+  function kubeconfig(name: string, edit: (text: string) => string): string {
+    const path = join(dir, name);
+    writeFileSync(path, edit(readFileSync(tlsSim.kubeconfigPath, 'utf8')));
+    return path;
+  }
+
+  // Each case: what is wrong, the flags, what the line must say.
+  it.each([
+    [
+      'a file that does not exist',
+      () => ['--kubeconfig', join(dir, 'nope')],
+      /cannot read kubeconfig .*nope: no such file/,
+    ],
+    ['a file that is not a kubeconfig', () => ['--kubeconfig', BIN], /rwx\.js is not a kubeconfig/],
+    [
+      'a context it does not have',
+      () => ['--kubeconfig', tlsSim.kubeconfigPath, '--context', 'prod'],
+      /context "prod" not found in /,
+    ],
+    [
+      'no certificate-authority for a self-signed server',
+      () => ['--kubeconfig', kubeconfig('no-ca', (t) => t.replace(/^\s*certificate-authority-data:.*$/m, ''))],
+      /cannot reach the API server at https:.*not trusted by the kubeconfig's certificate-authority\)$/,
+    ],
+    [
+      'https:// to a port that speaks plain HTTP',
+      () => [
+        '--kubeconfig',
+        kubeconfig('not-tls', (t) => t.replace(tlsSim.url, plainSim.url.replace('http:', 'https:'))),
+      ],
+      /cannot reach the API server at https:.*\(not TLS on that port: check the scheme and port of the server URL\)$/,
+    ],
+  ])('%s', async (_, flags, line) => {
+    expectOneLine(await rwx(['triage', ...flags()]), line);
   });
 });
