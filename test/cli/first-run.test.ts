@@ -121,3 +121,32 @@ describe('a wrong kubeconfig', () => {
     expectOneLine(await rwx(['triage', ...flags()]), line);
   });
 });
+
+describe('a bad RWX_* value', () => {
+  const snapshot = join(dir, 'empty.json');
+  beforeAll(() => writeFileSync(snapshot, '{"apiVersion":"v1","kind":"List","items":[]}'));
+
+  // drain-check reads the bot's settings to find its open incidents; before, a malformed one fell back silently.
+  it.each([
+    [{ RWX_FLEET: 'maybe' }, /^rwx drain-check: invalid configuration: RWX_FLEET: "maybe" is not true or false$/],
+    [
+      { RWX_REDIS_PREFIX: 'rwx prod' },
+      /^rwx drain-check: invalid configuration: RWX_REDIS_PREFIX: "rwx prod": expected/,
+    ],
+    [
+      { RWX_FLEET: 'true', RWX_CLUSTER_NAME: 'Prod EU' },
+      /RWX_CLUSTER_NAME: "Prod EU" must be a DNS label with RWX_FLEET/,
+    ],
+  ])('drain-check with %o', async (env, line) => {
+    expectOneLine(await rwx(['drain-check', 'node-1', '--snapshot', snapshot], { REDIS_URL, ...env }), line);
+  });
+
+  it('serve names the variable and the form it expects', async () => {
+    const env = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_CHANNEL: 'C0123ABCD' };
+    const r = await rwx(['serve'], { ...env, RWX_GROUP_WAIT: '5 minutes' });
+    expectOneLine(
+      r,
+      /^rwx serve: invalid configuration: RWX_GROUP_WAIT: "5 minutes" is not a duration \(expected e\.g\. 30s, 5m\)$/,
+    );
+  });
+});
