@@ -1,15 +1,20 @@
-// What a newcomer meets on a first run, as whole processes of the built CLI (bin/rwx.js). Each ends the process
-// by itself with exit 1 and one line on stderr that names the fix; never a stack trace, never a process left hanging
-// (which only a child process can show: the demo with an unreadable scenario hung after its error).
+// What a newcomer meets on a first run, as whole processes of the built CLI (bin/rwx.js): no Redis, a wrong
+// kubeconfig, a bad RWX_* value, `rwx serve` without (or with refused) Slack tokens. Each ends the process by
+// itself with exit 1 and one line on stderr that names the fix; never a stack trace, never a process left hanging
+// (which only a child process can show: the demo with an unreadable scenario, and serve with a refused bot token,
+// both hung after their error).
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { ManualClock } from '../../src/domain/clock.js';
-import { REDIS_URL } from '../serve/harness.js';
+import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { cleanRedis, REDIS_URL } from '../serve/harness.js';
 
 const BIN = fileURLToPath(new URL('../../bin/rwx.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'rwx-first-run-'));
@@ -50,6 +55,14 @@ function rwx(argv: string[], env: Record<string, string> = {}): Promise<Run> {
 function expectOneLine(r: Run, line: RegExp): void {
   expect({ hung: r.hung, code: r.code, stdout: r.stdout }).toEqual({ hung: false, code: 1, stdout: '' });
   expect(r.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(line)]);
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
 }
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -149,4 +162,53 @@ describe('a bad RWX_* value', () => {
       /^rwx serve: invalid configuration: RWX_GROUP_WAIT: "5 minutes" is not a duration \(expected e\.g\. 30s, 5m\)$/,
     );
   });
+});
+
+describe('rwx serve and the Slack tokens', () => {
+  it('without any: names each variable, where the tokens come from, and the demo that needs none', async () => {
+    const r = await rwx(['serve'], { REDIS_URL });
+    expectOneLine(r, /^rwx serve: 3 configuration problems: SLACK_BOT_TOKEN: required .*SLACK_CHANNEL: required/);
+    expect(r.stderr).toContain('(the Slack app and its tokens: docs/slack-app.md; rwx demo runs without Slack)');
+  });
+
+  let sim: Simulator;
+  let slack: FakeSlack;
+  /** Starts the simulator and the fake Slack, and serve's environment against them and Redis. */
+  async function world(): Promise<Record<string, string>> {
+    sim = await startSimulator({ scenario: 'scenarios/node-fault.yaml', clock: new ManualClock(T0) });
+    cleanups.push(() => sim.stop());
+    slack = await startFakeSlack();
+    cleanups.push(() => slack.close());
+    const prefix = `rwx-test-first-run-${randomBytes(4).toString('hex')}`;
+    cleanups.push(() => cleanRedis(prefix));
+    return {
+      SLACK_BOT_TOKEN: 'xoxb-first-run',
+      SLACK_CHANNEL: 'C0INCIDENT',
+      SLACK_API_URL: slack.apiUrl,
+      REDIS_URL,
+      RWX_REDIS_PREFIX: prefix,
+      PORT: String(await freePort()),
+      KUBECONFIG: sim.kubeconfigPath,
+    };
+  }
+
+  it('HTTP mode, a bot token Slack refuses: names SLACK_BOT_TOKEN, and the process ends (its port kept it alive)', async () => {
+    const env = await world();
+    slack.platformError('auth.test', 'invalid_auth', 100);
+    const r = await rwx(['serve'], { ...env, SLACK_SIGNING_SECRET: 'secret' });
+    expectOneLine(
+      r,
+      /^rwx serve: Slack refused SLACK_BOT_TOKEN \(invalid_auth\): .*Bot User OAuth Token .*docs\/slack-app\.md/,
+    );
+  }, 60_000);
+
+  it('Socket Mode, an app token Slack refuses: names SLACK_APP_TOKEN and its scope', async () => {
+    const env = await world();
+    slack.platformError('apps.connections.open', 'invalid_auth', 100);
+    const r = await rwx(['serve'], { ...env, SLACK_APP_TOKEN: 'xapp-first-run' });
+    expectOneLine(
+      r,
+      /^rwx serve: Slack refused SLACK_APP_TOKEN \(invalid_auth\): .*connections:write.*docs\/slack-app\.md/,
+    );
+  }, 60_000);
 });
