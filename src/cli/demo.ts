@@ -17,7 +17,7 @@ const HELP = helpText(
 mountPropagation) through the whole pipeline: a Kubernetes API simulator, the watcher, detectors, correlator,
 BullMQ on Redis, and a Slack thread printed here. No Slack workspace and no cluster needed; Redis is (default
 REDIS_URL or redis://127.0.0.1:6379). With --fleet: three simulated clusters sharing one Redis and one channel; the
-same bad ebs-csi-node revision breaks two of them (the thread of the later one links the earlier one's), and the
+same bad ebs-csi-node revision breaks two of them (one thread links the other), and the
 third is warned as it starts the same rollout.`,
 );
 
