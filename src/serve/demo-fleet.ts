@@ -1,7 +1,7 @@
 // `rwx demo --fleet`: the fleet story on the terminal. Three simulated clusters (one simulator each, on its own
 // port) and one Redis; each runs the whole `rwx serve` pipeline with RWX_FLEET on, and their Slack posts go to one
 // channel printed here by the same renderers as Slack. staging-1 and prod-eu-1 run the same bad ebs-csi-node
-// revision (propagation-loss): two threads, the second linked to the first. prod-us-1 then starts rolling out the
+// revision (propagation-loss): two threads, one linked to the other. prod-us-1 then starts rolling out the
 // same change (rollout-start): the channel gets the warning before any pod is stuck there.
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,7 @@ import { KubeClusterSource } from '../watch/kube-source.js';
 import type { RunningServe } from './app.js';
 import { cleanPrefix, DEMO_TIMERS, hhmm, narrate } from './demo.js';
 import { runServe } from './main.js';
-import { connectRedis } from './redis.js';
+import { connectRedis, redactRedisUrl } from './redis.js';
 import { loadSimulator, type RunningSimulator } from './simulator.js';
 
 const scenario = (name: string) => fileURLToPath(new URL(`../../scenarios/${name}.yaml`, import.meta.url));
@@ -49,11 +49,14 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
   const sims: RunningSimulator[] = [];
   const serves: RunningServe[] = [];
   const narrations: NodeJS.Timeout[] = [];
+  const over = { now: false };
   try {
     const scenarios = await Promise.all(FLEET_DEMO.map((c) => loadScenario(c.scenario)));
     for (const s of scenarios) sims.push(await startSimulator({ scenario: s, realtime: true, speed: o.speed }));
     const first = sims[0]!;
-    say(`rwx demo --fleet: three clusters, one Redis ${o.redisUrl} (prefix ${base}), one Slack channel`);
+    say(
+      `rwx demo --fleet: three clusters, one Redis ${redactRedisUrl(o.redisUrl)} (prefix ${base}), one Slack channel`,
+    );
     FLEET_DEMO.forEach((c, i) =>
       say(`  ${c.name}: "${scenarios[i]!.name}" on ${sims[i]!.url} (time runs ${o.speed}x)`),
     );
@@ -73,16 +76,20 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
       serves.push(serve);
       narrations.push(narrate(scenarios[i]!, sim, say, c.name));
     }
-    const told = untilTold(slack, o.timeoutMs ?? 180_000);
-    const code = await Promise.race([told, (o.interrupted ?? new Promise(() => undefined)).then(() => 1)]);
+    const told = untilTold(slack, o.timeoutMs ?? 180_000, over);
+    const interrupted = (o.interrupted ?? new Promise(() => undefined)).then(() => 'interrupted' as const);
+    const outcome = await Promise.race([told, interrupted]);
     say(
-      code === 0
-        ? '\nrwx demo --fleet: the same change broke two clusters (the second thread links the first), and the third ' +
+      outcome === 0
+        ? '\nrwx demo --fleet: the same change broke two clusters (one thread links the other), and the third ' +
             'was warned before a single mount failed there.'
-        : '\nrwx demo --fleet: the story did not finish in time.',
+        : outcome === 'interrupted'
+          ? '\nrwx demo --fleet: interrupted.'
+          : '\nrwx demo --fleet: the story did not finish in time.',
     );
-    return code;
+    return outcome === 0 ? 0 : 1;
   } finally {
+    over.now = true;
     for (const n of narrations) clearInterval(n);
     for (const s of serves) await s.stop().catch(() => undefined);
     for (const s of sims) await s.stop().catch(() => undefined);
@@ -109,11 +116,13 @@ function memberEnv(name: string, redisUrl: string, base: string): Record<string,
   };
 }
 
-// Resolves with 0 once a thread reply links another cluster's thread and a root warns of a rollout, 1 on timeout.
-async function untilTold(slack: TerminalSlack, timeoutMs: number): Promise<number> {
+// Resolves with 0 once a thread reply links another cluster's thread and a root warns of a rollout, 1 on timeout
+// or once `over` (the demo ended otherwise).
+async function untilTold(slack: TerminalSlack, timeoutMs: number, over: { now: boolean }): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await new Promise((r) => setTimeout(r, 250));
+    if (over.now) return 1; // polling on after Ctrl-C kept the process alive until the deadline
     const texts = slack.messages.map((m) => m.text);
     const linked = texts.some((t) => t.startsWith(':link:'));
     const warned = texts.some((t) => t.includes('started rolling out'));

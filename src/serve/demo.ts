@@ -15,7 +15,7 @@ import { TerminalSlack } from '../slack/terminal-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import { startServe } from './app.js';
 import { ServeMetrics } from './metrics.js';
-import { connectRedis } from './redis.js';
+import { connectRedis, redactRedisUrl } from './redis.js';
 import { loadSimulator, type RunningSimulator, type SimScenario } from './simulator.js';
 import { observeResolution, realStages } from './stages.js';
 import { startDemoAgents, type DemoAgents } from './demo-agents.js';
@@ -123,7 +123,7 @@ function introduction(o: DemoOptions, scenario: SimScenario, url: string, prefix
   const ends = o.follow ? 'Ctrl-C to stop.' : 'Exits when every incident is resolved.';
   return [
     `rwx demo: scenario "${scenario.name}": ${scenario.description ?? ''}`,
-    `  simulated API server ${url} (time runs ${o.speed}x), Redis ${o.redisUrl} (prefix ${prefix})`,
+    `  simulated API server ${url} (time runs ${o.speed}x), Redis ${redactRedisUrl(o.redisUrl)} (prefix ${prefix})`,
     `  demo timers: ${timers} (production defaults 30s / 5m); stuckAfter 5m of simulated time`,
     `  Slack is printed below as the bot would post it. ${ends}\n`,
   ];

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '@rwx/kube-sim';
@@ -51,6 +52,34 @@ function rwx(argv: string[], env: Record<string, string> = {}): Promise<Run> {
   );
 }
 
+/** How long a demo may take to stop after Ctrl-C: it stops its simulators and bots and cleans its Redis keys. */
+const STOP_MS = 15_000;
+
+/**
+ * Runs bin/rwx.js until its stdout matches `until`, then sends SIGINT (Ctrl-C) and waits for the process to end;
+ * returns what it printed, and whether it ended within STOP_MS of the Ctrl-C.
+ */
+async function interruptWhen(argv: string[], env: Record<string, string>, until: RegExp) {
+  const child = spawn(process.execPath, [BIN, ...argv], {
+    env: { PATH: process.env.PATH ?? '', HOME: dir, LOG_LEVEL: 'silent', ...env },
+  });
+  let stdout = '';
+  const closed = new Promise<void>((r) => child.on('close', () => r()));
+  const seen = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), HUNG_MS);
+    child.stdout.on('data', (b: Buffer) => {
+      stdout += b.toString();
+      if (until.test(stdout)) resolve(true);
+    });
+    void closed.then(() => (clearTimeout(timer), resolve(until.test(stdout))));
+  });
+  child.kill('SIGINT');
+  const stopped = await Promise.race([closed.then(() => true), sleep(STOP_MS).then(() => false)]);
+  child.kill('SIGKILL');
+  await closed;
+  return { seen, stopped, stdout };
+}
+
 /** The shape every first-run error has: the process ended by itself, exit 1, one line on stderr matching `line`. */
 function expectOneLine(r: Run, line: RegExp): void {
   expect({ hung: r.hung, code: r.code, stdout: r.stdout }).toEqual({ hung: false, code: 1, stdout: '' });
@@ -78,6 +107,20 @@ describe('rwx demo, first run', () => {
       /^rwx demo: no Redis answers at .*start one/,
     );
   });
+
+  // A password in REDIS_URL (or --redis) is the user's secret: the introduction names the Redis without it. Ctrl-C
+  // ends the demo within seconds (the fleet demo polled on until its 3-minute deadline).
+  it.each([[['demo']], [['demo', '--fleet']]])(
+    '%j: no password printed; Ctrl-C ends it',
+    async (argv) => {
+      const url = REDIS_URL.replace('redis://', 'redis://:s3cret-pw@');
+      const r = await interruptWhen(argv, { REDIS_URL: url }, /Slack is printed below/);
+      expect({ seen: r.seen, stopped: r.stopped }).toEqual({ seen: true, stopped: true });
+      expect(r.stdout).toMatch(/Redis redis:\/\/:\*\*\*@/);
+      expect(r.stdout).not.toContain('s3cret-pw');
+    },
+    60_000,
+  );
 
   it('a scenario file that cannot be read: one line, and the process ends (it hung with Redis open)', async () => {
     const r = await rwx(['demo', '--scenario', join(dir, 'no-such-scenario.yaml')], { REDIS_URL });
