@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'REDIS_UNREACHABLE'
   | 'SLACK_RATE_LIMITED'
   | 'SLACK_API'
+  | 'SLACK_CHANNEL' // the bot cannot use a channel: not a member (not_in_channel), no such channel, archived
   | 'TIMEOUT'
   | 'AGENT_MISSING' // no rwx agent pod runs on the node (the agent is opt-in)
   | 'AGENT_UNREACHABLE' // the agent pod did not answer (connection refused, reset, not serving yet)

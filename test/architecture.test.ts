@@ -55,6 +55,7 @@ const DEMO = new Set([
   'src/cli/sim.ts',
   'src/serve/demo.ts',
   'src/serve/demo-fleet.ts',
+  'src/serve/demo-route.ts',
   'src/serve/simulator.ts',
   'src/slack/terminal-slack.ts',
 ]);

@@ -5,6 +5,7 @@
 import { isChannelAllowed, isUserAllowed, needsUsergroupCheck } from '../config/access.js';
 import type { Clock } from '../domain/clock.js';
 import { toRwxError } from '../errors.js';
+import { channelMention } from '../render/slack-links.js';
 
 /** The access part of the configuration (Config['access']). */
 export interface AccessPolicy {
@@ -99,7 +100,7 @@ export async function authorize(policy: AccessPolicy, cache: UsergroupCache, req
 
 /** The polite refusal for a channel that is not allowed; names the channels where /rwx does answer. */
 function channelRefusal(policy: AccessPolicy): string {
-  const where = policy.allowedChannels.map((c) => (/^[CGD][A-Z0-9]{2,}$/.test(c) ? `<#${c}>` : `#${c}`));
+  const where = policy.allowedChannels.map(channelMention);
   if (where.length === 0) return 'Sorry, `/rwx` is not enabled in any channel yet (RWX_ALLOWED_CHANNELS).';
   return `Sorry, \`/rwx\` does not answer in this channel. Please use it in ${where.join(', ')}.`;
 }

@@ -6,6 +6,9 @@ import { blindSentence } from '../advise/blind.js';
 import { untrusted, SLACK_BLOCK_LIMIT } from '../render/escape.js';
 import { respond, type Block, type CommandReply } from './message.js';
 import { context, section } from '../render/slack-blocks.js';
+import { threadLink } from '../render/slack-links.js';
+
+export { threadLink } from '../render/slack-links.js';
 
 /** What /rwx status shows of one open incident (mapped from the incident store's record). */
 export interface OpenIncident {
@@ -42,15 +45,6 @@ const VERDICT: Record<Verdict, string> = {
   UNEXPLAINED: 'unexplained',
   NOT_STORAGE: 'not storage',
 };
-
-/** The thread link: the permalink when it is a Slack https URL, else https://slack.com/archives/CHANNEL/pTS. */
-export function threadLink(i: Pick<OpenIncident, 'channel' | 'threadTs' | 'permalink'>): string | undefined {
-  if (i.permalink && /^https:\/\/[a-z0-9.-]+\.slack\.com\/[^\s<>|]*$/i.test(i.permalink)) return i.permalink;
-  if (i.channel && i.threadTs && /^[CGD][A-Z0-9]{2,}$/.test(i.channel) && /^\d+\.\d+$/.test(i.threadTs)) {
-    return `https://slack.com/archives/${i.channel}/p${i.threadTs.replace('.', '')}`;
-  }
-  return undefined;
-}
 
 /**
  * Renders the open incidents, newest first, within Slack's block limit. With `blind` (what the bot cannot read

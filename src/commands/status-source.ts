@@ -1,4 +1,5 @@
 // /rwx status reads the incident store (src/store): the open set, then each record. Read-only.
+import { isChannelKey } from '../domain/teams.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import type { PermalinkSource } from './permalinks.js';
 import { isResolved, threadTsOf } from '../store/record.js';
@@ -14,7 +15,8 @@ export function openIncidentsFromStore(
   permalinks?: PermalinkSource,
 ): () => Promise<OpenIncident[]> {
   return async () => {
-    const keys = await store.listOpen();
+    // A team channel's record (RWX_TEAM_CHANNELS) is the same incident in another channel: listed once.
+    const keys = (await store.listOpen()).filter((k) => !isChannelKey(k));
     const records = await Promise.all(keys.map((k) => store.get(k)));
     const out: OpenIncident[] = [];
     for (const r of records) {

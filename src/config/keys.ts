@@ -32,6 +32,7 @@ export type ConfigKey =
   | 'dashboardUrl'
   | 'mentionUsergroup'
   | 'broadcastResolution'
+  | 'teamChannels'
   | 'kubeconfig'
   | 'kubeContext'
   | 'logLevel';
@@ -79,6 +80,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   fleet: false,
   channelClusters: {} as Readonly<Record<string, string>>,
   broadcastResolution: true,
+  teamChannels: {} as Readonly<Record<string, string>>,
   logLevel: 'info',
 } as const satisfies Partial<Record<ConfigKey, unknown>>);
 
@@ -279,6 +281,13 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     form: 'true or false',
     secret: false,
     doc: 'Post the resolution reply to the channel too (Slack\'s "Also send to channel"), not only in the thread.',
+  },
+  {
+    env: 'RWX_TEAM_CHANNELS',
+    key: 'teamChannels',
+    form: 'namespace=channel[@usergroup],... (YAML: a map)',
+    secret: false,
+    doc: "Per-team routing: an incident with stuck pods or CronJobs in a team's namespaces is also posted in the team's channel (a channel ID), one root kept in step with the incident's, and the user group is mentioned on that root. A namespace may be a pattern with `*`; the exact name, else the longest pattern, wins ([docs/fleet.md](fleet.md#per-team-routing)).",
   },
   {
     env: 'KUBECONFIG',

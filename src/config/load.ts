@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { isClusterName } from '../domain/cluster.js';
 import { RwxError } from '../errors.js';
 import { CONFIG_KEYS, DEFAULT_CONFIG, boolWord, type ConfigKey } from './keys.js';
-import { rawConfigSchema, toConfig, type Config } from './schema.js';
+import { rawConfigSchema, toConfig, type Config, type RawConfig } from './schema.js';
 
 /** Where loadConfig reads from. */
 export interface LoadConfigOptions {
@@ -128,6 +128,8 @@ export function loadConfig(opts: LoadConfigOptions): Config {
   }
   for (const [key, text] of fleetProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   for (const [key, text] of redisProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
+  if (parsed.success)
+    for (const [key, text] of teamProblems(parsed.data)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   if (opts.slack !== 'optional') {
     for (const [key, text] of slackProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   }
@@ -162,6 +164,15 @@ function redisProblems(raw: Record<string, unknown>): [ConfigKey, string][] {
     return []; // a malformed REDIS_URL is reported on its own
   }
   return [['redisPassword', 'REDIS_URL already carries a password: give it in one of the two only']];
+}
+
+/** A team channel that is the incident channel would get every incident twice in one place. */
+function teamProblems(r: RawConfig): [ConfigKey, string][] {
+  const incident = r.slackChannel?.replace(/^#/, '');
+  const same = r.teamChannels.find((t) => t.channel === incident);
+  if (!same) return [];
+  const entry = `"${same.namespace}=${same.channel}"`;
+  return [['teamChannels', `${entry} is SLACK_CHANNEL, where every incident is posted already: give the team its own`]];
 }
 
 /** A fleet member must have a name that can be written as `@CLUSTER` and used in Redis keys. */

@@ -89,6 +89,9 @@ export function toFileForm(c: Config): Record<ConfigKey, unknown> {
     dashboardUrl: opt(c.messages.links.dashboard),
     mentionUsergroup: opt(c.messages.mentionUsergroup),
     broadcastResolution: c.messages.broadcastResolution,
+    teamChannels: Object.fromEntries(
+      c.teams.map((t) => [t.namespace, `${t.channel}${t.usergroup ? `@${t.usergroup}` : ''}`]),
+    ),
     kubeconfig: opt(c.kube.kubeconfig),
     kubeContext: opt(c.kube.context),
     logLevel: c.logLevel,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { isClusterName } from '../domain/cluster.js';
 import { parseDuration } from '../domain/duration.js';
 import type { NsName } from '../domain/findings.js';
+import type { TeamRoute } from '../domain/teams.js';
 import { boolWord } from './keys.js';
 
 /** pino levels accepted by LOG_LEVEL. */
@@ -59,6 +60,8 @@ export interface Config {
     /** Channel ID or name (without '#') -> the cluster a command there is about when it names none. */
     channelClusters: Readonly<Record<string, string>>;
   };
+  /** RWX_TEAM_CHANNELS: the team channels an incident is also posted in, by namespace, in the order given. */
+  teams: readonly TeamRoute[];
   /** How incident messages are posted (src/notify/deps.ts MessageOptions). */
   messages: {
     /** https URLs of the root's Runbook / Dashboard link buttons, when set. */
@@ -169,6 +172,43 @@ const channelMap = z
     return out;
   });
 
+const NAMESPACE_PATTERN = /^[a-z0-9*]([-a-z0-9*]{0,61}[a-z0-9*])?$/;
+const CHANNEL_ID = /^[CG][A-Z0-9]{2,}$/;
+const TEAM_FORM = 'namespace=channel[@usergroup] (expected e.g. payments=C0123ABCD@S0123ABCD)';
+
+// One RWX_TEAM_CHANNELS entry, or why it is not one.
+function teamRoute(namespace: string, target: string): TeamRoute | string {
+  const entry = `"${namespace}=${target}"`;
+  const [channel = '', usergroup, extra] = target.split('@').map((s) => s.trim());
+  if (!namespace || !channel || extra !== undefined) return `${entry} is not ${TEAM_FORM}`;
+  if (!NAMESPACE_PATTERN.test(namespace))
+    return `${entry}: "${namespace}" is not a namespace or a pattern of one (lower-case letters, digits, - and *)`;
+  if (!CHANNEL_ID.test(channel))
+    return `${entry}: "${channel}" is not a channel ID (C0123ABCD; the bot finds its roots again by the channel's ID)`;
+  if (usergroup !== undefined && !USERGROUP.test(usergroup))
+    return `${entry}: "${usergroup}" is not a user group ID (S0123ABCD)`;
+  return { namespace, channel, ...(usergroup ? { usergroup } : {}) };
+}
+
+/** namespace=channel[@usergroup] pairs (env) or a map (YAML): each namespace once, each channel one user group. */
+const teamMap = z
+  .union([z.string(), z.record(z.string(), z.string())], { error: `expected ${TEAM_FORM}, or a map` })
+  .transform((v, ctx) => {
+    const routes: TeamRoute[] = [];
+    for (const [ns, target] of keyValuePairs(v)) {
+      const r = teamRoute(ns.trim(), target.trim());
+      if (typeof r === 'string') return fail(ctx, r);
+      if (routes.some((x) => x.namespace === r.namespace)) return fail(ctx, `"${r.namespace}" is listed twice`);
+      const other = routes.find((x) => x.channel === r.channel && x.usergroup && r.usergroup !== x.usergroup);
+      if (other && r.usergroup) {
+        const entry = `"${r.namespace}=${r.channel}@${r.usergroup}"`;
+        return fail(ctx, `${entry}: ${r.channel} has user group ${other.usergroup} already (one per channel)`);
+      }
+      routes.push(r);
+    }
+    return routes;
+  });
+
 const url = (schemes: string[], form: string) =>
   optText(form).transform((s, ctx) => {
     if (s === undefined) return undefined;
@@ -223,6 +263,7 @@ export const rawConfigSchema = z.strictObject({
     'expected a user group ID (S0123ABCD)',
   ),
   broadcastResolution: bool,
+  teamChannels: teamMap,
   kubeconfig: optText('a file path'),
   kubeContext: optText('a context name'),
   logLevel: text(LOG_LEVELS.join(', ')).pipe(z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` })),
@@ -278,6 +319,7 @@ export function toConfig(r: RawConfig): Config {
       ...(r.mentionUsergroup ? { mentionUsergroup: r.mentionUsergroup } : {}),
       broadcastResolution: r.broadcastResolution,
     },
+    teams: r.teamChannels,
     kube: {
       ...(r.kubeconfig ? { kubeconfig: r.kubeconfig } : {}),
       ...(r.kubeContext ? { context: r.kubeContext } : {}),

@@ -2,25 +2,75 @@
 // then shown on the root at once (not after group_interval: the person who clicked wants to see it). All are
 // idempotent under double clicks: the first ack wins, a mute only ever extends, a second Resolve changes nothing.
 import type { ActionResult, IncidentActions } from '../domain/actions.js';
+import { splitChannelKey } from '../domain/teams.js';
 import { RwxError } from '../errors.js';
 import { slackDate, mention } from '../render/slack-blocks.js';
 import { replyMetadata } from '../slack/api.js';
 import { type IncidentRecord, isResolved, threadTsOf } from '../store/record.js';
 import { decide } from './decide.js';
 import type { StageDeps } from './deps.js';
+import { teamKeysOf } from './channels.js';
 import { apply, runStep, stepContext, withIncidentLock } from './stages.js';
 import { refreshRoot } from './steps/edit-root.js';
 
 const UNKNOWN: ActionResult = { status: 'unknown', message: 'This incident is no longer tracked.' };
 
-/** Builds IncidentActions over the steps' store and Slack; waits up to `lockWaitMs` for a busy incident lock. */
+/**
+ * Builds IncidentActions over the steps' store and Slack; waits up to `lockWaitMs` for a busy incident lock. A
+ * click acts on the incident channel's record (a button in a team channel's thread carries the same incident key),
+ * then every team channel's root (channels.ts) shows it too, each under its own lock.
+ */
 export function createIncidentActions(deps: StageDeps, lockWaitMs = 5000): IncidentActions {
   const locked = <T>(key: string, fn: () => Promise<T>): Promise<T> => waitForLock(deps, key, lockWaitMs, fn);
-  return {
-    acknowledge: (key, user, now) => locked(key, () => acknowledge(deps, key, user, now)),
-    mute: (key, user, durationMs, now) => locked(key, () => mute(deps, key, user, now + durationMs, now)),
-    resolve: (key, user, now) => locked(key, () => resolveByHand(deps, key, user, now)),
+  const everywhere = async (
+    clicked: string,
+    act: (key: string) => Promise<ActionResult>,
+    inTeam: (r: IncidentRecord) => Promise<unknown>,
+    alsoWhen: ActionResult['status'] = 'done',
+  ): Promise<ActionResult> => {
+    const key = splitChannelKey(clicked).incident;
+    const res = await locked(key, () => act(key));
+    if (res.status === 'done' || res.status === alsoWhen) await inTeams(deps, key, lockWaitMs, inTeam);
+    return res;
   };
+  return {
+    acknowledge: (k, user, now) =>
+      everywhere(
+        k,
+        (key) => acknowledge(deps, key, user, now),
+        (r) => refresh(deps, r, now),
+      ),
+    mute: (k, user, durationMs, now) =>
+      everywhere(
+        k,
+        (key) => mute(deps, key, user, now + durationMs, now),
+        (r) => refresh(deps, r, now),
+      ),
+    // A second Resolve finishes what a first one left half done, in the team channels too.
+    resolve: (k, user, now) =>
+      everywhere(
+        k,
+        (key) => resolveByHand(deps, key, user, now),
+        (r) => resolveNow(deps, r.key, now),
+        'already',
+      ),
+  };
+}
+
+// Runs `fn` on each open team channel record of incident `key`, under its lock. Best effort: a record whose lock
+// stays busy, or whose Slack call fails, is left to its job, which the notifier enqueues after every click.
+async function inTeams(
+  deps: StageDeps,
+  key: string,
+  lockWaitMs: number,
+  fn: (r: IncidentRecord) => Promise<unknown>,
+): Promise<void> {
+  for (const team of await teamKeysOf(deps.store, key)) {
+    await waitForLock(deps, team, lockWaitMs, async () => {
+      const r = await deps.store.get(team);
+      if (r) await fn(r);
+    }).catch(() => undefined);
+  }
 }
 
 async function acknowledge(deps: StageDeps, key: string, user: string, now: number): Promise<ActionResult> {

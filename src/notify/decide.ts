@@ -25,6 +25,14 @@ export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
   keepFiring: 60_000,
 });
 
+/**
+ * How long a team channel's first root waits past group_wait for the incident channel's root, whose thread it
+ * links, and how often it looks meanwhile. Past the wait it is posted without the link (a later edit adds it): a
+ * team is never left untold because the incident channel's post is late or failing.
+ */
+export const PARENT_WAIT_MS = 30_000;
+export const PARENT_POLL_MS = 1_000;
+
 /** What to do next: nothing, wait until a time (then decide again), or one step (src/notify/steps/). */
 export type Step = { step: 'none' } | { step: 'wait'; until: number } | { step: StepName };
 
@@ -51,7 +59,8 @@ export type StepName =
  * interrupted is looked up first; firing means post the root after group_wait, then its evidence, then edit the
  * root when the notifiable state changed (no sooner than group_interval after the last notification) or repeat
  * after repeat_interval, while not muted; and, muted or not, at once, add or remove the stale line when the bot
- * stopped or started seeing the cluster again (an edit that notifies no one and is not a change).
+ * stopped or started seeing the cluster again (an edit that notifies no one and is not a change). A team channel's
+ * record (channels.ts) posts its root once the incident channel's root is in Slack (at most PARENT_WAIT_MS later).
  */
 export function decide(r: IncidentRecord, now: number, timers: Timers = DEFAULT_TIMERS): Step {
   const l = r.lifecycle;
@@ -65,7 +74,11 @@ export function decide(r: IncidentRecord, now: number, timers: Timers = DEFAULT_
     if (cleared) return { step: 'discard' };
     if (r.buttons.resolved) return { step: 'resolve' };
     const due = r.createdAt + timers.groupWait;
-    return now < due ? { step: 'wait', until: due } : { step: 'post-root' };
+    if (now < due) return { step: 'wait', until: due };
+    if (r.parent && !r.parent.threadTs && now < due + PARENT_WAIT_MS) {
+      return { step: 'wait', until: Math.min(due + PARENT_WAIT_MS, now + PARENT_POLL_MS) };
+    }
+    return { step: 'post-root' };
   }
   if (l.phase === 'posting-root') return { step: resolving ? 'adopt-root' : 'post-root' };
   if (resolving) return { step: 'resolve' };

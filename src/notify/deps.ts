@@ -1,6 +1,7 @@
 // What the notify stages need: the store, Slack, the timers and the clock, passed in (fakes in tests).
 import type { Clock } from '../domain/clock.js';
 import type { Incident } from '../domain/incident.js';
+import type { TeamRoute } from '../domain/teams.js';
 import type { ObserveResolution } from '../domain/resolution.js';
 import type { RootLinks } from '../render/slack-incident.js';
 import type { SlackApi } from '../slack/api.js';
@@ -40,6 +41,8 @@ export interface StageDeps {
   observer?: NotifierObserver;
   /** Who takes the incident locks (resume.ts: `<replica>#<incarnation>`), so a restart can tell its own. */
   lockOwner?: string;
+  /** RWX_TEAM_CHANNELS: the user group a new root in a team channel mentions (channels.ts). */
+  teams?: readonly TeamRoute[];
 }
 
 /** Hooks called after a Slack call and its record write succeeded (metrics). They must not throw. */

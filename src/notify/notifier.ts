@@ -12,13 +12,14 @@ import { redisDown } from '../store/ride-out.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { SlackApi } from '../slack/api.js';
 import { DEFAULT_TIMERS, type Timers } from './decide.js';
-import type { IncidentActions } from '../domain/actions.js';
+import type { ActionResult, IncidentActions } from '../domain/actions.js';
+import { type TeamRoute, splitChannelKey } from '../domain/teams.js';
 import { createIncidentActions } from './actions.js';
 import { DEFAULT_MESSAGE_OPTIONS, type MessageOptions } from './deps.js';
-import { recordEvaluation } from './record.js';
+import { channelRecords, recordChannels, teamKeysOf, teamPrefix } from './channels.js';
 import { markStale } from './stale.js';
 import { type Reconciled, reconcile } from './reconcile.js';
-import { type LockIdentity, lockIdentity, resumeInterrupted } from './resume.js';
+import { type LockIdentity, isPredecessors, lockIdentity, resumeInterrupted } from './resume.js';
 import { type NotifierObserver, type StageDeps, type StageOutcome, processIncident } from './stages.js';
 import { type Enqueue, type JobData, type NotifierLogger, QUEUE, startWorker, within } from './worker.js';
 
@@ -35,6 +36,8 @@ export interface NotifierOptions {
   slack: SlackApi;
   /** Channel id the incident threads go to. */
   channel: string;
+  /** RWX_TEAM_CHANNELS: the team channels an incident is also posted in, by namespace (channels.ts). */
+  teams?: readonly TeamRoute[];
   /** Link buttons, the user group a new root mentions, the resolution broadcast (default DEFAULT_MESSAGE_OPTIONS). */
   messages?: Partial<MessageOptions>;
   /** Overrides of DEFAULT_TIMERS (30s / 5m / 4h, kept firing for 60s). */
@@ -58,6 +61,8 @@ export interface NotifierOptions {
   closeTimeoutMs?: number;
   /** Delay before retrying a job whose incident lock was busy (default 250 ms). */
   lockRetryMs?: number;
+  /** Delay before retrying a job whose channel the bot cannot use, e.g. not invited (default 5 min, worker.ts). */
+  channelRetryMs?: number;
   /** Lock TTL (default 30 s) and how long resolved records are kept (default 7 days). */
   lockTtlMs?: number;
   closedTtlMs?: number;
@@ -101,7 +106,10 @@ export interface Notifier extends IncidentActions {
   process(key: string): Promise<StageOutcome>;
   /** Jobs waiting or running (not the delayed ones: every open incident keeps one for its next timer). */
   queueDepth(): Promise<number>;
-  /** The store the notifier writes (e.g. for /rwx status). */
+  /**
+   * The store the notifier writes (e.g. for /rwx status): the incident channel's records and the team channels'
+   * (their keys `<incident key>#<channel>`, domain/teams.ts isChannelKey), one open set over both.
+   */
   readonly store: IncidentStore;
   /**
    * Stops the worker and closes the queue and the duplicated connections, within closeTimeoutMs: a step still in
@@ -111,6 +119,8 @@ export interface Notifier extends IncidentActions {
   close(): Promise<void>;
   /** Settles once the start-up resume (resume.ts) is done: the keys it resumed (none without a worker). */
   readonly resumed: Promise<string[]>;
+  /** This notifier's name in its locks, and which names are its dead predecessors' (the evaluator lease uses both). */
+  readonly identity: { owner: string; predecessor(owner: string): boolean };
 }
 
 /**
@@ -145,8 +155,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
 
   const submit: Notifier['submit'] = async (incidents, now, resolutions) => {
     const ctx = { store: deps.store, channel: opts.channel, groupWait: timers.groupWait, resolutions };
-    const recorded = await recordEvaluation(
+    const recorded = await recordChannels(
       { ...ctx, keepFiring: timers.keepFiring, observe: opts.observeResolution },
+      deps.teams,
       incidents,
       now,
     );
@@ -155,14 +166,18 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   };
 
   const actions = createIncidentActions(deps);
+  // After a click the jobs decide what is left: after a Resolve, close or follow up the CronJobs; in a team
+  // channel whose root the click could not edit at once (its lock busy, Slack failing), show it.
+  const thenJobs = async (key: string, res: ActionResult, self: boolean): Promise<ActionResult> => {
+    if (res.status === 'unknown') return res;
+    const incident = splitChannelKey(key).incident;
+    for (const k of [...(self ? [incident] : []), ...(await teamKeysOf(deps.store, incident))]) await enqueue(k);
+    return res;
+  };
   return {
-    ...actions,
-    // After a Resolve click the incident's job decides what is left: close, or follow up its CronJobs.
-    resolve: async (key, user, now) => {
-      const res = await actions.resolve(key, user, now);
-      if (res.status !== 'unknown') await enqueue(key);
-      return res;
-    },
+    acknowledge: async (key, user, now) => thenJobs(key, await actions.acknowledge(key, user, now), false),
+    mute: async (key, user, ms, now) => thenJobs(key, await actions.mute(key, user, ms, now), false),
+    resolve: async (key, user, now) => thenJobs(key, await actions.resolve(key, user, now), true),
     store: deps.store,
     submit,
     markStale: (since) => markStale(deps.store, enqueue, since),
@@ -170,6 +185,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     process: (key) => processIncident(deps, key),
     queueDepth: () => queue.getJobCountByTypes('waiting', 'active', 'prioritized'),
     resumed,
+    identity: { owner: identity.owner, predecessor: (owner) => isPredecessors(owner, identity) },
     async close() {
       const deadline = Date.now() + (opts.closeTimeoutMs ?? 5_000);
       const left = (): number => Math.max(0, deadline - Date.now());
@@ -204,9 +220,16 @@ async function resume(
 }
 
 // The steps' dependencies from the options, with the defaults.
-function stageDeps(opts: NotifierOptions): StageDeps {
+function stageDeps(opts: NotifierOptions): StageDeps & { teams: readonly TeamRoute[] } {
   return {
-    store: opts.store ?? new RedisIncidentStore(opts.redis, opts.prefix),
+    // Team channels' records are kept apart and read with their incident's buttons and thread (channels.ts).
+    store: opts.store
+      ? channelRecords(opts.store)
+      : channelRecords(
+          new RedisIncidentStore(opts.redis, opts.prefix),
+          new RedisIncidentStore(opts.redis, teamPrefix(opts.prefix)),
+        ),
+    teams: opts.teams ?? [],
     slack: opts.slack,
     messages: { ...DEFAULT_MESSAGE_OPTIONS, ...opts.messages },
     timers: { ...DEFAULT_TIMERS, ...opts.timers },

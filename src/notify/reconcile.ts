@@ -28,7 +28,8 @@ export async function reconcile(deps: StageDeps, enqueue: Enqueue): Promise<Reco
       try {
         if ((await withIncidentLock(deps, key, () => redraw(deps, key))) === true) redrawn.push(key);
       } catch (e) {
-        if (!isRwxError(e, 'SLACK_RATE_LIMITED', 'SLACK_API')) throw e;
+        // SLACK_CHANNEL: a channel the bot is not in (a team channel nobody invited it to) refuses that root only.
+        if (!isRwxError(e, 'SLACK_RATE_LIMITED', 'SLACK_API', 'SLACK_CHANNEL')) throw e;
         limited = isRwxError(e, 'SLACK_RATE_LIMITED');
       }
     }

@@ -2,6 +2,7 @@
 // long). It writes only `observed` (the incident, its hash and history, whether it cleared and what the cluster
 // said then, CronJobs seen done after a resolution), never the lifecycle or the buttons.
 import { mergeHistory } from '../domain/history.js';
+import { isChannelKey } from '../domain/teams.js';
 import type { Incident } from '../domain/incident.js';
 import { keptForRecord } from '../domain/kept.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
@@ -181,6 +182,9 @@ async function recordAbsent(
   return { key, delayMs: 0 };
 }
 
+/** The per-record rules, for the team channels' records (channels.ts), which follow the same ones. */
+export { recordReported, recordAbsent };
+
 /**
  * Keys of the open records not yet resolved: the incidents a process starting up (or taking over evaluation)
  * treats as already open, so its first pass keeps them as they were (CorrelateOptions.openKeys).
@@ -191,7 +195,8 @@ export async function unresolvedKeys(store: Pick<IncidentStore, 'listOpen' | 'ge
 
 /** The open records not yet resolved (unresolvedKeys' records): what a process starting up takes over. */
 export async function unresolvedRecords(store: Pick<IncidentStore, 'listOpen' | 'get'>): Promise<IncidentRecord[]> {
-  const keys = await store.listOpen();
+  // A team channel's record (channels.ts) follows an incident; it is not one.
+  const keys = (await store.listOpen()).filter((k) => !isChannelKey(k));
   const records = await Promise.all(keys.map((k) => store.get(k)));
   return records.filter((r): r is IncidentRecord => r !== undefined && !isResolved(r.lifecycle));
 }

@@ -9,6 +9,8 @@
 import type { Lifecycle } from '../store/record.js';
 import type { IncidentRecord } from '../store/record.js';
 import { WORKER_RETRY_MS } from '../store/ride-out.js';
+import { isChannelKey } from '../domain/teams.js';
+import { messagesIn } from './channels.js';
 import { type StepName, decide } from './decide.js';
 import type { StageDeps } from './deps.js';
 import { editRoot, markStale } from './steps/edit-root.js';
@@ -67,7 +69,10 @@ export async function processIncident(deps: StageDeps, key: string): Promise<Sta
 /** Runs one step on `record` (the caller holds the lock) and records its result; true when the record ended. */
 export async function runStep(deps: StageDeps, record: IncidentRecord, step: StepName, now: number): Promise<boolean> {
   const ended = await apply(deps, record.key, await STEPS[step](stepContext(deps, record.key, now), record));
-  if (step === 'post-root') observeQuietly(() => deps.observer?.rootPosted?.(record.observed.incident, now));
+  // An incident opens once, with its incident channel's root; a team channel's root is the same incident.
+  if (step === 'post-root' && !isChannelKey(record.key)) {
+    observeQuietly(() => deps.observer?.rootPosted?.(record.observed.incident, now));
+  }
   return ended;
 }
 
@@ -87,7 +92,7 @@ export async function apply(deps: StageDeps, key: string, result: StepResult): P
 export function stepContext(deps: StageDeps, key: string, now: number): StepContext {
   return {
     slack: deps.slack,
-    messages: deps.messages,
+    messages: messagesIn(deps.messages, deps.teams ?? [], key),
     now,
     ...(deps.observe ? { observe: deps.observe } : {}),
     mark: async (lifecycle: Lifecycle) => {

@@ -31,7 +31,8 @@ export function visibleState(r: IncidentRecord, now: number): IncidentState {
  */
 export function stateHash(r: IncidentRecord, now: number): string {
   const { staleSince: _, ...state } = visibleState(r, now);
-  return hashOf([r.observed.hash, state]);
+  // A team channel's root also links the incident channel's thread: the link appearing (or moving) edits it.
+  return hashOf(r.parent ? [r.observed.hash, state, r.parent.threadTs ?? null] : [r.observed.hash, state]);
 }
 
 /** Since when the root should say the bot cannot see the cluster: observed.stale, unless resolved. */
@@ -52,10 +53,12 @@ export function staleShown(r: IncidentRecord, sent: Sent): boolean {
 
 /**
  * The root as it should read in `state`: the live incident (with `opts`: link buttons, and on a new root the user
- * group mention), or once resolved the whole incident's summary.
+ * group mention), or once resolved the whole incident's summary; in a team channel, with the line linking the
+ * incident channel's thread.
  */
 export function rootMessage(r: IncidentRecord, state: IncidentState, opts: RootOptions = {}): SlackMessage {
+  const parent = r.parent ? { parent: r.parent } : {};
   return state.resolvedAt !== undefined
-    ? renderResolvedRoot(r.observed.incident, r.observed.history, state)
-    : renderIncidentRoot(r.observed.incident, state, opts);
+    ? renderResolvedRoot(r.observed.incident, r.observed.history, state, parent)
+    : renderIncidentRoot(r.observed.incident, state, { ...opts, ...parent });
 }

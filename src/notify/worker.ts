@@ -23,7 +23,11 @@ export interface WorkerOptions {
   lockRetryMs?: number;
   backoffMs?: number;
   maxBackoffMs?: number;
+  channelRetryMs?: number;
 }
+
+/** How long a job waits after Slack said the bot cannot use its channel (not invited, archived) before it asks again. */
+export const CHANNEL_RETRY_MS = 5 * 60_000;
 
 /** What a notify job carries: the incident key (the worker reads the latest record). */
 export interface JobData {
@@ -69,7 +73,8 @@ export function startWorker(opts: WorkerOptions, deps: StageDeps, enqueue: Enque
   const conn = opts.redis.duplicate({ maxRetriesPerRequest: null });
   const backoff = { firstMs: opts.backoffMs ?? 1000, maxMs: opts.maxBackoffMs ?? 20_000 };
   const inFlight = new Map<Job<JobData>, string | undefined>();
-  const run = jobProcessor(deps, enqueue, log, opts.lockRetryMs ?? 250, backoff);
+  const retry = { lockMs: opts.lockRetryMs ?? 250, channelMs: opts.channelRetryMs ?? CHANNEL_RETRY_MS };
+  const run = jobProcessor(deps, enqueue, log, retry, backoff);
   const tracked = async (job: Job<JobData>, token?: string): Promise<StepName[]> => {
     inFlight.set(job, token);
     try {
@@ -82,6 +87,9 @@ export function startWorker(opts: WorkerOptions, deps: StageDeps, enqueue: Enque
     connection: conn,
     prefix: opts.prefix,
     concurrency: 4,
+    // BullMQ writes the name on every job it takes (processedBy): a restarted replica finds the jobs its predecessor
+    // was killed holding by it, as it finds its locks (resume.ts).
+    ...(deps.lockOwner ? { name: deps.lockOwner } : {}),
     ...workerOptions,
   });
   worker.on('error', (e) => redisDown(e) || log?.error({ err: e.message }, 'notify worker error'));
@@ -109,14 +117,16 @@ export type Enqueue = (key: string, delayMs?: number) => Promise<void>;
 
 /**
  * What the worker does with one job: the steps for its incident. A wait or a busy lock moves the job back to
- * delayed; Slack's rate limit delays it by Retry-After; any other retryable error delays it by the capped
- * backoff, for as long as it takes; a non-retryable error fails it for good.
+ * delayed; Slack's rate limit delays it by Retry-After; a channel the bot cannot use (not invited: a team channel
+ * nobody invited it to) delays it by `retry.channelMs`, so it posts once invited, and touches no other channel's
+ * record; any other retryable error delays it by the capped backoff, for as long as it takes; a non-retryable
+ * error fails it for good.
  */
 function jobProcessor(
   deps: StageDeps,
   enqueue: Enqueue,
   log: NotifierLogger | undefined,
-  lockRetryMs: number,
+  retry: { lockMs: number; channelMs: number },
   backoff: { firstMs: number; maxMs: number },
 ): (job: Job<JobData>, token?: string) => Promise<StepName[]> {
   const delay = async (job: Job<JobData>, token: string | undefined, untilWallMs: number): Promise<never> => {
@@ -134,6 +144,12 @@ function jobProcessor(
         log?.warn({ key, retryAfterSeconds: err.retryAfterSeconds }, 'slack rate limited: job delayed');
         return delay(job, token, Date.now() + (err.retryAfterSeconds ?? 1) * 1000);
       }
+      if (err.code === 'SLACK_CHANNEL') {
+        const why =
+          'the bot cannot post in this channel: invite it there (/invite @rwx); other channels are not affected';
+        log?.warn({ key, retryInMs: retry.channelMs, err: err.message }, why);
+        return delay(job, token, Date.now() + retry.channelMs);
+      }
       if (!err.retryable) {
         log?.error({ key, code: err.code, err: err.message }, 'notify failed for good');
         throw new UnrecoverableError(`${err.code}: ${err.message}`);
@@ -146,7 +162,7 @@ function jobProcessor(
     }
     if (job.data.failures) await job.updateData({ key });
     // Timers run on the injected clock; BullMQ delays run on the wall clock: convert the remaining time.
-    if (out.kind === 'locked') return delay(job, token, Date.now() + lockRetryMs);
+    if (out.kind === 'locked') return delay(job, token, Date.now() + retry.lockMs);
     if (out.kind === 'wait') {
       await job.moveToDelayed(Date.now() + Math.max(0, out.until - deps.clock.now()), token);
       // An evaluation recorded after this run's last read and enqueued before the move waits behind this job (BullMQ

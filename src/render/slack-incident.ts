@@ -5,6 +5,7 @@
 import type { Incident } from '../domain/incident.js';
 import { blindSentence } from '../advise/blind.js';
 import { escapeSlack } from './escape.js';
+import { parentThreadLine } from './slack-links.js';
 import { proofRootBlock } from './slack-proof.js';
 import { VERDICT_TEXT, incidentFallback, saysDoNotDrain } from './slack-fallback.js';
 import { nodeRowCount } from '../domain/node-rows.js';
@@ -37,6 +38,8 @@ export interface RootOptions {
   links?: RootLinks;
   /** A Slack user group ID (S...) to mention: given only when the root is first posted, never on an edit. */
   mention?: string;
+  /** In a team channel (RWX_TEAM_CHANNELS): the incident channel's thread, which the root links. */
+  parent?: { channel?: string; threadTs?: string };
 }
 
 /** Rows of the node table the root shows; the evidence reply has them all. */
@@ -61,6 +64,7 @@ export function renderIncidentRoot(
   const proof = open ? proofRootBlock(incident.proof) : undefined;
   if (proof) blocks.push(proof);
   blocks.push(...nodeBlocks(incident));
+  if (opts.parent) blocks.push(context(parentThreadLine(opts.parent)));
   if (open) blocks.push(buttons(incident.key, state, opts.links));
   blocks.push(
     context(

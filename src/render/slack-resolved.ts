@@ -18,14 +18,20 @@ import {
   section,
 } from './slack-blocks.js';
 import { VERDICT_TEXT, incidentFallback } from './slack-fallback.js';
-import { statusLine } from './slack-incident.js';
+import { type RootOptions, statusLine } from './slack-incident.js';
+import { parentThreadLine } from './slack-links.js';
 import { nodeList } from './slack-members.js';
 
 /** Pods named per workload line; the rest are counted. */
 const PODS_PER_WORKLOAD = 10;
 
 /** The resolved root: headline, peak, duration, nodes and workloads involved; no buttons. */
-export function renderResolvedRoot(incident: Incident, history: IncidentHistory, state: IncidentState): SlackMessage {
+export function renderResolvedRoot(
+  incident: Incident,
+  history: IncidentHistory,
+  state: IncidentState,
+  opts: Pick<RootOptions, 'parent'> = {},
+): SlackMessage {
   const blocks: Block[] = [header(`Resolved: ${incident.title}`)];
   const p = history.peak;
   const worst =
@@ -39,6 +45,7 @@ export function renderResolvedRoot(incident: Incident, history: IncidentHistory,
   const more = history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '';
   blocks.push(section(`*Nodes involved:* ${nodeList(history.nodes)}${more}`));
   blocks.push(listSection('*Affected workloads*', workloadLines(history)));
+  if (opts.parent) blocks.push(context(parentThreadLine(opts.parent)));
   blocks.push(
     context(`incident \`${escapeSlack(incident.key)}\` · see the thread for which pods recovered on their own`),
   );

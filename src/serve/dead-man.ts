@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { escapeSlack } from '../render/escape.js';
 import { slackDate } from '../render/slack-blocks.js';
 import { type SlackApi, incidentMetadata } from '../slack/api.js';
+import { redisDown } from '../store/ride-out.js';
 
 /** How old another replica's claim must be before it is taken over (its post may still be on its way). */
 export const CLAIM_STALE_MS = 60_000;
@@ -81,7 +82,8 @@ export class DeadMan {
       this.mayBeStale = true;
       if (now - this.blindSince >= this.o.afterMs) await this.notice(this.blindSince, now);
     } catch (e) {
-      this.o.log.warn({ err: e }, 'dead-man notice failed; retried next tick');
+      // Redis away is logged once by the connection (redis.ts), not once per tick here.
+      if (!redisDown(e)) this.o.log.warn({ err: e }, 'dead-man notice failed; retried next tick');
     }
   }
 

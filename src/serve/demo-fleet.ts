@@ -2,7 +2,8 @@
 // port) and one Redis; each runs the whole `rwx serve` pipeline with RWX_FLEET on, and their Slack posts go to one
 // channel printed here by the same renderers as Slack. staging-1 and prod-eu-1 run the same bad ebs-csi-node
 // revision (propagation-loss): two threads, one linked to the other. prod-us-1 then starts rolling out the
-// same change (rollout-start): the channel gets the warning before any pod is stuck there.
+// same change (rollout-start): the channel gets the warning before any pod is stuck there. Last, a command typed in
+// the channel about prod-eu-1 reaches staging-1's bot and is answered by prod-eu-1 (demo-route.ts).
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
@@ -13,6 +14,8 @@ import { TerminalSlack } from '../slack/terminal-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import type { RunningServe } from './app.js';
 import { cleanPrefix, DEMO_TIMERS, hhmm, narrate } from './demo.js';
+import { SILENT_AFTER_MS } from '../fleet/heartbeat.js';
+import { DemoCommandApp, demoAnswers } from './demo-route.js';
 import { runServe } from './main.js';
 import { connectRedis, redactRedisUrl } from './redis.js';
 import { loadSimulator, type RunningSimulator } from './simulator.js';
@@ -28,6 +31,9 @@ export const FLEET_DEMO = [
 
 /** The channel every cluster posts into. */
 const CHANNEL = 'C0FLEET';
+
+/** The command the demo types in the channel, and the cluster whose bot Slack hands it to (not the one it names). */
+export const ROUTED_COMMAND = { text: 'drain node-19 @prod-eu-1', receiver: 'staging-1', owner: 'prod-eu-1' } as const;
 
 /** What the fleet demo runs with. */
 export interface FleetDemoOptions {
@@ -62,7 +68,10 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
     );
     say('  Slack is printed below as the bots would post it, every cluster into the same channel.\n');
     const slack = new TerminalSlack({ out: o.out, stamp: () => `[${hhmm(first.now())}]` });
+    const answers: string[] = [];
+    const apps = new Map<string, DemoCommandApp>();
     for (const [i, c] of FLEET_DEMO.entries()) {
+      apps.set(c.name, new DemoCommandApp());
       const sim = sims[i]!;
       const config = loadConfig({ env: memberEnv(c.name, o.redisUrl, base) });
       const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
@@ -70,19 +79,26 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
         source: new KubeClusterSource(conn),
         slack,
         bolt: false,
+        commands: { app: apps.get(c.name)!.asApp(), sender: demoAnswers(slack, (t) => answers.push(t)) },
+        // Heartbeats are stamped with the simulator's clock, which runs `speed` times faster than their interval.
+        fleet: { silentAfterMs: SILENT_AFTER_MS * o.speed },
         port: 0,
         parts: { clock: { now: () => sim.now() }, tickMs: 250 },
       });
       serves.push(serve);
       narrations.push(narrate(scenarios[i]!, sim, say, c.name));
     }
-    const told = untilTold(slack, o.timeoutMs ?? 180_000, over);
+    const deadline = Date.now() + (o.timeoutMs ?? 180_000);
+    const told = untilTold(slack, deadline, over).then((c) =>
+      c === 0 ? routeCommand(apps, slack, say, answers, deadline, over) : c,
+    );
     const interrupted = (o.interrupted ?? new Promise(() => undefined)).then(() => 'interrupted' as const);
     const outcome = await Promise.race([told, interrupted]);
     say(
       outcome === 0
-        ? '\nrwx demo --fleet: the same change broke two clusters (one thread links the other), and the third ' +
-            'was warned before a single mount failed there.'
+        ? '\nrwx demo --fleet: the same change broke two clusters (one thread links the other), the third ' +
+            `was warned before a single mount failed there, and a command about ${ROUTED_COMMAND.owner} was answered ` +
+            `by ${ROUTED_COMMAND.owner} though Slack handed it to ${ROUTED_COMMAND.receiver}.`
         : outcome === 'interrupted'
           ? '\nrwx demo --fleet: interrupted.'
           : '\nrwx demo --fleet: the story did not finish in time.',
@@ -116,17 +132,42 @@ function memberEnv(name: string, redisUrl: string, base: string): Record<string,
   };
 }
 
-// Resolves with 0 once a thread reply links another cluster's thread and a root warns of a rollout, 1 on timeout
-// or once `over` (the demo ended otherwise).
-async function untilTold(slack: TerminalSlack, timeoutMs: number, over: { now: boolean }): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
+// Resolves with 0 once a thread reply links another cluster's thread and a root warns of a rollout, 1 past the
+// deadline or once `over`.
+async function untilTold(slack: TerminalSlack, deadline: number, over: { now: boolean }): Promise<number> {
+  return until(
+    () => {
+      const texts = slack.messages.map((m) => m.text);
+      return texts.some((t) => t.startsWith(':link:')) && texts.some((t) => t.includes('started rolling out'));
+    },
+    deadline,
+    over,
+  );
+}
+
+// Types ROUTED_COMMAND in the channel, hands it to the receiver's bot, and resolves with 0 once an answer (from
+// the owning cluster: its sender says which) is printed, 1 past the deadline or once `over`.
+async function routeCommand(
+  apps: ReadonlyMap<string, DemoCommandApp>,
+  slack: TerminalSlack,
+  say: (s: string) => void,
+  answers: readonly string[],
+  deadline: number,
+  over: { now: boolean },
+): Promise<number> {
+  const { text, receiver, owner } = ROUTED_COMMAND;
+  say(`>> typed in the channel: /rwx ${text} (Slack hands it to ${receiver}'s bot; ${owner}'s bot answers)\n`);
+  await apps.get(receiver)!.deliver(text, CHANNEL, slack);
+  return until(() => answers.length > 0, deadline, over);
+}
+
+// Polls `done`: 0 once it holds, 1 past the deadline, or once `over` (the demo ended otherwise, e.g. Ctrl-C:
+// polling on kept the process alive until the deadline).
+async function until(done: () => boolean, deadline: number, over: { now: boolean }): Promise<number> {
   for (;;) {
     await new Promise((r) => setTimeout(r, 250));
-    if (over.now) return 1; // polling on after Ctrl-C kept the process alive until the deadline
-    const texts = slack.messages.map((m) => m.text);
-    const linked = texts.some((t) => t.startsWith(':link:'));
-    const warned = texts.some((t) => t.includes('started rolling out'));
-    if (linked && warned) return 0;
+    if (over.now) return 1;
+    if (done()) return 0;
     if (Date.now() > deadline) return 1;
   }
 }

@@ -18,6 +18,8 @@ import { type LINK_BACKOFF, SlackLink } from '../slack/link.js';
 import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
 import { webUsergroupDirectory as webUsergroups } from '../commands/slack-adapters.js';
 import { commandsForServe, serveResponseSender } from '../commands/serve.js';
+import type { ResponseSender } from '../commands/index.js';
+import type { App } from '@slack/bolt';
 import { createFleetCorrelator, type FleetCorrelator } from '../fleet/correlation.js';
 import { fleetKeys, recordScope, scopedKey, type RecordScope } from '../fleet/keys.js';
 import { fleetSlack, memberNotifier, startFleetMember, type FleetMemberOptions } from '../fleet/member.js';
@@ -51,11 +53,16 @@ export interface ServeOverrides {
   /** Evaluator lease TTL (default LEASE_TTL_MS, 10 s) for tests. */
   leaseTtlMs?: number;
   /** Notifier tuning for tests. */
-  notifier?: { lockTtlMs?: number; backoffMs?: number };
+  notifier?: { lockTtlMs?: number; backoffMs?: number; channelRetryMs?: number };
   /** Fleet timers for tests (heartbeat, names, silence, how long a routed command may wait). */
   fleet?: FleetMemberOptions['tuning'];
   /** Backoff of the Slack connection loop (tests shorten it). */
   slackBackoff?: typeof LINK_BACKOFF;
+  /**
+   * Without Bolt (`bolt: false`): an app of the caller's that `/rwx` is registered on (its `command` listener), and
+   * where the answers go instead of response_urls. The fleet demo routes a command through it.
+   */
+  commands?: { app: App; sender: ResponseSender };
 }
 
 /** Starts the bot from a loaded Config. Throws RwxError (CONFIG, REDIS_UNREACHABLE) before anything runs. */
@@ -96,6 +103,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     () => late.running?.proofs,
   );
   metrics.queueDepthFrom({ notify: () => notifier.queueDepth() });
+  void notifier.resumed.then((keys) => metrics.resumed.inc(keys.length));
   // Bolt's HTTP receiver owns PORT in HTTP mode: the ops endpoints are mounted on it as custom routes.
   const bolt = o.bolt ?? true;
   const boltOnPort = bolt && config.slack.mode === 'http';
@@ -113,7 +121,11 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   // Not ready until Socket Mode is connected (HTTP mode: auth.test succeeded); the Bolt app keeps it current.
   const link = new SlackLink();
   const slackCheck = bolt ? [{ name: 'slack', probe: () => link.probe() }] : [];
-  const lease = redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs);
+  // Named as the notifier's locks: a replica restarted in place takes over its dead predecessor's lease at once.
+  const lease = redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs, {
+    id: notifier.identity.owner,
+    predecessor: notifier.identity.predecessor,
+  });
   const running = await startServe({
     source,
     openKeys: ownKeys,
@@ -170,7 +182,9 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     ...o.parts,
   });
   late.running = running;
-  if (bolt) await startSlackApp(config, running, { notifier, redis, slack, log, metrics, prefix, link }, o);
+  const shared = { notifier, redis, slack, log, metrics, prefix };
+  if (bolt) await startSlackApp(config, running, { ...shared, link }, o);
+  else if (o.commands) await startOwnCommands(config, running, shared, { ...o, commands: o.commands });
   return running;
 }
 
@@ -198,6 +212,11 @@ function fleetCorrelator(
   });
 }
 
+/** The channels RWX_TEAM_CHANNELS posts in. */
+function teamChannels(config: Config): string[] {
+  return [...new Set(config.teams.map((t) => t.channel))];
+}
+
 /** Where this cluster's own records are: RWX_REDIS_PREFIX, or in a fleet the cluster's part of it (src/fleet/keys.ts). */
 function ownScope(config: Config): RecordScope {
   return recordScope(config.redis.prefix, config.fleet.enabled ? config.clusterName : undefined);
@@ -219,7 +238,7 @@ async function startFleet(config: Config, r: RunningServe, s: Shared & { notifie
     local: s.notifier,
     store: s.notifier.store,
     slack: s.slack,
-    sender: serveResponseSender(config),
+    sender: o.commands?.sender ?? serveResponseSender(config),
     log: s.log,
     ...(o.fleet ? { tuning: o.fleet } : {}),
   });
@@ -252,6 +271,7 @@ function serveNotifier(
     prefix,
     slack: s.slack,
     channel: config.slack.channel,
+    teams: config.teams,
     messages: config.messages,
     logger: s.log,
     replica: config.replicaId,
@@ -274,14 +294,13 @@ function serveNotifier(
   });
 }
 
-// The Bolt app: the buttons act on the notifier's records; /rwx reads the watcher's cache. Buttons and commands
-// share one access policy (channels, user groups). Stopped with the bot.
-async function startSlackApp(
+// `/rwx` and, in a fleet, the member (heartbeat, routing, the clicks routed here): what the Slack app registers.
+async function startCommands(
   config: Config,
   r: RunningServe,
-  s: Shared & { notifier: Notifier; prefix: string; link: SlackLink },
+  s: Shared & { notifier: Notifier; prefix: string },
   o: ServeOverrides,
-): Promise<void> {
+) {
   const clock = o.parts?.clock ?? systemClock;
   const fleet = config.fleet.enabled ? await startFleet(config, r, s, o) : undefined;
   // Usergroup look-ups and DMs (buttons and /rwx): one fail-fast client, its log lines through pino.
@@ -307,7 +326,36 @@ async function startSlackApp(
       ? { fleet: { prefix: s.prefix, enqueue: fleet.enqueue, status: fleet.status, sender: fleet.sender } }
       : {}),
   });
+  return { cmds, fleet, client, clock };
+}
+
+// `/rwx` on an app of the caller's (ServeOverrides.commands, the fleet demo) instead of Bolt's; stopped with the bot.
+async function startOwnCommands(
+  config: Config,
+  r: RunningServe,
+  s: Shared & { notifier: Notifier; prefix: string },
+  o: ServeOverrides & { commands: NonNullable<ServeOverrides['commands']> },
+): Promise<void> {
+  const { cmds, fleet, clock } = await startCommands(config, r, s, o);
+  cmds.register(o.commands.app, { actions: fleet?.actions ?? s.notifier, clock, authorize: async () => true });
+  r.addCloser('slash commands', () => cmds.close());
+}
+
+// The Bolt app: the buttons act on the notifier's records; /rwx reads the watcher's cache. Buttons and commands
+// share one access policy (channels, user groups). Stopped with the bot.
+async function startSlackApp(
+  config: Config,
+  r: RunningServe,
+  s: Shared & { notifier: Notifier; prefix: string; link: SlackLink },
+  o: ServeOverrides,
+): Promise<void> {
+  const { cmds, fleet, client, clock } = await startCommands(config, r, s, o);
   const groups = new UsergroupCache(webUsergroups(client), clock);
+  // Buttons are pressed where the roots are: the team channels too (RWX_ALLOWED_CHANNELS is about /rwx).
+  const buttonAccess = {
+    ...config.access,
+    allowedChannels: [...config.access.allowedChannels, ...teamChannels(config)],
+  };
   const app = createSlackApp({
     botToken: config.slack.botToken,
     ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
@@ -317,7 +365,7 @@ async function startSlackApp(
     actions: fleet?.actions ?? s.notifier,
     registerCommands: cmds.register,
     authorize: async (user, channel) =>
-      (await authorize(config.access, groups, { userId: user, channelId: channel ?? '' })).allowed,
+      (await authorize(buttonAccess, groups, { userId: user, channelId: channel ?? '' })).allowed,
     customRoutes: ['/healthz', '/readyz', '/metrics'].map((path) => ({ path, method: ['GET'], handler: r.ops })),
     logger: slackLogger(s.log, 'bolt'),
     // Replicas share the ledger: a request accepted by one is a replay for every other.

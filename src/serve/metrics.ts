@@ -101,6 +101,12 @@ export class ServeMetrics {
     labelNames: ['method', 'outcome'],
     registers: [this.registry],
   });
+  readonly slackChannelRefused = new Counter({
+    name: 'rwx_slack_channel_refused_total',
+    help: 'Slack calls refused because the bot cannot use the channel (not_in_channel, channel_not_found, is_archived), by channel',
+    labelNames: ['channel'],
+    registers: [this.registry],
+  });
   readonly watchRestarts = new Counter({
     name: 'rwx_watch_restarts_total',
     help: 'Watch restarts by kind and reason (gone=410 relist, stalled=watchdog relist, error=backoff, closed=server timeout)',
@@ -158,6 +164,11 @@ export class ServeMetrics {
   readonly evaluatorActive = new Gauge({
     name: 'rwx_evaluator_active',
     help: '1 while this replica holds the evaluator lease and records incidents, 0 while it stands by',
+    registers: [this.registry],
+  });
+  readonly resumed = new Counter({
+    name: 'rwx_notify_resumed_total',
+    help: 'Incidents whose work an earlier process of this replica was killed in, resumed at start-up',
     registers: [this.registry],
   });
   readonly lastEvaluation = new Gauge({
@@ -285,7 +296,7 @@ export class ServeMetrics {
 
   /** Wraps a SlackApi so every call is counted by method and outcome (ok, rate_limited, error). */
   countSlack(api: SlackApi): SlackApi {
-    const count = <T>(method: (typeof SLACK_METHODS)[number], p: Promise<T>): Promise<T> =>
+    const count = <T>(method: (typeof SLACK_METHODS)[number], channel: string, p: Promise<T>): Promise<T> =>
       p.then(
         (v) => {
           this.slackCalls.inc({ method, outcome: 'ok' });
@@ -293,17 +304,18 @@ export class ServeMetrics {
         },
         (e: unknown) => {
           this.slackCalls.inc({ method, outcome: isRwxError(e, 'SLACK_RATE_LIMITED') ? 'rate_limited' : 'error' });
+          if (isRwxError(e, 'SLACK_CHANNEL')) this.slackChannelRefused.inc({ channel });
           throw e;
         },
       );
     return {
-      postMessage: (a) => count('chat.postMessage', api.postMessage(a)),
-      update: (a) => count('chat.update', api.update(a)),
-      postEphemeral: (a) => count('chat.postEphemeral', api.postEphemeral(a)),
-      findRootByIncidentKey: (c, k, s) => count('conversations.history', api.findRootByIncidentKey(c, k, s)),
-      findThreadReply: (c, t, k, r) => count('conversations.replies', api.findThreadReply(c, t, k, r)),
-      permalink: (c, t) => count('chat.getPermalink', api.permalink(c, t)),
-      uploadFile: (a) => count('files.upload', api.uploadFile(a)),
+      postMessage: (a) => count('chat.postMessage', a.channel, api.postMessage(a)),
+      update: (a) => count('chat.update', a.channel, api.update(a)),
+      postEphemeral: (a) => count('chat.postEphemeral', a.channel, api.postEphemeral(a)),
+      findRootByIncidentKey: (c, k, s) => count('conversations.history', c, api.findRootByIncidentKey(c, k, s)),
+      findThreadReply: (c, t, k, r) => count('conversations.replies', c, api.findThreadReply(c, t, k, r)),
+      permalink: (c, t) => count('chat.getPermalink', c, api.permalink(c, t)),
+      uploadFile: (a) => count('files.upload', a.channel, api.uploadFile(a)),
     };
   }
 }

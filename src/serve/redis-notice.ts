@@ -17,6 +17,7 @@ import type { Clock } from '../domain/clock.js';
 import { escapeSlack } from '../render/escape.js';
 import { slackDate } from '../render/slack-blocks.js';
 import { type SlackApi, incidentMetadata, replyMetadata } from '../slack/api.js';
+import { redisDown } from '../store/ride-out.js';
 import type { EvaluatorLease } from './lease.js';
 
 /** How long a told outage's span is kept in Redis for the other replicas to find (they are back within seconds). */
@@ -105,7 +106,7 @@ export class RedisNotice {
       if (o.until === undefined) await this.during(o, now);
       else await this.after(o, o.until);
     } catch (e) {
-      this.o.log.warn({ err: e }, 'redis notice failed; retried next tick');
+      if (!redisDown(e)) this.o.log.warn({ err: e }, 'redis notice failed; retried next tick');
     }
   }
 

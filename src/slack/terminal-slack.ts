@@ -45,6 +45,15 @@ export class TerminalSlack extends MemorySlack {
     return res;
   }
 
+  /**
+   * Prints an answer to a slash command (its acknowledgement, or what its response_url receives) as Slack shows it
+   * to `user`: `rwx demo --fleet` answers a routed command this way.
+   */
+  answer(user: string, msg: { text: string; blocks?: Block[]; response_type?: string }): void {
+    const where = msg.response_type === 'in_channel' ? 'in the channel' : `only visible to ${user}`;
+    this.print(`/rwx answer, ${where}`, msg, '    ');
+  }
+
   private print(event: string, msg: { text: string; blocks?: Block[] }, indent: string): void {
     const bar = '─'.repeat(Math.max(4, 72 - event.length - indent.length));
     const stamp = this.opts.stamp ? `${this.opts.stamp()} ` : '';
@@ -102,6 +111,8 @@ const EMOJI: Record<string, string> = {
   ':grey_question:': '❔',
   ':information_source:': 'ℹ️',
   ':large_green_circle:': '🟢',
+  ':red_circle:': '🔴',
+  ':hourglass_flowing_sand:': '⏳',
 };
 
 // Slack's own markup first (dates show their UTC fallback, a user group its id, a link its text and URL), then

@@ -33,8 +33,15 @@ const RETRYABLE_PLATFORM = new Set([
   'ratelimited',
 ]);
 
-/** Maps anything a WebClient call threw to RwxError (SLACK_RATE_LIMITED / SLACK_API) naming the method. */
-export function mapSlackError(method: string, e: unknown): RwxError {
+// Platform errors that mean "the bot cannot use this channel": nothing is wrong with Slack or the call, and only
+// someone inviting the bot (or fixing the channel) changes the answer.
+const CHANNEL_REFUSED = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
+
+/**
+ * Maps anything a WebClient call threw to RwxError (SLACK_RATE_LIMITED, NOT_FOUND, SLACK_CHANNEL or SLACK_API)
+ * naming the method, and for SLACK_CHANNEL the channel (`channel`, the call's).
+ */
+export function mapSlackError(method: string, e: unknown, channel?: string): RwxError {
   if (e instanceof RwxError) return e;
   const err = e as { code?: string; retryAfter?: number; statusCode?: number; data?: { error?: string } };
   switch (err?.code) {
@@ -49,6 +56,10 @@ export function mapSlackError(method: string, e: unknown): RwxError {
       // post a fresh one.
       if (code === 'message_not_found' || code === 'thread_not_found')
         return new RwxError('NOT_FOUND', `${method}: ${code}`, { cause: e, retryable: false });
+      if (CHANNEL_REFUSED.has(code))
+        return new RwxError('SLACK_CHANNEL', `${method}: ${code}${channel ? ` (channel ${channel})` : ''}`, {
+          cause: e,
+        });
       return new RwxError('SLACK_API', `${method}: ${code}`, { cause: e, retryable: RETRYABLE_PLATFORM.has(code) });
     }
     case 'slack_webapi_http_error': {
@@ -91,7 +102,7 @@ export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
     try {
       return (await client.apiCall(method, args)) as T;
     } catch (e) {
-      throw mapSlackError(method, e);
+      throw mapSlackError(method, e, typeof args.channel === 'string' ? args.channel : undefined);
     }
   };
 

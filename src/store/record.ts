@@ -18,6 +18,20 @@ export interface IncidentRecord {
   observed: Observation;
   lifecycle: Lifecycle;
   buttons: Buttons;
+  /**
+   * Only on a team channel's record (RWX_TEAM_CHANNELS) as the notifier reads it, never stored: the incident
+   * channel's record it follows (src/notify/channels.ts), whose buttons it shows and whose thread its root links.
+   */
+  parent?: ParentThread;
+}
+
+/** The incident channel's record of an incident, as a team channel's record sees it. */
+export interface ParentThread {
+  /** The incident's own key (that record's key). */
+  key: string;
+  /** That record's channel and thread root, when they exist. */
+  channel?: string;
+  threadTs?: string;
 }
 
 /** What the evaluator last saw of the incident (cluster facts only; nothing about Slack). */

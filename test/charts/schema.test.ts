@@ -38,6 +38,7 @@ describe.runIf(HELM.run)(`helm refuses bad values${HELM.note}`, () => {
     [['config.RWX_GROUPWAIT=1m'], /RWX_GROUPWAIT/], // a typo in a setting's name
     [['config.RWX_STUCK_AFTER=5 minutes'], /config\.RWX_STUCK_AFTER/], // not a duration
     [['config.LOG_LEVEL=loud'], /config\.LOG_LEVEL/],
+    [['config.RWX_TEAM_CHANNELS=payments=#payments'], /config\.RWX_TEAM_CHANNELS/], // a channel name, not an ID
     [['config.SLACK_BOT_TOKEN=xoxb-1'], /SLACK_BOT_TOKEN/], // a token does not belong in values
     [['slack.mode=http'], /ingress\.host/], // HTTP mode with an Ingress needs its host
     [['port=70000'], /port/],

@@ -1,6 +1,7 @@
 // `rwx demo --fleet` in-process: three simulated clusters on one Redis tell the fleet story on the terminal: the
-// same bad revision breaks two clusters (the second thread links the first), and the third is warned as it starts
-// the same rollout, before any pod is stuck there. And the one-line messages when it cannot run.
+// same bad revision breaks two clusters (the second thread links the first), the third is warned as it starts the
+// same rollout, before any pod is stuck there, and a command naming one cluster, handed to another's bot, is answered
+// by the cluster it names. And the one-line messages when it cannot run.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -46,6 +47,17 @@ describe('rwx demo --fleet', () => {
     expect(out).toContain('kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1');
     expect(titles.some((t) => t.startsWith('[prod-us-1] '))).toBe(false);
     expect(out).toMatch(/>> \[[\d:]+\] prod-us-1: the ebs-csi-node upgrade starts/);
+    // A command about prod-eu-1, handed to staging-1's bot: acknowledged there, routed through prod-eu-1's queue in
+    // Redis, and answered by prod-eu-1 (its answer says so) with the drain advice of its own cluster.
+    const routed = out.slice(out.indexOf('>> typed in the channel: /rwx drain node-19 @prod-eu-1'));
+    expect(routed).toMatch(
+      /^>> typed in the channel: \/rwx drain node-19 @prod-eu-1 \(Slack hands it to staging-1's bot/,
+    );
+    const answers = routed.split(/── \[[\d:]+\] \/rwx answer, only visible to U0DEMO ─+\n/).slice(1);
+    expect(answers[0]).toMatch(/^\s*⏳ Working on the drain check for node-19/);
+    expect(answers[1]).toMatch(/^\s*From cluster prod-eu-1\n\s*Drain node-19: BLOCK/);
+    expect(answers[1]).toContain('kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1');
+    expect(out).toMatch(/a command about prod-eu-1 was answered by prod-eu-1 though Slack handed it to staging-1/);
   }, 150_000);
 
   it('says so in one line and exits 1 when no Redis answers', async () => {

@@ -13,6 +13,7 @@ import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { until } from '../serve/harness.js';
 import { startServeChild, type ServeChild } from './child.js';
 import { ownRedis, redisServerTool, type OwnRedis } from './own-redis.js';
+import { sample } from './thread.js';
 
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
 const KEEP_MS = 20_000;
@@ -100,6 +101,7 @@ describe.runIf(redisServerTool.run)(`rolling restart near a recovery${redisServe
     await a.exited;
     children.splice(children.indexOf(a), 1);
     await until(() => b.lines.some((l) => /evaluator lease taken/.test(l)), 'the new replica evaluating', 10_000);
+    expect(sample((await b.get('/metrics')).body, 'rwx_evaluator_active')).toBe(1);
     await new Promise((r) => setTimeout(r, 1_500));
     // Two pods are stuck again within the window: it was a blip, and the new replica knows the window from Redis.
     const blip = Date.now() - recovered;
@@ -119,6 +121,12 @@ describe.runIf(redisServerTool.run)(`rolling restart near a recovery${redisServe
       slack.replies(root.ts).find((r) => r.metadata?.event_payload.reply === 'resolution'),
     );
     expect(resolution).toMatch(/nightly-backup/);
+    // The resolved root states the peak and how long pods were stuck.
+    const rootText = (): string => JSON.stringify(slack!.roots()[0]!.blocks);
+    await until(() => /Resolved/.test(rootText()), 'the resolved root', 10_000);
+    const resolvedRoot = rootText();
+    expect(resolvedRoot).toMatch(/At its worst: 4 stuck pods on 4 nodes/);
+    expect(resolvedRoot).toMatch(/Pods stuck from <!date[^>]*> to <!date[^>]*> \(\d/);
 
     // Another rolling restart while the backup is awaited; then the backup completes a run.
     const a2 = await startServeChild(sim.kubeconfigPath, env('rwx-a'));

@@ -157,8 +157,15 @@ export function command(slack: FakeSlack, text: string, rid: string, fields: Rec
   };
 }
 
-/** A click on an incident root's button whose value is `value`. */
-export function click(slack: FakeSlack, actionId: string, value: string, rid: string, user = 'U0ALICE') {
+/** A click on an incident root's button whose value is `value`, in `channel` (default the incident channel). */
+export function click(
+  slack: FakeSlack,
+  actionId: string,
+  value: string,
+  rid: string,
+  user = 'U0ALICE',
+  channel = CHANNEL,
+) {
   return {
     type: 'block_actions',
     team: { id: 'T0FAKE', domain: 'fake' },
@@ -166,8 +173,8 @@ export function click(slack: FakeSlack, actionId: string, value: string, rid: st
     api_app_id: 'A0RWX',
     token: 'legacy',
     trigger_id: randomBytes(8).toString('hex'),
-    container: { type: 'message', message_ts: '1.1', channel_id: CHANNEL, is_ephemeral: false },
-    channel: { id: CHANNEL, name: 'incidents' },
+    container: { type: 'message', message_ts: '1.1', channel_id: channel, is_ephemeral: false },
+    channel: { id: channel, name: 'incidents' },
     response_url: slack.responseUrl(rid),
     actions: [
       {

@@ -49,6 +49,27 @@ describe('decide', () => {
       T + S,
       { step: 'resolve' },
     ],
+    // a team channel's root links the incident channel's thread: it waits for it, looking every second
+    [
+      'team pending waits for the incident root',
+      rec({ phase: 'pending' }, { parent: { key: 'k', channel: 'C0INC' } }),
+      T + 30 * S,
+      { step: 'wait', until: T + 31 * S },
+    ],
+    // the incident channel's root is in Slack: the team root goes out
+    [
+      'team pending posts once the incident root is in Slack',
+      rec({ phase: 'pending' }, { parent: { key: 'k', channel: 'C0INC', threadTs: '1.1' } }),
+      T + 30 * S,
+      { step: 'post-root' },
+    ],
+    // the incident channel's root is late or failing: the team is told anyway, PARENT_WAIT_MS after group_wait
+    [
+      'team pending posts without the link after the wait',
+      rec({ phase: 'pending' }, { parent: { key: 'k', channel: 'C0INC' } }),
+      T + 60 * S,
+      { step: 'post-root' },
+    ],
     // a crash mid-post: resume at once (the group already waited), looking the root up first
     ['posting-root resumes at once', rec({ phase: 'posting-root', startedAt: T }), T + S, { step: 'post-root' }],
     // cleared while the root may be in Slack: find it before resolving (or forgetting) it

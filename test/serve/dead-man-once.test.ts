@@ -1,7 +1,8 @@
 // The dead-man notice is posted once even when its post is interrupted (src/serve/dead-man.ts): `rwx serve` against
 // the simulator, real Redis and the fake Slack. A post whose answer is lost, and a replica that died between Slack's
 // answer and storing the ts, leave a claim in Redis; the next attempt finds the notice by its message metadata
-// instead of posting a second one, and the "sees again" reply goes in its thread.
+// instead of posting a second one, and the "sees again" reply goes in its thread. Slack unreachable when the
+// notice is due delays it, once.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -102,6 +103,28 @@ describe('dead-man notice, interrupted', () => {
     await serve.tick();
     expect(w.notices()).toHaveLength(1);
     expect(w.slack.callsOf('chat.postMessage')).toHaveLength(1);
+
+    await seeing(w, serve);
+    await serve.tick();
+    expect(w.slack.replies(w.notices()[0]!.ts).map((m) => m.text)).toEqual([expect.stringMatching(SEEN)]);
+  });
+
+  it('Slack unreachable when the notice is due: tried every tick, posted once when Slack answers', async () => {
+    const w = await world();
+    const serve = await w.replica();
+    await serve.tick();
+    await blind(w, serve);
+    await serve.tick();
+    w.clock.advance(31_000);
+    const back = w.slack.outage(1_500); // every Web API call answered 503 until then
+    await serve.tick();
+    await serve.tick(); // its own claim, taken over: the look-up fails too
+    expect(w.slack.roots('C0INCIDENT')).toEqual([]);
+    await until(() => Date.now() > back, 'Slack answering again');
+    await serve.tick();
+    await serve.tick();
+    expect(w.notices()).toHaveLength(1);
+    expect(w.slack.callsOf('chat.postMessage').filter((c) => c.handled)).toHaveLength(1);
 
     await seeing(w, serve);
     await serve.tick();

@@ -66,7 +66,8 @@ export interface Harness {
   lines: string[];
   /**
    * Starts (or restarts) the pipeline on the same Redis prefix and waits for the first list; `parts`: more of it.
-   * `slash`: also the Bolt app in HTTP mode, so command() can send `/rwx` as Slack does.
+   * `slash`: also the Bolt app in HTTP mode, so command() can send `/rwx` as Slack does (in Socket Mode with
+   * SLACK_APP_TOKEN and the fake's socketModeUrl set, for clicks sent through a fake Socket Mode server).
    */
   start(parts?: Partial<ServeParts>, opts?: { slash?: boolean }): Promise<RunningServe>;
   /** `/rwx TEXT` from #incidents, signed; resolves with what the bot posted to its response_url (JSON). */
@@ -116,7 +117,7 @@ export async function harness(
         bolt: opts.slash ?? false,
         port: 0,
         parts: { clock, tickMs: 0, ...parts },
-        notifier: { backoffMs: 50, lockTtlMs: 2000 },
+        notifier: { backoffMs: 50, lockTtlMs: 2000, channelRetryMs: 300 },
       });
       // Bolt's receiver owns the port (0: a free one); runServe logs where it listens.
       const started = opts.slash

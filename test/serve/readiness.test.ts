@@ -2,9 +2,7 @@
 // against the simulator, the fake Slack (Web API + Socket Mode) and Redis, with each dependency failing in turn.
 // /readyz names what is missing; /healthz stays 200 throughout, so the kubelet never restarts a bot that only
 // needs to wait.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { loadConfig } from '../../src/config/index.js';
@@ -15,6 +13,8 @@ import { runServe } from '../../src/serve/main.js';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
+import { freePort } from '../faults/child.js';
+import { ownRedis, redisServerTool } from '../faults/own-redis.js';
 import { cleanRedis, memoryLogger, REDIS_URL, until } from './harness.js';
 
 const BACKOFF = { initialMs: 50, maxMs: 200 };
@@ -84,14 +84,6 @@ async function bot(
   return { serve, sim, slack, ...(socket ? { socket } : {}), lines, get };
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as { port: number };
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
 /** Waits until /readyz answers `status` and returns its body. */
 async function readyz(b: Bot, status: number, what: string): Promise<string> {
   let last = '';
@@ -159,10 +151,13 @@ describe('readiness names the missing dependency; liveness reflects the process 
   });
 
   it('Redis down: not ready naming Redis, alive; ready again within seconds of Redis answering', async () => {
+    redisServerTool.check();
     const redis = await ownRedis();
+    await redis.start();
+    cleanups.push(() => redis.stop());
     const b = await bot('http', { redisUrl: redis.url });
     await readyz(b, 200, 'ready');
-    await redis.kill();
+    await redis.stop('SIGKILL');
     const body = await readyz(b, 503, 'not ready while Redis is down');
     expect(body).toMatch(/^redis: /m);
     expect((await b.get('/healthz')).status).toBe(200);
@@ -173,33 +168,3 @@ describe('readiness names the missing dependency; liveness reflects the process 
     expect(Date.now() - back).toBeLessThan(10_000);
   });
 });
-
-/** A redis-server of the test's own on a free port (no persistence), to kill and restart. */
-async function ownRedis(): Promise<{ url: string; kill(): Promise<void>; start(): Promise<void> }> {
-  const port = await freePort();
-  let proc: ChildProcess | undefined;
-  const start = async (): Promise<void> => {
-    proc = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    await until(async () => {
-      const s = await import('node:net').then(
-        (net) =>
-          new Promise<boolean>((r) => {
-            const c = net.connect(port, '127.0.0.1', () => (c.end(), r(true)));
-            c.on('error', () => r(false));
-          }),
-      );
-      return s;
-    }, 'redis-server listening');
-  };
-  const kill = async (): Promise<void> => {
-    const p = proc;
-    if (!p || p.exitCode !== null) return;
-    await new Promise<void>((r) => {
-      p.once('exit', () => r());
-      p.kill('SIGKILL');
-    });
-  };
-  await start();
-  cleanups.push(kill);
-  return { url: `redis://127.0.0.1:${port}`, kill, start };
-}

@@ -155,11 +155,16 @@ describe('createWebSlackApi', () => {
       (f: FakeSlack) => f.platformError('chat.postMessage', 'message_not_found'),
       { code: 'NOT_FOUND', retryable: false },
     ],
-    // channel_not_found -> ours, not retryable
+    // channel_not_found, not_in_channel -> the bot cannot use the channel (named): not retryable, the worker waits
     [
       'channel_not_found',
       (f: FakeSlack) => f.platformError('chat.postMessage', 'channel_not_found'),
-      { code: 'SLACK_API', retryable: false },
+      { code: 'SLACK_CHANNEL', retryable: false, message: 'chat.postMessage: channel_not_found (channel C1)' },
+    ],
+    [
+      'not_in_channel',
+      (f: FakeSlack) => f.leave('C1'),
+      { code: 'SLACK_CHANNEL', retryable: false, message: 'chat.postMessage: not_in_channel (channel C1)' },
     ],
   ])('maps %s', async (_name, inject, want) => {
     inject(fake);

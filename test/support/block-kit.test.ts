@@ -11,7 +11,7 @@ const button = (text: string, action_id: string, url?: string) => ({
 });
 const ok = {
   text: 'Do not drain. Follows a node plugin rollout. x',
-  blocks: [section('fine &amp; <@U1> <!subteam^S1>')],
+  blocks: [section('fine &amp; <@U1> <!subteam^S1> <#C0TEAM>')],
 };
 
 describe('blockKitProblems', () => {
@@ -49,6 +49,7 @@ describe('blockKitProblems', () => {
     ['a bare & from a pod name', { text: 't', blocks: [section('a & b')] }, /unescaped &/],
     ['a mention from a pod name', { text: 't', blocks: [section('pod <!channel>')] }, /unescaped </],
     ['a mention in the fallback text', { text: '<!here> x', blocks: [] }, /text: unescaped </],
+    ['a channel by name, not ID', { text: 't', blocks: [section('<#payments>')] }, /unescaped </],
     ['a code fence left open', { text: 't', blocks: [section('```a``` ``` b')] }, /unbalanced code fence/],
   ])('reports %s', (_name, message, want) => {
     expect(blockKitProblems(message).join('\n')).toMatch(want);

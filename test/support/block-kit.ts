@@ -15,8 +15,10 @@ export const LIMITS = {
   fallbackText: 4000,
 } as const;
 
-// The only things a '<' may open in our mrkdwn: a user or user group mention, a date, an http(s) link.
-const CONTROL = /^<(@[UW][A-Z0-9]+|!subteam\^S[A-Z0-9]+|!date\^\d+\^[^|>]+\|[^<>]+|https?:\/\/[^\s<>|]+\|[^<>]*)>/;
+// The only things a '<' may open in our mrkdwn: a user or user group mention, a channel (by ID), a date, an
+// http(s) link.
+const CONTROL =
+  /^<(@[UW][A-Z0-9]+|!subteam\^S[A-Z0-9]+|#[CGD][A-Z0-9]+|!date\^\d+\^[^|>]+\|[^<>]+|https?:\/\/[^\s<>|]+\|[^<>]*)>/;
 
 /** Problems of one piece of text: an & that is not an entity, a < that opens anything but our control sequences. */
 export function textProblems(text: string, where: string, mrkdwn: boolean): string[] {

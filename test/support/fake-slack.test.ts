@@ -88,6 +88,27 @@ describe('fake Slack faults', () => {
     expect(fake.answered('hung')).toHaveLength(2);
     expect((await post('C1', 'after')).status).toBe(200);
   });
+
+  test('a fault for one channel: calls naming another channel pass it by', async () => {
+    fake.hang('chat.postMessage', 1, { handled: true, channel: 'C2' });
+    expect((await post('C1', 'one')).status).toBe(200);
+    expect((await post('C2', 'two')).status).toBe('timeout');
+    expect((await post('C2', 'three')).status).toBe(200);
+    expect(fake.messages.map((m) => m.text)).toEqual(['one', 'two', 'three']);
+  });
+
+  test('a channel the bot is not in: not_in_channel for posts, edits and reads there, until it joins', async () => {
+    fake.leave('C2');
+    expect((await post('C2')).body).toEqual({ ok: false, error: 'not_in_channel' });
+    expect((await call('conversations.history', { channel: 'C2' })).body).toEqual({
+      ok: false,
+      error: 'not_in_channel',
+    });
+    expect((await post('C1')).status).toBe(200);
+    fake.join('C2');
+    expect((await post('C2')).body).toMatchObject({ ok: true });
+    expect(fake.roots().map((m) => m.channel)).toEqual(['C1', 'C2']);
+  });
 });
 
 describe("Slack's per-channel rate limit", () => {

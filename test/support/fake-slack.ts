@@ -52,14 +52,21 @@ export interface ChannelLimit {
   methods?: string[];
 }
 
-type Fault =
+type Fault = (
   | { kind: 'ratelimit'; retryAfter: number }
   | { kind: 'http'; status: number }
   | { kind: 'platform'; error: string }
   | { kind: 'after'; status: number }
   | { kind: 'drop'; handled: boolean }
   | { kind: 'hang'; handled: boolean }
-  | { kind: 'pass' };
+  | { kind: 'pass' }
+) & {
+  /** Only calls naming this channel meet the fault (others pass it by); default any call. */
+  channel?: string;
+};
+
+/** The methods Slack answers `not_in_channel` for in a channel the bot is not a member of (see leave()). */
+const MEMBER_METHODS = new Set(['chat.postMessage', 'chat.update', 'conversations.history', 'conversations.replies']);
 
 /** The fake server. Create with startFakeSlack(). */
 export class FakeSlack {
@@ -82,6 +89,7 @@ export class FakeSlack {
   private outages: { status: number; retryAfter?: number; methods?: string[]; until: number }[] = [];
   private limit: Required<ChannelLimit> | undefined;
   private readonly posted = new Map<string, number[]>();
+  private readonly absent = new Set<string>();
   private seq = 0;
 
   constructor(
@@ -139,8 +147,19 @@ export class FakeSlack {
    * The next `times` calls of `method` are never answered (the connection stays open until close()); with
    * `handled`, Slack acts on them first (the message is stored, the answer never comes).
    */
-  hang(method: string, times = 1, opts: { handled?: boolean } = {}): void {
-    this.push(method, { kind: 'hang', handled: opts.handled ?? false }, times);
+  hang(method: string, times = 1, opts: { handled?: boolean; channel?: string } = {}): void {
+    const only = opts.channel !== undefined ? { channel: opts.channel } : {};
+    this.push(method, { kind: 'hang', handled: opts.handled ?? false, ...only }, times);
+  }
+
+  /** The bot is not a member of `channel` (never invited): posts, edits and reads there get `not_in_channel`. */
+  leave(channel: string): void {
+    this.absent.add(channel);
+  }
+
+  /** The bot is invited to `channel` again. */
+  join(channel: string): void {
+    this.absent.delete(channel);
   }
 
   /**
@@ -184,6 +203,7 @@ export class FakeSlack {
     this.limit = undefined;
     this.posted.clear();
     this.channelLimited.clear();
+    this.absent.clear();
   }
 
   /** Recorded calls of one method. */
@@ -234,7 +254,7 @@ export class FakeSlack {
       call.answer = status;
       send(res, status, body, headers);
     };
-    const fault = this.faults.get(method)?.shift() ?? this.faults.get('*')?.shift();
+    const fault = this.takeFault(method, args) ?? this.takeFault('*', args);
     if (fault && fault.kind !== 'pass') call.fault = fault.kind;
     if (fault?.kind === 'ratelimit') return answer(429, RATELIMITED, { 'retry-after': String(fault.retryAfter) });
     if (fault?.kind === 'http') return answer(fault.status, { ok: false, error: 'internal_error' });
@@ -259,6 +279,8 @@ export class FakeSlack {
       }
     }
     if (!token) return answer(200, { ok: false, error: 'not_authed' });
+    if (MEMBER_METHODS.has(method) && this.absent.has(String(args.channel)))
+      return answer(200, { ok: false, error: 'not_in_channel' });
     const result = answerMethod(this, method, args);
     call.handled = result.ok === true;
     if (fault?.kind === 'after') return answer(fault.status, { ok: false, error: 'internal_error' });
@@ -302,6 +324,13 @@ export class FakeSlack {
   /** A new number for ids. */
   nextId(): number {
     return ++this.seq;
+  }
+
+  /** The first fault queued for `method` that this call meets (one for its channel, or for any channel). */
+  private takeFault(method: string, args: Record<string, unknown>): Fault | undefined {
+    const list = this.faults.get(method);
+    const i = list?.findIndex((f) => f.channel === undefined || f.channel === args.channel) ?? -1;
+    return i < 0 ? undefined : list!.splice(i, 1)[0];
   }
 
   private push(method: string, fault: Fault, times: number): void {

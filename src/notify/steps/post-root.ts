@@ -1,12 +1,14 @@
 // The root of an incident's thread, posted once. Before posting, the root is looked up by its metadata
 // (conversations.history) and adopted when found: a retry after a crash between Slack's answer and the record
 // write (phase posting-root, written just before the post), or a record lost with Redis (phase pending again, the
-// thread still open in Slack), never leaves a second root.
+// thread still open in Slack), never leaves a second root. A team channel's root is then named in the incident
+// channel's thread (tell-parent.ts).
 import { membersOf } from '../../domain/members.js';
 import { incidentMetadata } from '../../slack/api.js';
 import type { IncidentRecord, Sent } from '../../store/record.js';
 import { rootMessage, staleSent, stateHash, visibleState } from '../state.js';
 import { type StepFn, inPhase, write } from './step.js';
+import { tellParent } from './tell-parent.js';
 
 /** post-root: posts the root, or adopts (and brings up to date) the one an interrupted attempt or a lost record left. */
 export const postRoot: StepFn = async (ctx, record) => {
@@ -26,6 +28,7 @@ export const postRoot: StepFn = async (ctx, record) => {
     const message = rootMessage(r, state, { links, ...(mentionUsergroup ? { mention: mentionUsergroup } : {}) });
     ts = (await ctx.slack.postMessage({ channel: r.channel, ...message, metadata: incidentMetadata(r.key) })).ts;
   }
+  await tellParent(ctx, r, ts);
   // A thread found again may hold its evidence already: marked, so the evidence step looks before it posts.
   const thread = { ts, sent: sentNow(r, ctx.now), ...(lost && ts ? { replying: 'evidence' } : {}) };
   return write({ phase: 'posting-evidence', thread });
