@@ -1,4 +1,4 @@
-// What to do, in order, for an incident: the seed's resolution and verification steps, filled with the names the
+// What to do, in order, for an incident: the resolution steps, then the verification steps, filled with the names the
 // incident computed (DaemonSet, revisions, nodes to cordon, storage class for the mount gate, CronJobs).
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { Incident } from '../domain/incident.js';

@@ -13,7 +13,7 @@ const DEFAULT_SCENARIO = fileURLToPath(new URL('../../scenarios/propagation-loss
 
 const HELP = helpText(
   'demo',
-  `Plays a simulated incident (default: the CSI propagation-loss rollout of the seed) through the whole pipeline:
+  `Plays a simulated incident (default: the CSI propagation-loss rollout) through the whole pipeline:
 a Kubernetes API simulator, the watcher, detectors, correlator, BullMQ on Redis, and a Slack thread printed here.
 No Slack workspace and no cluster needed; Redis is (default REDIS_URL or redis://127.0.0.1:6379).
 With --fleet: three simulated clusters sharing one Redis and one channel; the same bad ebs-csi-node revision
