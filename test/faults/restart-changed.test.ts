@@ -1,4 +1,4 @@
-// A restart is not a change: `rwx serve` restarted with an open incident that holds a CronJob's Job pod (the seed's
+// A restart is not a change: `rwx serve` restarted with an open incident that holds a CronJob's Job pod (the
 // nightly backup) posts no "Changed" reply. Findings are computed once every kind is listed, so the pod is
 // credited to its CronJob as before the restart, never to its Job for a moment. Real processes (the compiled
 // CLI), the simulator in real time, the fake Slack, real Redis.
