@@ -22,6 +22,15 @@ export const STALLED_CHECK_MS = 3000;
 /** The options to spread into every `new Worker(...)` (with its own connection, prefix and concurrency). */
 export const workerOptions = { runRetryDelay: WORKER_RETRY_MS, stalledInterval: STALLED_CHECK_MS } as const;
 
+/**
+ * workerOptions for a queue whose jobs may run again without harm (the notifier's: every step is under the incident
+ * lock and looks its post up in Slack before posting again). BullMQ fails a job that stalled more than
+ * maxStalledCount times (default 1), and for such a job a stall is only ever a crash or a Redis outage longer than
+ * the lock: two of them would drop the incident's work until its next change. A job that kills its process every
+ * time would run again after each restart; that shows in restarts and logs, where a failed job would be silent.
+ */
+export const idempotentWorkerOptions = { ...workerOptions, maxStalledCount: Number.MAX_SAFE_INTEGER } as const;
+
 // Socket error codes of a Redis that does not answer (refused, reset, timed out, unreachable, not resolved).
 const DOWN_CODES = new Set([
   'ECONNREFUSED',

@@ -3,47 +3,20 @@
 // so changes appear within max(group interval, 10 s); and as promptly when the kill came after the step released
 // the incident lock but before BullMQ moved the job on (the job is found by the worker name BullMQ wrote on it).
 // One root, no reply twice. Real processes (the compiled CLI), the simulator in real time, the fake Slack, real Redis.
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
-import { REDIS_URL, cleanRedis, until } from '../serve/harness.js';
-import { startServeChild, type ServeChild } from './child.js';
+import { describe, expect, it } from 'vitest';
+import type { FakeSlack } from '../support/fake-slack.js';
+import { REDIS_URL, until } from '../serve/harness.js';
+import { childWorld } from './child-world.js';
 import { expectOneThread, sample } from './thread.js';
 
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
-let sim: Simulator | undefined;
-let slack: FakeSlack | undefined;
-const children: ServeChild[] = [];
-const prefix = `rwx-fault-crash-${randomBytes(4).toString('hex')}`;
-afterEach(async () => {
-  for (const c of children.splice(0)) {
-    c.process.kill('SIGKILL');
-    await c.exited;
-  }
-  await slack?.close();
-  await sim?.stop();
-  await cleanRedis(prefix);
-});
+const w = childWorld('crash');
 
 const recovered = (s: FakeSlack, ts: string, pod: string): boolean =>
   s
     .replies(ts)
     .some((r) => JSON.stringify(r.blocks).includes(pod) && /recovered on its own/.test(JSON.stringify(r.blocks)));
-
-/** The env of the replica "rwx-7d9f-abcde" (the same pod across a restart in place) against `s`. */
-const envFor = (s: FakeSlack) => ({
-  SLACK_BOT_TOKEN: 'xoxb-crash-test',
-  SLACK_SIGNING_SECRET: 'secret',
-  SLACK_CHANNEL: 'C0INCIDENT',
-  SLACK_API_URL: s.apiUrl,
-  REDIS_URL,
-  RWX_REDIS_PREFIX: prefix,
-  RWX_GROUP_WAIT: '1s',
-  RWX_GROUP_INTERVAL: '1s',
-  RWX_REPLICA_ID: 'rwx-7d9f-abcde',
-});
 
 /**
  * Starts the replica, waits for the root and its evidence, then kills it (SIGKILL) while a Slack call of the step
@@ -52,15 +25,12 @@ const envFor = (s: FakeSlack) => ({
  * process dies in the middle of the step, holding the incident's lock and the job.
  */
 async function killMidEdit(tookReply = false): Promise<{ root: { ts: string }; env: Record<string, string> }> {
-  sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml' });
-  slack = await startFakeSlack();
-  const env = envFor(slack);
-  const first = await startServeChild(sim.kubeconfigPath, env);
-  children.push(first);
-  await until(
-    () => slack!.roots().length === 1 && slack!.replies(slack!.roots()[0]!.ts).length >= 1,
-    'root and evidence',
-  );
+  await w.open();
+  const { sim, slack } = w;
+  // The replica "rwx-7d9f-abcde": the same pod across a restart in place.
+  const env = w.env({ RWX_REPLICA_ID: 'rwx-7d9f-abcde' });
+  const first = await w.start(env);
+  await until(() => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1, 'root and evidence');
   const root = slack.roots()[0]!;
   expect(root.metadata?.event_payload.key).toBe(KEY);
   if (tookReply) slack.hang('chat.postMessage', 1, { handled: true });
@@ -68,28 +38,28 @@ async function killMidEdit(tookReply = false): Promise<{ root: { ts: string }; e
   sim.apply({
     set: [{ kind: 'Pod', namespace: 'platform', name: 'postgres-2', fields: { 'status.phase': 'Running' } }],
   });
-  const hung = () => slack!.callsOf(tookReply ? 'chat.postMessage' : 'chat.update').some((c) => c.answer === 'hung');
+  const hung = () => slack.callsOf(tookReply ? 'chat.postMessage' : 'chat.update').some((c) => c.answer === 'hung');
   await until(hung, 'the hung call', 20_000);
   first.process.kill('SIGKILL');
   await first.exited;
-  children.splice(children.indexOf(first), 1);
+  w.forget(first);
   return { root, env };
 }
 
 /** Restarts the replica; the interrupted change and a change made after the restart must both show within 10 s. */
 async function restartAndChange(root: { ts: string }, env: Record<string, string>, what: string): Promise<void> {
+  const { sim, slack } = w;
   const started = Date.now();
-  const second = await startServeChild(sim!.kubeconfigPath, env);
-  children.push(second);
+  const second = await w.start(env);
   const ready = Date.now();
-  await until(() => recovered(slack!, root.ts, 'platform/postgres-2'), 'the interrupted change', 30_000);
+  await until(() => recovered(slack, root.ts, 'platform/postgres-2'), 'the interrupted change', 30_000);
   const resumedAfter = Date.now() - ready;
   // A change made after the restart is not held behind the dead process's work either.
   const changed = Date.now();
-  sim!.apply({
+  sim.apply({
     set: [{ kind: 'Pod', namespace: 'search', name: 'search-7c9d8f6b5-kccvl', fields: { 'status.phase': 'Running' } }],
   });
-  await until(() => recovered(slack!, root.ts, 'search/search-7c9d8f6b5-kccvl'), 'the next change', 30_000);
+  await until(() => recovered(slack, root.ts, 'search/search-7c9d8f6b5-kccvl'), 'the next change', 30_000);
   const nextAfter = Date.now() - changed;
   console.log(
     `after kill -9 ${what}: restart to ready ${ready - started} ms; interrupted change shown ${resumedAfter} ms after ready; next change ${nextAfter} ms`,
@@ -100,7 +70,7 @@ async function restartAndChange(root: { ts: string }, env: Record<string, string
   expect(second.lines.join('\n')).toMatch(/resumed work interrupted by a crash/);
   expect(sample((await second.get('/metrics')).body, 'rwx_notify_resumed_total')).toBe(1);
   // One root; each reply once (the evidence, and each change reply by its id); nothing resolved.
-  expectOneThread(slack!, root.ts, { noInventedChange: true });
+  expectOneThread(slack, root.ts, { noInventedChange: true });
 }
 
 describe('kill -9 during a Slack call', () => {
@@ -115,11 +85,11 @@ describe('kill -9 during a Slack call', () => {
     // job active under the dead worker's BullMQ lock, the incident lock free.
     const r = new Redis(REDIS_URL);
     try {
-      await r.del(`${prefix}:lock:${KEY}`);
-      const active = await r.lrange(`${prefix}:notify:active`, 0, -1);
+      await r.del(`${w.prefix}:lock:${KEY}`);
+      const active = await r.lrange(`${w.prefix}:notify:active`, 0, -1);
       expect(active).toHaveLength(1);
-      expect(await r.exists(`${prefix}:notify:${active[0]}:lock`)).toBe(1);
-      expect(await r.hget(`${prefix}:notify:${active[0]}`, 'pb')).toMatch(/^rwx-7d9f-abcde#/);
+      expect(await r.exists(`${w.prefix}:notify:${active[0]}:lock`)).toBe(1);
+      expect(await r.hget(`${w.prefix}:notify:${active[0]}`, 'pb')).toMatch(/^rwx-7d9f-abcde#/);
     } finally {
       r.disconnect();
     }
