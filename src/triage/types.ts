@@ -17,7 +17,7 @@ export type Phase =
   | 'STALE_ATTACHMENT'
   | 'OK';
 
-/** Every phase, in the order the table prints them (OK last, like the script). */
+/** Every phase, in the order the table prints them (OK last). */
 export const PHASES: readonly Phase[] = [
   'BOUND_NO_PV',
   'LOST',
