@@ -1,5 +1,5 @@
-// What to do, in order, for an incident: the seed's resolution and verification steps, filled with the names the
-// incident computed (DaemonSet, revisions, nodes to cordon, storage class for the mount gate, CronJobs).
+// What to do, in order, for an incident: the resolution and verification steps of its verdict, filled with the names
+// the incident computed (DaemonSet, revisions, nodes to cordon, storage class for the mount gate, CronJobs).
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { Incident } from '../domain/incident.js';
 import { MAX_NAMES, nameList } from '../domain/names.js';

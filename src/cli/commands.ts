@@ -68,15 +68,17 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
   },
   demo: {
     summary: 'the whole pipeline on a simulated cluster with a terminal Slack',
-    usage: 'rwx demo [--scenario FILE] [--speed N] [--redis URL] [--follow]',
+    usage:
+      'rwx demo [--scenario FILE] [--speed N] [--redis URL] [--follow]\n       rwx demo --fleet [--speed N] [--redis URL]',
     flags: FLAGS.demo,
-    exit: 'Exit codes: 0 once every incident is resolved, 1 on error or timeout.',
+    exit: 'Exit codes: 0 once every incident is resolved (--fleet: once both threads are posted), 1 on error or timeout.',
   },
   sim: {
     summary: 'serve a Kubernetes API simulator for a scenario file',
     usage: 'rwx sim SCENARIO_FILE [--port N] [--admin-port N] [--speed N] [--tls]',
     flags: FLAGS.sim,
     positionals: 'file',
+    exit: 'Exit codes: 0 once stopped (Ctrl-C or SIGTERM), 1 error (an unreadable scenario, a port in use).',
   },
   agent: {
     summary: 'the node agent: prove from /proc what the API cannot (docs/agent.md)',
@@ -130,7 +132,8 @@ export function usage(): string {
     'Commands:',
     ...lines,
     '',
-    'Exit codes: 0 nothing needs attention, 2 something does, 1 error (drain-check: 3 blocked, 4 caution).',
+    'Exit codes: 0 nothing needs attention, 2 something does, 1 error; drain-check 3 blocked, 4 caution, 5 unknown;',
+    'scan 5 cannot tell; gate 130 interrupted. Each command lists its own in --help.',
     '',
   ].join('\n');
 }

@@ -13,11 +13,12 @@ const DEFAULT_SCENARIO = fileURLToPath(new URL('../../scenarios/propagation-loss
 
 const HELP = helpText(
   'demo',
-  `Plays a simulated incident (default: the CSI propagation-loss rollout of the seed) through the whole pipeline:
-a Kubernetes API simulator, the watcher, detectors, correlator, BullMQ on Redis, and a Slack thread printed here.
-No Slack workspace and no cluster needed; Redis is (default REDIS_URL or redis://127.0.0.1:6379).
-With --fleet: three simulated clusters sharing one Redis and one channel; the same bad ebs-csi-node revision
-breaks two of them (the second thread links the first), and the third is warned as it starts the same rollout.`,
+  `Plays a simulated incident (default: scenarios/propagation-loss.yaml, a node plugin rollout that loses
+mountPropagation) through the whole pipeline: a Kubernetes API simulator, the watcher, detectors, correlator,
+BullMQ on Redis, and a Slack thread printed here. No Slack workspace and no cluster needed; Redis is (default
+REDIS_URL or redis://127.0.0.1:6379). With --fleet: three simulated clusters sharing one Redis and one channel; the
+same bad ebs-csi-node revision breaks two of them (one thread links the other), and the
+third is warned as it starts the same rollout.`,
 );
 
 /** Exit 0 once every incident is resolved (or on Ctrl-C with --follow), 1 on error or timeout. */

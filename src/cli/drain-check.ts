@@ -1,7 +1,6 @@
 // `rwx drain-check NODE`: is it safe to drain NODE right now? Exit 0 OK, 3 BLOCK, 4 CAUTION, 5 UNKNOWN, 1 error.
 import type { IncidentsInput } from '../advise/drain.js';
-import { DEFAULT_CONFIG, boolWord } from '../config/keys.js';
-import { isClusterName } from '../domain/cluster.js';
+import { boolWord } from '../config/keys.js';
 import type { Redis } from 'ioredis';
 import { type RecordScope, fleetKeys, recordScope, scopedKey } from '../fleet/keys.js';
 import { ClusterIndex } from '../domain/cluster-index.js';
@@ -50,10 +49,10 @@ export const run: Command = async (argv, io) => {
   if (!node || extra.length > 0) throw new RwxError('USAGE', 'expected exactly one NODE');
   if (node.length > 253 || !NODE_NAME.test(node)) throw new RwxError('USAGE', `"${node}" is not a valid node name`);
   const s = evalSettings(values, FLAGS['drain-check'].output.check.values);
+  const url = values.redis ?? io.env.REDIS_URL;
+  const scope = url ? await incidentScope(values['redis-prefix'], values.cluster, io) : undefined;
   const { snapshot, conn } = await loadSource(values, io);
   const index = ClusterIndex.fromSnapshot(snapshot);
-  const url = values.redis ?? io.env.REDIS_URL;
-  const scope = url ? incidentScope(values['redis-prefix'], values.cluster, io) : undefined;
   const open = await openIncidents(url, scope, io);
   // The node's agent, where one runs, for the stale-stage check; a snapshot says none was asked.
   const nodeReports = await cliNodeReports(conn, (io.clock ?? systemClock).now(), node);
@@ -68,16 +67,21 @@ export const run: Command = async (argv, io) => {
 /**
  * Whose open incidents to read: under --redis-prefix (else RWX_REDIS_PREFIX, else rwx), the cluster named by
  * --cluster, else by RWX_CLUSTER_NAME when RWX_FLEET is on, as `rwx serve` lays them out (fleet/keys.ts recordScope);
- * with neither, the one cluster the prefix holds.
+ * with neither, the one cluster the prefix holds. The RWX_* values are read by the loader `rwx serve` uses, so a
+ * malformed one (RWX_FLEET=maybe) is an error naming it, as the bot's would be, never a silent default.
  */
-function incidentScope(prefix: string | undefined, cluster: string | undefined, io: CliIo): RecordScope {
-  const base = prefix ?? (io.env.RWX_REDIS_PREFIX || DEFAULT_CONFIG.redisPrefix);
-  if (cluster !== undefined) return recordScope(base, cluster);
-  if (boolWord(io.env.RWX_FLEET ?? '') !== true) return recordScope(base);
-  const name = (io.env.RWX_CLUSTER_NAME ?? '').trim();
-  if (!isClusterName(name))
+async function incidentScope(prefix: string | undefined, cluster: string | undefined, io: CliIo): Promise<RecordScope> {
+  const fleetOn = cluster === undefined && boolWord(io.env.RWX_FLEET ?? '') === true;
+  if (fleetOn && (io.env.RWX_CLUSTER_NAME ?? '').trim() === '')
     throw new RwxError('USAGE', 'RWX_FLEET is on: name the cluster to check with --cluster or RWX_CLUSTER_NAME');
-  return recordScope(base, name);
+  // Loaded here, only when incidents are consulted: `drain-check --snapshot` of a JSON file loads no YAML library.
+  const { loadConfig } = await import('../config/load.js');
+  // With --cluster the fleet settings play no part, so they are not read.
+  const names = ['RWX_REDIS_PREFIX', ...(cluster === undefined ? ['RWX_FLEET', 'RWX_CLUSTER_NAME'] : [])];
+  const bot = loadConfig({ env: Object.fromEntries(names.map((k) => [k, io.env[k]])), slack: 'optional' });
+  const base = prefix ?? bot.redis.prefix;
+  if (cluster !== undefined) return recordScope(base, cluster);
+  return bot.fleet.enabled ? recordScope(base, bot.clusterName) : recordScope(base);
 }
 
 /** The line that says whose open incidents were asked for. */

@@ -1,7 +1,8 @@
 // `rwx serve`: run the bot. Thin: flags, configuration, logger, then src/serve/main.ts; stops cleanly on
 // SIGTERM/SIGINT (watches, workers, Redis) and exits 0.
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from '../config/index.js';
+import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { RwxError } from '../errors.js';
 import { createLogger, routeConsole } from '../serve/log.js';
 import { runServe } from '../serve/main.js';
 import { parseFlags } from './args.js';
@@ -24,14 +25,16 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(HELP);
     return 0;
   }
-  const config = loadConfig({
-    env: io.env,
-    ...(values.config ? { file: values.config } : {}),
-    flags: {
-      ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
-      ...(values.context ? { context: values.context } : {}),
-    },
-  });
+  const config = withSlackHint(() =>
+    loadConfig({
+      env: io.env,
+      ...(values.config ? { file: values.config } : {}),
+      flags: {
+        ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
+        ...(values.context ? { context: values.context } : {}),
+      },
+    }),
+  );
   const log = createLogger(config.logLevel);
   // Libraries that print with console.* (BullMQ) write JSON lines too, for as long as the bot runs.
   const restoreConsole = routeConsole(log);
@@ -41,6 +44,18 @@ export const run: Command = async (argv, io) => {
     restoreConsole();
   }
 };
+
+// A first `rwx serve` without the Slack app's tokens: the problems name the variables, the hint says where they
+// come from, and that `rwx demo` needs none.
+function withSlackHint(load: () => Config): Config {
+  try {
+    return load();
+  } catch (e) {
+    if (!(e instanceof ConfigError) || !e.problems.some((p) => p.startsWith('SLACK_'))) throw e;
+    const hint = 'the Slack app and its tokens: docs/slack-app.md; rwx demo runs without Slack';
+    throw new RwxError('CONFIG', `${e.message} (${hint})`, { cause: e });
+  }
+}
 
 // The signal handlers are installed before anything starts: a SIGTERM while Redis, the API or Slack are still
 // being reached is not lost (Node's default would kill the process mid-start); the bot stops as soon as the

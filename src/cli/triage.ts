@@ -1,4 +1,4 @@
-// `rwx triage`: classify every ReadWriteMany claim by strand (the successor of the seed's rwx_triage.py).
+// `rwx triage`: classify every ReadWriteMany claim by strand.
 // Thin: flags, source, index, triage, render. Exit 0 nothing needs attention, 2 something does, 1 error.
 import { ClusterIndex } from '../domain/cluster-index.js';
 import { systemClock } from '../domain/clock.js';

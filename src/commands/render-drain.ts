@@ -1,5 +1,5 @@
 // `/rwx drain NODE`: the drain advice as a Slack message. BLOCK says why with the 2x2 counts of the rollout the
-// node's stuck mounts follow (seed: "the drain is converting working nodes into broken ones") and what to do
+// node's stuck mounts follow (a drain turns working nodes into broken ones) and what to do
 // instead; CAUTION says what will hang; OK gives the one-line reason.
 import type { DrainAdvice, Incident, RolloutEvidence } from '../domain/incident.js';
 import { escapeSlack, untrusted } from '../render/escape.js';

@@ -1,5 +1,5 @@
 // The words of an incident: title, one-line summary, and one line per confusing observation with what explains it
-// (seed csi-mount-failure-incident.txt: attached volumes, Ready plugins, "deleting helps half the time", the
+// (attached volumes, Ready plugins, "deleting helps half the time", the
 // search pods that did start, running workloads unaffected, what happened at the rollout start, the CronJob).
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { IncidentNode } from '../domain/incident.js';

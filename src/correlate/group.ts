@@ -25,7 +25,7 @@
 //    node with stuck mounts of a driver and either two or more workloads are stuck there or the same plugin revision
 //    demonstrably mounts on another node (so the node, not the plugin, is what differs). The rest stay UNEXPLAINED per driver (`unexplained/<driver>`,
 //    driver "unresolved" when the volume leads to no CSI driver, e.g. a missing Secret).
-// 6. A CronJob finding joins the group of any stuck pod of its Jobs (the seed's backup never ran because its pod
+// 6. A CronJob finding joins the group of any stuck pod of its Jobs (a backup that never ran because its pod
 //    was stuck); otherwise it forms its own UNEXPLAINED group `cronjob/<ns>/<name>`, labelled as such.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/findings.js';

@@ -16,7 +16,7 @@ const PER_STEP = 500;
 
 /**
  * Node rows: every node with stuck pods first (by name), then nodes where pods of the same workloads run
- * (the seed's search pods on node-02, node-08, node-14: all on the old revision). `plugin` describes the node
+ * (in scenarios/propagation-loss.yaml, the search pods on node-02, node-08, node-14: all on the old revision). `plugin` describes the node
  * plugin on a node, if any. O(stuck pods + their sibling pods).
  */
 export function nodeRows(

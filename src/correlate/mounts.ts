@@ -33,7 +33,7 @@ export function containersStartedAt(pod: Pod): number | undefined {
 /**
  * Running pods on `node` using `driver` volumes, split by whether their containers started after `since` (the
  * plugin pod's creation): `after` pods prove the current plugin mounts; `before` pods only show that mounts made
- * earlier survive (seed: "workloads already running are unaffected"). O(pods on the node).
+ * earlier survive (workloads already running are unaffected by a propagation loss). O(pods on the node).
  */
 export function runningWithDriver(
   index: ClusterIndex,

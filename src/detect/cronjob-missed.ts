@@ -1,5 +1,6 @@
 // Detector: a non-suspended CronJob whose scheduled runs have not completed. A monitor that watches Job failures
-// does not see a Job that never started (seed: two nights without a backup), so this works from the schedule.
+// does not see a Job that never started (a backup whose pod is stuck misses night after night), so this works
+// from the schedule.
 //
 // A run scheduled at t is missed when t is after the last success (lastSuccessfulTime, the newest completed Job,
 // or creation) and t + grace is before now, grace being startingDeadlineSeconds or config.cronJobGraceMs.

@@ -56,13 +56,41 @@ const UNREACHABLE_CODES = new Set([
   'EPIPE',
 ]);
 
+/** TLS verification codes: the server answered with a certificate the kubeconfig's CA does not vouch for. */
+const UNTRUSTED_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * Why a request got no answer, in one phrase: the transport's code when it is a known one; for TLS failures what to
+ * check (OpenSSL's own text is a line of internals); else the first line of the message.
+ */
+function transportReason(e: unknown): string {
+  type Failure = { code?: unknown; message?: unknown } | undefined;
+  const err = e as (Failure & { cause?: Failure }) | undefined;
+  const layers = [err, err?.cause];
+  const code = (x: Failure) => (typeof x?.code === 'string' ? x.code : '');
+  const line = (x: Failure) => (typeof x?.message === 'string' ? (x.message.split('\n')[0] ?? '') : '');
+  const known = layers.map(code).find((c) => UNREACHABLE_CODES.has(c));
+  if (known) return known;
+  const untrusted = layers.find((x) => UNTRUSTED_CODES.has(code(x)));
+  if (untrusted) return `${line(untrusted) || code(untrusted)}: not trusted by the kubeconfig's certificate-authority`;
+  if (layers.some((x) => code(x) === 'EPROTO' || /wrong version number/.test(line(x))))
+    return 'not TLS on that port: check the scheme and port of the server URL';
+  return line(err) || String(e);
+}
+
 /** The KUBE_UNREACHABLE error for a request that got no answer: the transport's code when it has a known one. */
 export function unreachableError(e: unknown, ctx: { server?: string; what?: string } = {}): RwxError {
-  const err = e as { code?: unknown; cause?: { code?: unknown } } | undefined;
-  const code = [err?.code, err?.cause?.code].find(
-    (c): c is string => typeof c === 'string' && UNREACHABLE_CODES.has(c),
-  );
-  const why = code ?? (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
+  const why = transportReason(e);
   const at = ctx.server ? ` at ${ctx.server}` : '';
   return new RwxError(
     'KUBE_UNREACHABLE',

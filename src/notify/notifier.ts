@@ -19,7 +19,7 @@ import { DEFAULT_MESSAGE_OPTIONS, type MessageOptions } from './deps.js';
 import { channelRecords, recordChannels, teamKeysOf, teamPrefix } from './channels.js';
 import { markStale } from './stale.js';
 import { type Reconciled, reconcile } from './reconcile.js';
-import { type LockIdentity, lockIdentity, resumeInterrupted } from './resume.js';
+import { type LockIdentity, isPredecessors, lockIdentity, resumeInterrupted } from './resume.js';
 import { type NotifierObserver, type StageDeps, type StageOutcome, processIncident } from './stages.js';
 import { type Enqueue, type JobData, type NotifierLogger, QUEUE, startWorker, within } from './worker.js';
 
@@ -119,6 +119,8 @@ export interface Notifier extends IncidentActions {
   close(): Promise<void>;
   /** Settles once the start-up resume (resume.ts) is done: the keys it resumed (none without a worker). */
   readonly resumed: Promise<string[]>;
+  /** This notifier's name in its locks, and which names are its dead predecessors' (the evaluator lease uses both). */
+  readonly identity: { owner: string; predecessor(owner: string): boolean };
 }
 
 /**
@@ -183,6 +185,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     process: (key) => processIncident(deps, key),
     queueDepth: () => queue.getJobCountByTypes('waiting', 'active', 'prioritized'),
     resumed,
+    identity: { owner: identity.owner, predecessor: (owner) => isPredecessors(owner, identity) },
     async close() {
       const deadline = Date.now() + (opts.closeTimeoutMs ?? 5_000);
       const left = (): number => Math.max(0, deadline - Date.now());

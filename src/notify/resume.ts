@@ -1,10 +1,13 @@
 // Resuming this replica's own interrupted work at start-up. A process killed in the middle of a step (kill -9, an
 // OOM, a node lost) leaves the incident's lock held until its TTL and its BullMQ job active until BullMQ's stalled
-// sweep notices the dead worker (about 30-50 s), and every change to that incident waits behind both. A restarted
-// replica knows which of them were its own: its locks name the replica (the pod name: a container restarted in
-// place keeps it) and the incarnation (one per notifier), so a lock naming this replica and an incarnation that is
-// no longer alive is its predecessor's. It breaks those locks, moves their incidents' stranded jobs back to wait
-// (or enqueues them afresh), and the steps resume from the record: a post that may be in Slack is looked up by
+// sweep notices the dead worker (about 30-50 s), and every change to that incident waits behind both; killed after
+// the step released the incident lock but before BullMQ moved the job on, it leaves the job alone, as long. A
+// restarted replica knows which of them were its own: its locks name the replica (the pod name: a container
+// restarted in place keeps it) and the incarnation (one per notifier), and so does its BullMQ worker, whose name
+// BullMQ writes on every job it takes (the job's `processedBy`; the job lock's own token is the worker's random id,
+// which names nobody). A lock or a job naming this replica and an incarnation that is no longer alive is its
+// predecessor's. It breaks those locks, moves those jobs, and those of the incidents whose lock it broke, back to
+// wait (or enqueues them afresh), and the steps resume from the record: a post that may be in Slack is looked up by
 // its metadata before it is repeated (steps/step.ts), so resuming never posts twice.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -36,9 +39,8 @@ export function lockIdentity(replica = `${hostname()}/${process.pid}`): LockIden
   return { replica: safe, incarnation, owner: `${safe}#${incarnation}`, retire: () => alive.delete(incarnation) };
 }
 
-/** Whether a lock token was taken by an earlier incarnation of `self`'s replica that is not alive here. */
-export function isPredecessors(token: string, self: LockIdentity): boolean {
-  const owner = lockOwner(token);
+/** Whether `owner` (a lock token's, or the worker name on a job) is an earlier incarnation of `self`'s replica that is not alive here. */
+export function isPredecessors(owner: string | undefined, self: LockIdentity): boolean {
   const sep = owner?.lastIndexOf('#') ?? -1;
   if (!owner || sep <= 0) return false;
   const incarnation = owner.slice(sep + 1);
@@ -53,25 +55,32 @@ export interface ResumeDeps {
 }
 
 /**
- * Breaks the predecessor's incident locks and restarts their incidents' jobs now; returns the keys resumed. An
- * active job of such an incident belongs to the dead worker (no live worker runs a step without the lock): it is
- * moved back to wait ("0": whoever holds the job's lock, it is gone) rather than left to the stalled sweep.
+ * Breaks the predecessor's incident locks and restarts its work now; returns the keys resumed. An active job is
+ * the dead worker's when BullMQ says the predecessor took it (processedBy), or, taken by a version that did not
+ * name its worker, when it is of an incident whose lock the predecessor held (no live worker runs a step without
+ * it). Such a job is moved back to wait ("0": whoever holds the job's lock, it is gone) rather than left to the
+ * stalled sweep; an incident whose lock was broken with no job active gets a job afresh.
  */
 export async function resumeInterrupted(deps: ResumeDeps, self: LockIdentity): Promise<string[]> {
-  const resumed: string[] = [];
+  const resumed = new Set<string>();
   for (const key of await deps.store.listOpen()) {
     const token = await deps.store.lockToken(key);
-    if (!token || !isPredecessors(token, self)) continue;
+    if (!token || !isPredecessors(lockOwner(token), self)) continue;
     await deps.store.unlock(key, token);
-    resumed.push(key);
+    resumed.add(key);
   }
-  if (resumed.length === 0) return resumed;
-  const stranded = new Map<string, Job<{ key: string }>>();
-  for (const job of await deps.queue.getActive()) if (resumed.includes(job.data.key)) stranded.set(job.data.key, job);
-  for (const key of resumed) {
-    const job = stranded.get(key);
-    if (job) await job.moveToWait('0');
-    else await deps.enqueue(key);
+  const moved = new Set<string>();
+  for (const job of await deps.queue.getActive()) {
+    if (!strandedBy(job, resumed, self)) continue;
+    await job.moveToWait('0');
+    resumed.add(job.data.key);
+    moved.add(job.data.key);
   }
-  return resumed;
+  for (const key of resumed) if (!moved.has(key)) await deps.enqueue(key);
+  return [...resumed];
+}
+
+// Whether an active job was left by the predecessor (see resumeInterrupted).
+function strandedBy(job: Job<{ key: string }>, locked: ReadonlySet<string>, self: LockIdentity): boolean {
+  return job.processedBy ? isPredecessors(job.processedBy, self) : locked.has(job.data.key);
 }

@@ -3,7 +3,7 @@
 // backoff), failures for good. Split from notifier.ts, which wires it to the queue and the store.
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { toRwxError } from '../errors.js';
-import { redisDown, workerOptions } from '../store/ride-out.js';
+import { idempotentWorkerOptions, redisDown } from '../store/ride-out.js';
 import { type StepName, decide } from './decide.js';
 import type { Redis } from 'ioredis';
 import { type StageDeps, type StageOutcome, processIncident } from './stages.js';
@@ -87,7 +87,10 @@ export function startWorker(opts: WorkerOptions, deps: StageDeps, enqueue: Enque
     connection: conn,
     prefix: opts.prefix,
     concurrency: 4,
-    ...workerOptions,
+    // BullMQ writes the name on every job it takes (processedBy): a restarted replica finds the jobs its predecessor
+    // was killed holding by it, as it finds its locks (resume.ts).
+    ...(deps.lockOwner ? { name: deps.lockOwner } : {}),
+    ...idempotentWorkerOptions,
   });
   worker.on('error', (e) => redisDown(e) || log?.error({ err: e.message }, 'notify worker error'));
   worker.on('failed', (job, e) => {

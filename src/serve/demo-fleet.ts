@@ -1,7 +1,7 @@
 // `rwx demo --fleet`: the fleet story on the terminal. Three simulated clusters (one simulator each, on its own
 // port) and one Redis; each runs the whole `rwx serve` pipeline with RWX_FLEET on, and their Slack posts go to one
 // channel printed here by the same renderers as Slack. staging-1 and prod-eu-1 run the same bad ebs-csi-node
-// revision (propagation-loss): two threads, the second linked to the first. prod-us-1 then starts rolling out the
+// revision (propagation-loss): two threads, one linked to the other. prod-us-1 then starts rolling out the
 // same change (rollout-start): the channel gets the warning before any pod is stuck there. Last, a command typed in
 // the channel about prod-eu-1 reaches staging-1's bot and is answered by prod-eu-1 (demo-route.ts).
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,7 @@ import { cleanPrefix, DEMO_TIMERS, hhmm, narrate } from './demo.js';
 import { SILENT_AFTER_MS } from '../fleet/heartbeat.js';
 import { DemoCommandApp, demoAnswers } from './demo-route.js';
 import { runServe } from './main.js';
-import { connectRedis } from './redis.js';
+import { connectRedis, redactRedisUrl } from './redis.js';
 import { loadSimulator, type RunningSimulator } from './simulator.js';
 
 const scenario = (name: string) => fileURLToPath(new URL(`../../scenarios/${name}.yaml`, import.meta.url));
@@ -55,11 +55,14 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
   const sims: RunningSimulator[] = [];
   const serves: RunningServe[] = [];
   const narrations: NodeJS.Timeout[] = [];
+  const over = { now: false };
   try {
     const scenarios = await Promise.all(FLEET_DEMO.map((c) => loadScenario(c.scenario)));
     for (const s of scenarios) sims.push(await startSimulator({ scenario: s, realtime: true, speed: o.speed }));
     const first = sims[0]!;
-    say(`rwx demo --fleet: three clusters, one Redis ${o.redisUrl} (prefix ${base}), one Slack channel`);
+    say(
+      `rwx demo --fleet: three clusters, one Redis ${redactRedisUrl(o.redisUrl)} (prefix ${base}), one Slack channel`,
+    );
     FLEET_DEMO.forEach((c, i) =>
       say(`  ${c.name}: "${scenarios[i]!.name}" on ${sims[i]!.url} (time runs ${o.speed}x)`),
     );
@@ -86,19 +89,23 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
       narrations.push(narrate(scenarios[i]!, sim, say, c.name));
     }
     const deadline = Date.now() + (o.timeoutMs ?? 180_000);
-    const told = untilTold(slack, deadline).then((c) =>
-      c === 0 ? routeCommand(apps, slack, say, answers, deadline) : c,
+    const told = untilTold(slack, deadline, over).then((c) =>
+      c === 0 ? routeCommand(apps, slack, say, answers, deadline, over) : c,
     );
-    const code = await Promise.race([told, (o.interrupted ?? new Promise(() => undefined)).then(() => 1)]);
+    const interrupted = (o.interrupted ?? new Promise(() => undefined)).then(() => 'interrupted' as const);
+    const outcome = await Promise.race([told, interrupted]);
     say(
-      code === 0
-        ? '\nrwx demo --fleet: the same change broke two clusters (the second thread links the first), the third ' +
+      outcome === 0
+        ? '\nrwx demo --fleet: the same change broke two clusters (one thread links the other), the third ' +
             `was warned before a single mount failed there, and a command about ${ROUTED_COMMAND.owner} was answered ` +
             `by ${ROUTED_COMMAND.owner} though Slack handed it to ${ROUTED_COMMAND.receiver}.`
-        : '\nrwx demo --fleet: the story did not finish in time.',
+        : outcome === 'interrupted'
+          ? '\nrwx demo --fleet: interrupted.'
+          : '\nrwx demo --fleet: the story did not finish in time.',
     );
-    return code;
+    return outcome === 0 ? 0 : 1;
   } finally {
+    over.now = true;
     for (const n of narrations) clearInterval(n);
     for (const s of serves) await s.stop().catch(() => undefined);
     for (const s of sims) await s.stop().catch(() => undefined);
@@ -126,32 +133,40 @@ function memberEnv(name: string, redisUrl: string, base: string): Record<string,
 }
 
 // Resolves with 0 once a thread reply links another cluster's thread and a root warns of a rollout, 1 past the
-// deadline.
-async function untilTold(slack: TerminalSlack, deadline: number): Promise<number> {
-  return until(() => {
-    const texts = slack.messages.map((m) => m.text);
-    return texts.some((t) => t.startsWith(':link:')) && texts.some((t) => t.includes('started rolling out'));
-  }, deadline);
+// deadline or once `over`.
+async function untilTold(slack: TerminalSlack, deadline: number, over: { now: boolean }): Promise<number> {
+  return until(
+    () => {
+      const texts = slack.messages.map((m) => m.text);
+      return texts.some((t) => t.startsWith(':link:')) && texts.some((t) => t.includes('started rolling out'));
+    },
+    deadline,
+    over,
+  );
 }
 
 // Types ROUTED_COMMAND in the channel, hands it to the receiver's bot, and resolves with 0 once an answer (from
-// the owning cluster: its sender says which) is printed, 1 past the deadline.
+// the owning cluster: its sender says which) is printed, 1 past the deadline or once `over`.
 async function routeCommand(
   apps: ReadonlyMap<string, DemoCommandApp>,
   slack: TerminalSlack,
   say: (s: string) => void,
   answers: readonly string[],
   deadline: number,
+  over: { now: boolean },
 ): Promise<number> {
   const { text, receiver, owner } = ROUTED_COMMAND;
   say(`>> typed in the channel: /rwx ${text} (Slack hands it to ${receiver}'s bot; ${owner}'s bot answers)\n`);
   await apps.get(receiver)!.deliver(text, CHANNEL, slack);
-  return until(() => answers.length > 0, deadline);
+  return until(() => answers.length > 0, deadline, over);
 }
 
-async function until(done: () => boolean, deadline: number): Promise<number> {
+// Polls `done`: 0 once it holds, 1 past the deadline, or once `over` (the demo ended otherwise, e.g. Ctrl-C:
+// polling on kept the process alive until the deadline).
+async function until(done: () => boolean, deadline: number, over: { now: boolean }): Promise<number> {
   for (;;) {
     await new Promise((r) => setTimeout(r, 250));
+    if (over.now) return 1;
     if (done()) return 0;
     if (Date.now() > deadline) return 1;
   }

@@ -15,7 +15,7 @@ import { TerminalSlack } from '../slack/terminal-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import { startServe } from './app.js';
 import { ServeMetrics } from './metrics.js';
-import { connectRedis } from './redis.js';
+import { connectRedis, redactRedisUrl } from './redis.js';
 import { loadSimulator, type RunningSimulator, type SimScenario } from './simulator.js';
 import { observeResolution, realStages } from './stages.js';
 import { startDemoAgents, type DemoAgents } from './demo-agents.js';
@@ -45,8 +45,10 @@ export const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 /** Runs the demo; resolves with the exit code (0 once every incident is resolved, 1 on timeout). */
 export async function runDemo(o: DemoOptions): Promise<number> {
   const { loadScenario, startSimulator } = await loadSimulator(); // a test tool: one line when it is not installed
-  const redis = await connectRedis(o.redisUrl); // first: a clear one-line error when no Redis answers
+  // The scenario before Redis: a file that cannot be read fails with nothing open (an open Redis connection
+  // would keep the process alive after the error); then a clear one-line error when no Redis answers.
   const scenario = await loadScenario(o.scenario);
+  const redis = await connectRedis(o.redisUrl);
   const say = (s: string) => o.out.write(`${s}\n`);
   let sim: RunningSimulator | undefined;
   let demoAgents: DemoAgents | undefined;
@@ -121,7 +123,7 @@ function introduction(o: DemoOptions, scenario: SimScenario, url: string, prefix
   const ends = o.follow ? 'Ctrl-C to stop.' : 'Exits when every incident is resolved.';
   return [
     `rwx demo: scenario "${scenario.name}": ${scenario.description ?? ''}`,
-    `  simulated API server ${url} (time runs ${o.speed}x), Redis ${o.redisUrl} (prefix ${prefix})`,
+    `  simulated API server ${url} (time runs ${o.speed}x), Redis ${redactRedisUrl(o.redisUrl)} (prefix ${prefix})`,
     `  demo timers: ${timers} (production defaults 30s / 5m); stuckAfter 5m of simulated time`,
     `  Slack is printed below as the bot would post it. ${ends}\n`,
   ];

@@ -8,7 +8,9 @@
 // or stalled, the API unreachable), so a healthy standby takes over within one TTL; a crashed holder's lease
 // expires within one TTL. Standbys keep watching and correlating (their cache stays warm for /rwx and a
 // takeover), they only do not submit. Safety does not rest on timing alone: the holder checks the lease right
-// before each submit, and the per-incident lock still serialises every Slack step.
+// before each submit, and the per-incident lock still serialises every Slack step. A replica restarted in place
+// (kill -9, OOM) takes over the lease its dead predecessor held at once instead of waiting out the TTL, as it takes
+// over its incident locks (src/notify/resume.ts): the lease names the replica the same way.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
@@ -43,11 +45,29 @@ if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
 if not cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+// Take the lease from the holder read (ARGV[3]) if it still holds it.
+const TAKE = `if redis.call('GET', KEYS[1]) == ARGV[3] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0`;
 
-/** A lease on `<prefix>:evaluator`. Redis errors count as not holding it (nothing can be submitted then anyway). */
-export function redisEvaluatorLease(redis: Redis, prefix: string, ttlMs = LEASE_TTL_MS): EvaluatorLease {
+/** Who takes the lease: its id in it, and which holders are this replica's dead predecessors (taken over at once). */
+export interface LeaseIdentity {
+  id: string;
+  predecessor(holder: string): boolean;
+}
+
+/**
+ * A lease on `<prefix>:evaluator`. Redis errors count as not holding it (nothing can be submitted then anyway).
+ * `who`: the notifier's lock identity (resume.ts); without it an id of host, pid and a random part, never a
+ * predecessor's.
+ */
+export function redisEvaluatorLease(
+  redis: Redis,
+  prefix: string,
+  ttlMs = LEASE_TTL_MS,
+  who?: LeaseIdentity,
+): EvaluatorLease {
   const key = `${prefix}:evaluator`;
-  const id = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+  const id = who?.id ?? `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   let heldUntil: number | undefined;
   // The script's answer (1 = held), or undefined when Redis did not answer.
   const run = async (script: string, ...args: (string | number)[]): Promise<boolean | undefined> => {
@@ -57,9 +77,23 @@ export function redisEvaluatorLease(redis: Redis, prefix: string, ttlMs = LEASE_
       return undefined;
     }
   };
+  const holder = async (): Promise<string | undefined> => {
+    try {
+      return (await redis.get(key)) ?? undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  // Extends or takes the lease, from a dead predecessor of this replica too; undefined when Redis did not answer.
+  const acquire = async (): Promise<boolean | undefined> => {
+    const held = await run(RENEW, id, ttlMs);
+    if (held !== false) return held;
+    const cur = await holder();
+    return cur !== undefined && who?.predecessor(cur) === true ? run(TAKE, id, ttlMs, cur) : false;
+  };
   const renew = async (): Promise<boolean> => {
     const sent = Date.now();
-    const held = await run(RENEW, id, ttlMs);
+    const held = await acquire();
     if (held !== undefined) heldUntil = held ? sent + ttlMs : undefined;
     return held ?? false;
   };
@@ -69,13 +103,7 @@ export function redisEvaluatorLease(redis: Redis, prefix: string, ttlMs = LEASE_
   return {
     id,
     renew: (eligible) => (eligible ? renew() : release().then(() => false)),
-    holds: async () => {
-      try {
-        return (await redis.get(key)) === id;
-      } catch {
-        return false;
-      }
-    },
+    holds: async () => (await holder()) === id,
     taken: async () => {
       try {
         return (await redis.exists(key)) === 1;

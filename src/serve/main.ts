@@ -103,6 +103,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     () => late.running?.proofs,
   );
   metrics.queueDepthFrom({ notify: () => notifier.queueDepth() });
+  void notifier.resumed.then((keys) => metrics.resumed.inc(keys.length));
   // Bolt's HTTP receiver owns PORT in HTTP mode: the ops endpoints are mounted on it as custom routes.
   const bolt = o.bolt ?? true;
   const boltOnPort = bolt && config.slack.mode === 'http';
@@ -120,7 +121,11 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   // Not ready until Socket Mode is connected (HTTP mode: auth.test succeeded); the Bolt app keeps it current.
   const link = new SlackLink();
   const slackCheck = bolt ? [{ name: 'slack', probe: () => link.probe() }] : [];
-  const lease = redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs);
+  // Named as the notifier's locks: a replica restarted in place takes over its dead predecessor's lease at once.
+  const lease = redisEvaluatorLease(redis, leasePrefix, o.leaseTtlMs, {
+    id: notifier.identity.owner,
+    predecessor: notifier.identity.predecessor,
+  });
   const running = await startServe({
     source,
     openKeys: ownKeys,

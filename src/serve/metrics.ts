@@ -166,6 +166,11 @@ export class ServeMetrics {
     help: '1 while this replica holds the evaluator lease and records incidents, 0 while it stands by',
     registers: [this.registry],
   });
+  readonly resumed = new Counter({
+    name: 'rwx_notify_resumed_total',
+    help: 'Incidents whose work an earlier process of this replica was killed in, resumed at start-up',
+    registers: [this.registry],
+  });
   readonly lastEvaluation = new Gauge({
     name: 'rwx_last_successful_evaluation_timestamp_seconds',
     help: 'Unix time of the last evaluation whose incidents reached the notifier (0 before the first)',

@@ -116,7 +116,12 @@ export function createSlackApp(opts: SlackAppOptions): SlackApp {
       }
       const server = (await app.start(opts.port ?? 3000)) as Server;
       built.port = (server.address() as AddressInfo).port;
-      connection = await verifyAuth(identity, link, log, backoff);
+      try {
+        connection = await verifyAuth(identity, link, log, backoff);
+      } catch (e) {
+        await app.stop(); // a refused token ends the start-up: the port must not keep the process alive
+        throw e;
+      }
     },
     async stop() {
       await connection?.stop();

@@ -2,7 +2,7 @@
 // mode: auth.test has succeeded once with the bot token. Until then the bot is not ready, and the reason says
 // which. The connection is made in the background with capped backoff, so a Slack outage at start-up leaves a
 // running, unready bot (the kubelet does not restart it) instead of a crash loop.
-import { toRwxError } from '../errors.js';
+import { RwxError, toRwxError } from '../errors.js';
 
 /** Backoff between connection attempts: doubling from 1 s, capped at 30 s. */
 export const LINK_BACKOFF = { initialMs: 1000, maxMs: 30_000 };
@@ -40,6 +40,16 @@ export function followSocketMode(client: ConnectionEvents, link: SlackLink): voi
 /** A platform error (invalid_auth, not_authed...): the configuration is wrong, and retrying will not help. */
 export function isPlatformError(e: unknown): boolean {
   return (e as { code?: string }).code === 'slack_webapi_platform_error';
+}
+
+/**
+ * The start-up error for a token Slack refused (a platform error such as invalid_auth): which variable holds it and
+ * how to get a good one, in one line. The loop's own log line keeps Slack's words.
+ */
+export function refusedToken(e: unknown, variable: string, fix: string): RwxError {
+  const code = (e as { data?: { error?: unknown } }).data?.error;
+  const why = typeof code === 'string' ? code : toRwxError(e).message;
+  return new RwxError('CONFIG', `Slack refused ${variable} (${why}): ${fix} (docs/slack-app.md)`, { cause: e });
 }
 
 /** How a connection loop reports. */
@@ -152,7 +162,12 @@ export async function keepSocketConnected(
     if (!stopping && !loop) connect();
   });
   const fatal = await connect().first;
-  if (fatal) throw fatal;
+  if (fatal)
+    throw refusedToken(
+      fatal,
+      'SLACK_APP_TOKEN',
+      'give an app-level token (xapp-...) with the connections:write scope, from Basic Information -> App-Level Tokens',
+    );
   return {
     // Not awaited: an attempt in flight ends when the app's stop disconnects the client.
     stop: async () => {
@@ -187,7 +202,7 @@ export async function verifyAuth(
     backoff,
   );
   const fatal = await loop.first;
-  if (fatal) throw fatal;
+  if (fatal) throw refusedToken(fatal, 'SLACK_BOT_TOKEN', "give the installed app's Bot User OAuth Token (xoxb-...)");
   return {
     // Not awaited: an auth.test in flight ends within its deadline and changes nothing.
     stop: async () => loop.stop(),

@@ -9,8 +9,27 @@
  */
 export const WORKER_RETRY_MS = 1000;
 
+/**
+ * How often BullMQ looks for active jobs whose lock expired (its default: 30 s). A job in flight when Redis goes
+ * away for longer than the job lock (30 s) comes back with its lock gone: its worker can no longer move it ("Missing
+ * lock"), so it stays active, and every change to its incident behind it, until the sweep moves it back to wait,
+ * which takes two sweeps (one marks, the next moves): up to a minute after Redis answers at the default, within 6 s
+ * at 3 s. A stall is still a lock that expired (lockDuration is unchanged), so a busy worker is not taken for a dead
+ * one any sooner; the sweep is one small script per interval and queue (a key shares it among the replicas).
+ */
+export const STALLED_CHECK_MS = 3000;
+
 /** The options to spread into every `new Worker(...)` (with its own connection, prefix and concurrency). */
-export const workerOptions = { runRetryDelay: WORKER_RETRY_MS } as const;
+export const workerOptions = { runRetryDelay: WORKER_RETRY_MS, stalledInterval: STALLED_CHECK_MS } as const;
+
+/**
+ * workerOptions for a queue whose jobs may run again without harm (the notifier's: every step is under the incident
+ * lock and looks its post up in Slack before posting again). BullMQ fails a job that stalled more than
+ * maxStalledCount times (default 1), and for such a job a stall is only ever a crash or a Redis outage longer than
+ * the lock: two of them would drop the incident's work until its next change. A job that kills its process every
+ * time would run again after each restart; that shows in restarts and logs, where a failed job would be silent.
+ */
+export const idempotentWorkerOptions = { ...workerOptions, maxStalledCount: Number.MAX_SAFE_INTEGER } as const;
 
 // Socket error codes of a Redis that does not answer (refused, reset, timed out, unreachable, not resolved).
 const DOWN_CODES = new Set([

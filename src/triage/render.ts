@@ -1,4 +1,4 @@
-// Renderers for the triage report: a terminal table grouped by phase (OK last, like the seed script) and
+// Renderers for the triage report: a terminal table grouped by phase (OK last) and
 // the stable JSON of docs/triage-json.md.
 import { formatAge } from '../domain/duration.js';
 import type { ClaimReport, TriageReport } from './types.js';

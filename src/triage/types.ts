@@ -6,7 +6,7 @@ import type { NodeReports } from '../domain/proof.js';
 /** Version of the JSON schema in docs/triage-json.md. */
 export const TRIAGE_SCHEMA_VERSION = 1;
 
-/** The strand a claim is in, with the seed script's names (plus LOST). */
+/** The strand a claim is in (the phases of docs/failure-modes.md). */
 export type Phase =
   | 'PENDING_NO_CONSUMER'
   | 'PROVISION_FAILED'
@@ -17,7 +17,7 @@ export type Phase =
   | 'STALE_ATTACHMENT'
   | 'OK';
 
-/** Every phase, in the order the table prints them (OK last, like the script). */
+/** Every phase, in the order the table prints them (OK last). */
 export const PHASES: readonly Phase[] = [
   'BOUND_NO_PV',
   'LOST',
@@ -126,7 +126,7 @@ export interface ClaimReport {
   volume: string | null;
   driver: string | null;
   evidence: Evidence;
-  /** The seed's next steps for this phase, in order. Empty for OK. */
+  /** The next steps for this phase, in order. Empty for OK. */
   advice: string[];
 }
 

@@ -284,6 +284,7 @@ export class ClusterWatcher {
     restarted: (kind, reason) => {
       this.metrics?.restart(kind, reason);
       if (reason === 'stalled') this.log.warn({ kind }, 'watch silent too long; the watchdog relists it');
+      else if (reason === 'gone') this.log.info({ kind }, 'watch expired (410 Gone): relisting');
     },
   };
 }

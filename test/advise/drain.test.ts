@@ -7,17 +7,17 @@ import { adviseDrain, staleAttachments } from '../../src/advise/drain.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
 import { ago, attachment, claim, DAY, event, MIN, NOW, pod, snapshotOf } from '../detect/builders.js';
 import { miniCluster } from '../correlate/mini-cluster.js';
-import { seedObjects } from '../correlate/seed-fixture.js';
+import { rolloutObjects } from '../correlate/rollout-fixture.js';
 
 function advise(index: ClusterIndex, node: string): DrainAdvice {
   return adviseDrain(index, evaluate(index, { now: NOW }).incidents, node, NOW);
 }
 
-describe('adviseDrain on the seed', () => {
-  const index = ClusterIndex.fromSnapshot(snapshotOf(seedObjects()));
+describe('adviseDrain on the rollout incident', () => {
+  const index = ClusterIndex.fromSnapshot(snapshotOf(rolloutObjects()));
 
   it.each([
-    // the node being drained in the seed: its stuck mount follows the rollout
+    // the node someone started draining: its stuck mount follows the rollout
     [
       'node-19',
       'BLOCK',

@@ -13,7 +13,7 @@ import { renderEvidenceReply } from '../../src/render/slack-thread.js';
 import { renderIncidents } from '../../src/render/terminal-incidents.js';
 import { renderDrain } from '../../src/commands/render-drain.js';
 import { ago, DAY, ebsDaemonSet, HOUR, NOW, revision, snapshotOf, withoutPropagation } from '../detect/builders.js';
-import { seedObjects } from '../correlate/seed-fixture.js';
+import { rolloutObjects } from '../correlate/rollout-fixture.js';
 import { scenarioPath, simSnapshot, testSim } from '../support/sim.js';
 
 const run = promisify(execFile);
@@ -157,8 +157,8 @@ describe('rollbackFor on hand-made revision histories', () => {
     expect(r.text).toMatch(/nothing to undo to/);
   });
 
-  it('the seed snapshot: undo to 1, restoring the propagation', () => {
-    const inc = evaluate(ClusterIndex.fromSnapshot(snapshotOf(seedObjects())), { now: NOW }).incidents[0]!;
+  it('the rollout incident: undo to 1, restoring the propagation', () => {
+    const inc = evaluate(ClusterIndex.fromSnapshot(snapshotOf(rolloutObjects())), { now: NOW }).incidents[0]!;
     expect(inc.rollback?.restores).toEqual([
       'volumeMount kubelet-dir mountPropagation Bidirectional in container ebs-plugin',
     ]);

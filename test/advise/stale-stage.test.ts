@@ -13,8 +13,8 @@ import { evaluate } from '../../src/evaluate/evaluate.js';
 import { adviceFor } from '../../src/triage/advice.js';
 import { healthyReport } from '../agent/report-fixtures.js';
 import { DRIVER, NOW, baseCluster, healthyClaim, pod, pv, pvc, va } from '../triage/fixtures.js';
-import { NOW as SEED_NOW, snapshotOf } from '../detect/builders.js';
-import { seedObjects } from '../correlate/seed-fixture.js';
+import { NOW as ROLLOUT_NOW, snapshotOf } from '../detect/builders.js';
+import { rolloutObjects } from '../correlate/rollout-fixture.js';
 
 const gm = (sha: string) => `/var/lib/kubelet/plugins/kubernetes.io/csi/${DRIVER}/${sha}/globalmount`;
 
@@ -60,13 +60,13 @@ function cluster(extra: (s: Snapshot) => void = () => undefined): ClusterIndex {
 function drain(index: ClusterIndex, node: string, nodeReports?: NodeReports, now = NOW): DrainAdvice {
   return evaluate(index, { now, ...(nodeReports ? { nodeReports } : {}) }).drain(node);
 }
-/** Drain advice on the seed's cluster, at the seed's time. */
-const seedDrain = (index: ClusterIndex, node: string, nodeReports?: NodeReports) =>
-  drain(index, node, nodeReports, SEED_NOW);
+/** Drain advice on the rollout incident's cluster, at its evaluation time. */
+const rolloutDrain = (index: ClusterIndex, node: string, nodeReports?: NodeReports) =>
+  drain(index, node, nodeReports, ROLLOUT_NOW);
 
 describe('a volume still staged with no pod on the node', () => {
   it('an RWO volume still attached there: CAUTION, the stale attachment first, then the stage and what it blocks', () => {
-    // shop/db's pod runs on node-01; node-02 still stages pvc-db and holds its VolumeAttachment (the seed's strand 3).
+    // shop/db's pod runs on node-01; node-02 still stages pvc-db and holds its VolumeAttachment (an orphaned stage).
     const index = cluster((s) => s.volumeAttachments.push(va('csi-db-02', 'pvc-db', 'node-02')));
     const without = drain(index, 'node-02');
     const a = drain(index, 'node-02', asked({ 'node-02': reportWith('node-02', orphan('pvc-db', '3f81')) }));
@@ -150,9 +150,9 @@ describe('a volume still staged with no pod on the node', () => {
   });
 
   it('on a BLOCK node: the BLOCK stands, the stage and its steps follow what to do instead', () => {
-    const seed = ClusterIndex.fromSnapshot(snapshotOf(seedObjects()));
-    const before = seedDrain(seed, 'node-19');
-    const a = seedDrain(seed, 'node-19', asked({ 'node-19': reportWith('node-19', orphan(undefined, 'ab12')) }));
+    const rollout = ClusterIndex.fromSnapshot(snapshotOf(rolloutObjects()));
+    const before = rolloutDrain(rollout, 'node-19');
+    const a = rolloutDrain(rollout, 'node-19', asked({ 'node-19': reportWith('node-19', orphan(undefined, 'ab12')) }));
     expect(a.decision).toBe('BLOCK');
     expect(a.reason).toBe(before.reason);
     expect(a.steps.slice(0, before.steps.length)).toEqual(before.steps);
@@ -208,10 +208,10 @@ describe('never OK from ignorance: when the stage check was not possible, the an
   });
 
   it('a BLOCK needs no such note: more data can only add reasons not to drain', () => {
-    const seed = ClusterIndex.fromSnapshot(snapshotOf(seedObjects()));
-    const a = seedDrain(seed, 'node-19', asked({}));
+    const rollout = ClusterIndex.fromSnapshot(snapshotOf(rolloutObjects()));
+    const a = rolloutDrain(rollout, 'node-19', asked({}));
     expect(a.decision).toBe('BLOCK');
-    expect(a).toEqual({ ...seedDrain(seed, 'node-19'), stages: expect.anything() });
+    expect(a).toEqual({ ...rolloutDrain(rollout, 'node-19'), stages: expect.anything() });
   });
 
   it('a checked node with nothing stale adds no text', () => {

@@ -1,5 +1,5 @@
-// `rwx drain-check` consults the bot's open incidents, as /rwx drain does: after a partial recovery of the seed's
-// rollout (postgres-2 mounts, the other pods stay stuck) a fresh look no longer sees the rollout, but the open
+// `rwx drain-check` consults the bot's open incidents, as /rwx drain does: after a partial recovery of the rollout
+// incident (postgres-2 mounts, the other pods stay stuck) a fresh look no longer sees the rollout, but the open
 // incident keeps its nodes blocked. Without the bot's Redis the answer says it did not consult them; with a Redis
 // that does not answer it cannot tell (UNKNOWN). The running bot (simulator over HTTP, real Redis, fake Slack).
 import { Readable } from 'node:stream';

@@ -1,18 +1,18 @@
-// `rwx scan` end to end on the seed snapshot, in-process through main().
+// `rwx scan` end to end on the rollout incident's snapshot, in-process through main().
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { startSimulator } from '@rwx/kube-sim';
-import { seedObjects } from '../correlate/seed-fixture.js';
+import { rolloutObjects } from '../correlate/rollout-fixture.js';
 import { rwx, writeSnapshot } from '../correlate/cli-run.js';
 
 const NOW = '2026-11-30T09:15:00Z';
 
 describe('rwx scan', () => {
-  const seed = writeSnapshot(seedObjects());
+  const rolloutFile = writeSnapshot(rolloutObjects());
 
   it('prints the rollout incident and exits 2', async () => {
-    const r = await rwx('scan', '--snapshot', seed, '--now', NOW);
+    const r = await rwx('scan', '--snapshot', rolloutFile, '--now', NOW);
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('[FOLLOWS_ROLLOUT] rollout/kube-system/ebs-csi-node@2');
     expect(r.stdout).toContain('kubelet-dir: mountPropagation Bidirectional -> none');
@@ -22,7 +22,7 @@ describe('rwx scan', () => {
   });
 
   it('-o wide adds the driver, DaemonSet and revision, and per node the DaemonSet, plugin start and pod counts', async () => {
-    const r = await rwx('scan', '--snapshot', seed, '--now', NOW, '-o', 'wide');
+    const r = await rwx('scan', '--snapshot', rolloutFile, '--now', NOW, '-o', 'wide');
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('  Driver: ebs.csi.aws.com  DaemonSet: kube-system/ebs-csi-node  Revision: 2\n');
     expect(r.stdout).toMatch(
@@ -36,13 +36,13 @@ describe('rwx scan', () => {
     );
     // everything the table says, wide says too
     expect(r.stdout).toContain('node-19  BLOCK  Do not drain');
-    const plain = await rwx('scan', '--snapshot', seed, '--now', NOW);
+    const plain = await rwx('scan', '--snapshot', rolloutFile, '--now', NOW);
     expect(plain.stdout).not.toContain('DAEMONSET');
     expect(plain.stdout).not.toContain('Driver: ');
   });
 
   it('-o json prints the incidents', async () => {
-    const r = await rwx('scan', '--snapshot', seed, '--now', NOW, '-o', 'json');
+    const r = await rwx('scan', '--snapshot', rolloutFile, '--now', NOW, '-o', 'json');
     const out = JSON.parse(r.stdout) as { incidents: Incident[] };
     expect(out.incidents.map((i) => [i.key, i.verdict])).toEqual([
       ['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT'],
@@ -51,7 +51,7 @@ describe('rwx scan', () => {
 
   it('exits 0 when nothing is stuck (a later --stuck-after)', async () => {
     // no pod has waited 8 hours, and with the CronJob suspended nothing else is left
-    const suspended = seedObjects().map((o) =>
+    const suspended = rolloutObjects().map((o) =>
       o.kind === 'CronJob' ? { ...o, spec: { ...(o as { spec?: object }).spec, suspend: true } } : o,
     );
     const r = await rwx('scan', '--snapshot', writeSnapshot(suspended), '--now', NOW, '--stuck-after', '8h');
@@ -62,7 +62,7 @@ describe('rwx scan', () => {
     const r = await rwx(
       'scan',
       '--snapshot',
-      writeSnapshot(seedObjects().filter((o) => o.kind !== 'CronJob')),
+      writeSnapshot(rolloutObjects().filter((o) => o.kind !== 'CronJob')),
       '--now',
       NOW,
       '--stuck-after',
@@ -85,7 +85,13 @@ describe('rwx scan', () => {
     // a missing file
     [['--snapshot', '/nonexistent/x.json'], /snapshot \/nonexistent\/x.json: cannot read/],
   ])('%j is a one-line error, exit 1', async (args, msg) => {
-    const r = await rwx('scan', ...(args.includes('--snapshot') ? [] : ['--snapshot', seed]), ...args, '--now', NOW);
+    const r = await rwx(
+      'scan',
+      ...(args.includes('--snapshot') ? [] : ['--snapshot', rolloutFile]),
+      ...args,
+      '--now',
+      NOW,
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(msg);
   });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KIND_KEYS } from '../../src/domain/kinds.js';
-import { seedObjects } from '../correlate/seed-fixture.js';
+import { rolloutObjects } from '../correlate/rollout-fixture.js';
 import { baseCluster, healthyClaim } from '../triage/fixtures.js';
 
 const BIN = fileURLToPath(new URL('../../bin/rwx.js', import.meta.url));
@@ -42,7 +42,7 @@ const oneClaim = (() => {
     KIND_KEYS.flatMap((k) => s[k] as object[]),
   );
 })();
-const seed = write('seed.json', seedObjects());
+const rolloutFile = write('rollout.json', rolloutObjects());
 
 /** Runs bin/rwx.js with client-node (and, for a JSON snapshot, the YAML library) blocked. */
 function rwx(...argv: string[]) {
@@ -58,9 +58,9 @@ describe('commands on a snapshot do not load @kubernetes/client-node, nor the YA
   it.each([
     ['triage', '--snapshot', oneClaim],
     ['triage', '--snapshot', oneClaim, '-o', 'json'],
-    ['scan', '--snapshot', seed],
-    ['drain-check', 'node-19', '--snapshot', seed],
-    ['diff', 'daemonset/ebs-csi-node', '--snapshot', seed],
+    ['scan', '--snapshot', rolloutFile],
+    ['drain-check', 'node-19', '--snapshot', rolloutFile],
+    ['diff', 'daemonset/ebs-csi-node', '--snapshot', rolloutFile],
     ['completion', 'bash'],
     ['--version'],
   ])('rwx %s', (...argv) => {

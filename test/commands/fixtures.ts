@@ -62,7 +62,7 @@ export function report(claims: ClaimReport[], over: Partial<TriageReport> = {}):
   };
 }
 
-/** The seed's rollout incident: ebs-csi-node revision 2, stuck mounts on node-19 and node-27. */
+/** The rollout incident: ebs-csi-node revision 2, stuck mounts on node-19 and node-27. */
 export function rolloutIncident(over: Partial<Incident> = {}): Incident {
   return {
     key: 'rollout/kube-system/ebs-csi-node@2',

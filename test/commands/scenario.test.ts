@@ -1,4 +1,4 @@
-// The seed's rollout on the simulator: /rwx drain node-19 answers BLOCK with the 2x2 counts, and a node still on
+// The rollout incident on the simulator: /rwx drain node-19 answers BLOCK with the 2x2 counts, and a node still on
 // revision 1 with no stuck pods answers OK. The cluster view is the simulator's objects as a snapshot in a ClusterIndex,
 // exactly what the bot's watchers keep; the engines are the real triage, detectors, correlator and drain advice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ afterAll(async () => {
   await sim.stop();
 });
 
-async function seedServices(): Promise<CommandServices> {
+async function rolloutServices(): Promise<CommandServices> {
   const index = ClusterIndex.fromSnapshot(simSnapshot(sim));
   const clock = new ManualClock(sim.now());
   return {
@@ -33,11 +33,11 @@ async function seedServices(): Promise<CommandServices> {
 
 describe('/rwx drain on the propagation-loss scenario', () => {
   it('node-19 (stuck mounts, plugin on revision 2): BLOCK, with the 2x2 counts and what to do instead', async () => {
-    const svc = await seedServices();
+    const svc = await rolloutServices();
     const { response } = await runCommand(parseCommand('drain node-19'), svc);
     expect(response.text).toContain(':no_entry: *BLOCK*');
     expect(response.text).toMatch(/Do not drain/);
-    // The counts shown are the correlator's, and they have the seed's shape: every stuck mount on revision 2,
+    // The counts shown are the correlator's, and they have the rollout's shape: every stuck mount on revision 2,
     // none on revision 1 (the scenario file decides the exact numbers; it is still being tuned).
     const rollout = (await svc.evaluate(svc.cluster.index(), svc.clock.now())).incidents.find(
       (i) => i.verdict === 'FOLLOWS_ROLLOUT',
@@ -55,7 +55,7 @@ describe('/rwx drain on the propagation-loss scenario', () => {
   });
 
   it('node-02 (revision 1, no stuck pods): OK', async () => {
-    const svc = await seedServices();
+    const svc = await rolloutServices();
     const { incidents } = await svc.evaluate(svc.cluster.index(), svc.clock.now());
     expect(incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT')?.rollout?.nodesOnNewRevision).not.toContain(
       'node-02',
@@ -67,13 +67,13 @@ describe('/rwx drain on the propagation-loss scenario', () => {
   });
 
   it('an unknown node is a clear message', async () => {
-    const svc = await seedServices();
+    const svc = await rolloutServices();
     const { response } = await runCommand(parseCommand('drain node-99'), svc);
     expect(response.text).toContain('There is no node `node-99` in the cluster');
   });
 
   it("/rwx triage search: the search Deployment's RWX claim is MOUNT_FAILED, with evidence and next step", async () => {
-    const svc = await seedServices();
+    const svc = await rolloutServices();
     const { response } = await runCommand(parseCommand('triage search'), svc);
     const all = (response.blocks ?? []).map((b) => JSON.stringify(b)).join('\n');
     expect(all).toContain('*search/search-shards* — `MOUNT_FAILED`');

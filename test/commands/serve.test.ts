@@ -90,7 +90,7 @@ async function post(text: string, id: string): Promise<string> {
 }
 
 describe('commandsForServe', () => {
-  it('/rwx drain node-19 on the seed rollout: BLOCK on the response_url', async () => {
+  it('/rwx drain node-19 on the propagation-loss rollout: BLOCK on the response_url', async () => {
     expect(await post('drain node-19', 'n19')).toContain('Working on the drain check for node-19');
     await expect.poll(() => fake.responses.get('n19')?.length ?? 0, { timeout: 10_000 }).toBe(1);
     const [answer] = fake.responses.get('n19') as { text: string; response_type: string }[];

@@ -5,13 +5,13 @@ import type { Incident } from '../../src/domain/incident.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
 import { cronJob, DAY, MIN, NOW, snapshotOf } from '../detect/builders.js';
 import { miniCluster, type MiniOpts } from './mini-cluster.js';
-import { seedObjects, UPDATED } from './seed-fixture.js';
+import { rolloutObjects, UPDATED } from './rollout-fixture.js';
 
 const scan = (index: ClusterIndex): Incident[] => evaluate(index, { now: NOW }).incidents;
 const summary = (incs: Incident[]) => incs.map((i) => [i.key, i.verdict, i.pods.map((p) => p.pod.name).sort()]);
 
-describe('the seed incident', () => {
-  const incidents = scan(ClusterIndex.fromSnapshot(snapshotOf(seedObjects())));
+describe('the rollout incident', () => {
+  const incidents = scan(ClusterIndex.fromSnapshot(snapshotOf(rolloutObjects())));
   const inc = incidents[0]!;
 
   it('is exactly one FOLLOWS_ROLLOUT incident for ebs-csi-node revision 2 with every symptom in it', () => {
@@ -74,7 +74,7 @@ describe('the seed incident', () => {
     ]);
   });
 
-  it('explains every confusing observation of the seed', () => {
+  it('explains every confusing observation of the rollout incident', () => {
     const text = (inc.explanations ?? []).join('\n');
     for (const needle of [
       'What happened at 2026-11-30T06:40:00.000Z', // "what happened at 06:40"

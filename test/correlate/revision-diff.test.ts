@@ -35,7 +35,7 @@ const c0 = (t: PodTemplate) => t.spec!.containers![0]!;
 
 describe('diffTemplates', () => {
   it.each<[string, PodTemplate, string[]]>([
-    // the seed: Bidirectional removed, absent means None, printed "none"
+    // the propagation-loss change: Bidirectional removed, absent means None, printed "none"
     [
       'propagation removed',
       changed((t) => {
@@ -122,7 +122,7 @@ describe('diffTemplates', () => {
     expect(diffTemplates(base(), to).map((c) => c.category)).toEqual(['storage', 'security', 'image', 'other']);
   });
 
-  it('names the container and the field path of the seed change on the real ebs manifest', () => {
+  it('names the container and the field path of the propagation-loss change on the real ebs manifest', () => {
     const t1 = ebsDaemonSet().spec!.template!;
     const changes = diffTemplates(t1, withoutPropagation(t1, 'kubelet-dir'));
     expect(changes).toEqual([

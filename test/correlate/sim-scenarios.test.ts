@@ -8,7 +8,7 @@ import { simSnapshot } from '../support/sim.js';
 import { adviseDrain } from '../../src/advise/drain.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
 
-/** 09:15 on the seed's morning: the scenario's offset 0. */
+/** 09:15 on the morning of the incident: the scenario's offset 0. */
 const T0 = Date.parse('2026-11-30T09:15:00Z');
 
 describe('propagation-loss scenario', () => {
@@ -76,7 +76,7 @@ async function scanScenario(file: string, afterMs = 0) {
   }
 }
 
-describe('other seed scenarios (each skipped while its file is missing)', () => {
+describe('other scenarios (each skipped while its file is missing)', () => {
   it.skipIf(!existsSync('scenarios/node-fault.yaml'))(
     'node-fault.yaml yields FOLLOWS_NODE and no rollout',
     async () => {

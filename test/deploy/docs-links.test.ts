@@ -1,19 +1,21 @@
-// The install docs link to each other and to deploy/ files: every relative link must name an existing file and,
-// when it has an #anchor, a heading of that file (GitHub's slug rules), so the README assembled from them works.
-import { existsSync, readFileSync } from 'node:fs';
+// The docs link to each other and to the repository's files: every relative link of every page a reader meets
+// (the README, docs/, and the READMEs of scenarios/, the chart, the simulator and the test fakes) must name an
+// existing file and, when it has an #anchor, a heading of that file (GitHub's slug rules).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { anchors, slug } from './anchors.js';
 import { ROOT } from './manifests.js';
 
 const DOCS = [
-  'docs/install.md',
-  'docs/configuration.md',
-  'docs/slack-app.md',
-  'docs/troubleshooting.md',
-  'docs/metrics.md',
-  'docs/alerts.md',
-  'docs/agent.md',
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+  'scenarios/README.md',
+  'charts/rwx/README.md',
+  'packages/kube-sim/README.md',
+  'test/support/README.md',
 ];
 
 describe('docs links', () => {

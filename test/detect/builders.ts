@@ -1,5 +1,5 @@
 // Small builders for cluster objects in detector, correlator and drain tests. Times are ISO strings relative
-// to a fixed NOW so every table row reads like the seed ("scheduled 23m ago").
+// to a fixed NOW so every table row reads like an incident seen live ("scheduled 23m ago").
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type {
@@ -17,7 +17,7 @@ import type {
 } from '../../src/domain/objects.js';
 import { emptySnapshot, type Snapshot } from '../../src/domain/snapshot.js';
 
-/** The evaluation time of every fixture: 2026-11-30T09:15:00Z (the seed's "this morning"). */
+/** The evaluation time of every fixture: 2026-11-30T09:15:00Z ("this morning" in every fixture). */
 export const NOW = Date.parse('2026-11-30T09:15:00Z');
 /** ISO time `ms` before NOW. */
 export const ago = (ms: number): string => new Date(NOW - ms).toISOString();
@@ -174,7 +174,7 @@ export function event(
   };
 }
 
-/** The FailedMount message of the seed for the given volumes. */
+/** The kubelet's FailedMount message (a mount timeout) for the given volumes. */
 export const failedMount = (vols: string[]) =>
   `Unable to attach or mount volumes: unmounted volumes=[${vols.join(' ')}], unattached volumes=[], timed out waiting for the condition`;
 

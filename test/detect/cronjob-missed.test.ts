@@ -17,7 +17,7 @@ function missed(cj: CronJob, objects: { kind?: string }[] = [], now = NOW) {
 
 describe('cronJobMissedFinding', () => {
   it.each<[string, CronJob, { missedRuns: number; latestScheduled: string } | undefined]>([
-    // the seed: daily at 02:00, last success three nights ago: two nights missed
+    // the nightly backup: daily at 02:00, last success three nights ago: two nights missed
     [
       'two nights',
       cronJob('d', 'b', '0 2 * * *', { lastSuccess: '2026-11-28T02:20:00Z' }),

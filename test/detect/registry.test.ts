@@ -4,10 +4,10 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { DEFAULT_DETECT_CONFIG, detectContext } from '../../src/detect/config.js';
 import { detectAll, detectCronJob, detectPod, DETECTORS } from '../../src/detect/registry.js';
 import { NOW, snapshotOf } from './builders.js';
-import { seedObjects } from '../correlate/seed-fixture.js';
+import { rolloutObjects } from '../correlate/rollout-fixture.js';
 
 describe('registry', () => {
-  const index = ClusterIndex.fromSnapshot(snapshotOf(seedObjects()));
+  const index = ClusterIndex.fromSnapshot(snapshotOf(rolloutObjects()));
   const ctx = detectContext(NOW);
 
   it('lists the three detectors with documented defaults', () => {

@@ -1,4 +1,4 @@
-// Partial recovery is not resolution: on the seed's rollout, one stuck pod mounts while the others stay stuck. The
+// Partial recovery is not resolution: on the rollout incident, one stuck pod mounts while the others stay stuck. The
 // incident stays one thread (no second root for the pods still stuck), the thread says which pod recovered, the
 // root is not resolved, and /rwx drain still blocks a node where the rollout breaks mounts. Whole stack: the
 // simulator over HTTP, the pipeline on real Redis, the fake Slack.

@@ -5,14 +5,14 @@
 // is awaited across a second restart, and its follow-up comes once. The record is created once and never deleted
 // and recreated (Redis MONITOR on the test's own redis-server). Real processes (the compiled CLI), the simulator in
 // real time, the fake Slack.
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import type { Simulator } from '@rwx/kube-sim';
+import type { FakeSlack } from '../support/fake-slack.js';
 import { until } from '../serve/harness.js';
-import { startServeChild, type ServeChild } from './child.js';
+import { childWorld } from './child-world.js';
 import { ownRedis, redisServerTool, type OwnRedis } from './own-redis.js';
+import { sample } from './thread.js';
 
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
 const KEEP_MS = 20_000;
@@ -23,19 +23,16 @@ const STUCK = [
   ['data', 'nightly-backup-29411640-q7x2m'],
 ] as const;
 
-let sim: Simulator | undefined;
-let slack: FakeSlack | undefined;
 let redis: OwnRedis | undefined;
 let monitor: Redis | undefined;
-const children: ServeChild[] = [];
+// The world's children stop first (its afterEach was registered first, so it runs last: stop them here).
+const w = childWorld('roll', { url: () => redis!.url, own: true });
 afterEach(async () => {
-  for (const c of children.splice(0)) {
+  for (const c of w.children.splice(0)) {
     c.process.kill('SIGKILL');
     await c.exited;
   }
   monitor?.disconnect();
-  await slack?.close();
-  await sim?.stop();
   await redis?.stop();
 });
 
@@ -66,40 +63,27 @@ describe.runIf(redisServerTool.run)(`rolling restart near a recovery${redisServe
   it('the window outlives the replica: one thread, one resolution, the follow-up once, no record churn', async () => {
     redis = await ownRedis(false);
     await redis.start();
-    sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml' });
-    slack = await startFakeSlack();
-    const prefix = `rwx-fault-roll-${randomBytes(4).toString('hex')}`;
+    await w.open();
+    const { sim, slack, prefix } = w;
     const writes = await recordWrites(redis.url, prefix);
     monitor = writes.m;
-    const env = (replica: string) => ({
-      SLACK_BOT_TOKEN: 'xoxb-rolling-restart',
-      SLACK_SIGNING_SECRET: 'secret',
-      SLACK_CHANNEL: 'C0INCIDENT',
-      SLACK_API_URL: slack!.apiUrl,
-      REDIS_URL: redis!.url,
-      RWX_REDIS_PREFIX: prefix,
-      RWX_GROUP_WAIT: '1s',
-      RWX_GROUP_INTERVAL: '1s',
-      RWX_KEEP_FIRING: `${KEEP_MS / 1000}s`,
-      RWX_REPLICA_ID: replica,
-    });
-    const a = await startServeChild(sim.kubeconfigPath, env('rwx-a'));
-    children.push(a);
-    await until(() => slack!.roots().length === 1 && ids(slack!, slack!.roots()[0]!.ts).includes('evidence'), 'root');
+    const env = (replica: string) => w.env({ RWX_KEEP_FIRING: `${KEEP_MS / 1000}s`, RWX_REPLICA_ID: replica });
+    const a = await w.start(env('rwx-a'));
+    await until(() => slack.roots().length === 1 && ids(slack, slack.roots()[0]!.ts).includes('evidence'), 'root');
     const root = slack.roots()[0]!;
     expect(root.metadata?.event_payload.key).toBe(KEY);
     await new Promise((r) => setTimeout(r, KEEP_MS + 1_000)); // the incident is established: kept through a blip
 
     // The new pod of the rolling update starts (standby), every stuck pod mounts, then the old pod stops.
-    const b = await startServeChild(sim.kubeconfigPath, env('rwx-b'));
-    children.push(b);
+    const b = await w.start(env('rwx-b'));
     const recovered = Date.now();
     phase(sim, STUCK, 'Running');
     await new Promise((r) => setTimeout(r, 2_000));
     a.process.kill('SIGTERM');
     await a.exited;
-    children.splice(children.indexOf(a), 1);
+    w.forget(a);
     await until(() => b.lines.some((l) => /evaluator lease taken/.test(l)), 'the new replica evaluating', 10_000);
+    expect(sample((await b.get('/metrics')).body, 'rwx_evaluator_active')).toBe(1);
     await new Promise((r) => setTimeout(r, 1_500));
     // Two pods are stuck again within the window: it was a blip, and the new replica knows the window from Redis.
     const blip = Date.now() - recovered;
@@ -112,20 +96,25 @@ describe.runIf(redisServerTool.run)(`rolling restart near a recovery${redisServe
     // They mount again, for good: resolved once the incident has been absent for the whole window.
     phase(sim, STUCK.slice(0, 2), 'Running');
     const gone = Date.now();
-    await until(() => ids(slack!, root.ts).includes('resolution'), 'the resolution', KEEP_MS + 15_000);
+    await until(() => ids(slack, root.ts).includes('resolution'), 'the resolution', KEEP_MS + 15_000);
     const resolvedAfter = Date.now() - gone;
     expect(resolvedAfter).toBeGreaterThanOrEqual(KEEP_MS - 1_000);
     const resolution = JSON.stringify(
       slack.replies(root.ts).find((r) => r.metadata?.event_payload.reply === 'resolution'),
     );
     expect(resolution).toMatch(/nightly-backup/);
+    // The resolved root states the peak and how long pods were stuck.
+    const rootText = (): string => JSON.stringify(slack.roots()[0]!.blocks);
+    await until(() => /Resolved/.test(rootText()), 'the resolved root', 10_000);
+    const resolvedRoot = rootText();
+    expect(resolvedRoot).toMatch(/At its worst: 4 stuck pods on 4 nodes/);
+    expect(resolvedRoot).toMatch(/Pods stuck from <!date[^>]*> to <!date[^>]*> \(\d/);
 
     // Another rolling restart while the backup is awaited; then the backup completes a run.
-    const a2 = await startServeChild(sim.kubeconfigPath, env('rwx-a'));
-    children.push(a2);
+    await w.start(env('rwx-a'));
     b.process.kill('SIGTERM');
     await b.exited;
-    children.splice(children.indexOf(b), 1);
+    w.forget(b);
     const now = new Date(sim.now()).toISOString();
     sim.apply({
       set: [
@@ -149,7 +138,7 @@ describe.runIf(redisServerTool.run)(`rolling restart near a recovery${redisServe
       ],
     });
     const done = Date.now();
-    await until(() => ids(slack!, root.ts).some((i) => i.startsWith('follow-up:')), 'the follow-up', 20_000);
+    await until(() => ids(slack, root.ts).some((i) => i.startsWith('follow-up:')), 'the follow-up', 20_000);
     const followUpAfter = Date.now() - done;
     await new Promise((r) => setTimeout(r, 3_000)); // nothing more comes
     console.log(

@@ -3,8 +3,15 @@
 // backoff; when Slack answers again the thread is brought to what the record says. One root, no reply twice.
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, until, type Harness } from '../serve/harness.js';
+import { expectOneThread } from './thread.js';
 
 let h: Harness | undefined;
+/** Slack calls that failed, over every method (rwx_slack_calls_total{outcome="error"}). */
+const slackErrors = (metrics: string): number =>
+  [...metrics.matchAll(/^rwx_slack_calls_total\{[^}]*outcome="error"[^}]*\} (\d+)$/gm)].reduce(
+    (n, m) => n + Number(m[1]),
+    0,
+  );
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -22,11 +29,13 @@ describe('a Slack 5xx outage longer than the old retries', () => {
     await until(() => h!.slack.roots().length === 1, 'the root after the outage', 60_000);
     await until(() => h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1, 'the evidence reply', 30_000);
     console.log(`slack 503 outage of 16 s: root posted ${Date.now() - t0} ms after the outage began`);
-    expect(h.slack.roots()).toHaveLength(1);
-    const ids = h.slack.replies(h.slack.roots()[0]!.ts).map((r) => r.metadata?.event_payload.reply);
-    expect(new Set(ids).size).toBe(ids.length);
+    expectOneThread(h.slack, h.slack.roots()[0]!.ts, { noInventedChange: true });
     expect(h.lines.join('')).toMatch(/notify failed: will retry/);
     expect(h.lines.join('')).not.toMatch(/notify gave up/);
+    const ops = `http://127.0.0.1:${h.serve!.port}`;
+    expect((await fetch(`${ops}/readyz`)).status).toBe(200);
+    const metrics = await (await fetch(`${ops}/metrics`)).text();
+    expect(slackErrors(metrics)).toBeGreaterThanOrEqual(8);
   }, 90_000);
 });
 
@@ -46,9 +55,7 @@ describe('SIGTERM while a Slack call hangs', () => {
     await h.start();
     for (let i = 0; i < 3; i++) await h.advance(2_000);
     await until(() => h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1, 'the evidence after the restart');
-    expect(h.slack.roots()).toHaveLength(1);
-    const ids = h.slack.replies(h.slack.roots()[0]!.ts).map((r) => r.metadata?.event_payload.reply);
-    expect(new Set(ids).size).toBe(ids.length);
+    expectOneThread(h.slack, h.slack.roots()[0]!.ts, { noInventedChange: true });
   }, 60_000);
 });
 
@@ -67,7 +74,9 @@ describe('a Slack call that is never answered', () => {
     console.log(
       `hung chat.postMessage: evidence in the thread ${Date.now() - t0} ms after the start (request timeout 10 s)`,
     );
-    expect(h.slack.roots()).toHaveLength(1);
+    expectOneThread(h.slack, h.slack.roots()[0]!.ts, { noInventedChange: true });
     expect(h.lines.join('')).toMatch(/notify failed: will retry/);
+    const metrics = await (await fetch(`http://127.0.0.1:${h.serve!.port}/metrics`)).text();
+    expect(slackErrors(metrics)).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { type EvaluatorLease, redisEvaluatorLease } from '../../src/serve/lease.js';
 import { REDIS_URL, until } from '../serve/harness.js';
 import { replicas, stuckCounts, type Replicas } from './replicas.js';
+import { expectOneThread, sample } from './thread.js';
 
 const SCENARIO = 'scenarios/propagation-loss.yaml';
 // A short group_interval: every change a replica records is edited into the root at its next turn.
@@ -40,6 +41,11 @@ async function drive(x: Replicas, minutes: number): Promise<{ editsPerMinute: nu
     }
   const edits = x.slack.callsOf('chat.update').filter((c) => c.args.ts === ts).length - before;
   return { editsPerMinute: edits / minutes, counts: stuckCounts(x.slack, ts) };
+}
+
+/** The /metrics text of replica `name`. */
+async function metricsOf(x: Replicas, name: string): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${x.running.get(name)!.port}/metrics`)).text();
 }
 
 /** A lease every replica always holds: what the bot did before the lease (the control of these tests). */
@@ -75,9 +81,14 @@ describe('two replicas, one view frozen', () => {
       `split view (standby frozen) with lease: ${editsPerMinute.toFixed(2)} root edits/min, counts ${counts}`,
     );
     expect(flips(counts)).toBe(0);
-    expect(r.slack.roots()).toHaveLength(1);
+    expectOneThread(r.slack, r.slack.roots()[0]!.ts); // clickhouse-1 joins for real: a change, not invented
     // clickhouse-1 got stuck at +10m: the holder's (current) view reached the root.
     expect(Math.max(...counts)).toBeGreaterThanOrEqual(5);
+    // Seen in the metrics: a evaluates and records, b evaluates and stands by.
+    const [a, b] = [await metricsOf(r, 'a'), await metricsOf(r, 'b')];
+    expect([sample(a, 'rwx_evaluator_active'), sample(b, 'rwx_evaluator_active')]).toEqual([1, 0]);
+    expect(sample(b, 'rwx_evaluations_total{outcome="standby"}')).toBeGreaterThan(0);
+    expect(sample(b, 'rwx_evaluations_total{outcome="ok"}')).toBe(0);
   });
 
   it('a frozen holder gives the lease up once its watch is stalled, and the standby takes over', async () => {
@@ -91,8 +102,11 @@ describe('two replicas, one view frozen', () => {
     console.log(`split view (holder frozen) with lease: ${editsPerMinute.toFixed(2)} root edits/min, counts ${counts}`);
     expect(flips(counts)).toBe(0);
     expect(r.lines.join('')).toMatch(/"replica":"b"[^\n]*evaluator lease taken/);
+    expect(r.lines.join('')).toMatch(/"replica":"a"[^\n]*evaluator lease given up: standby/);
     expect(Math.max(...counts)).toBeGreaterThanOrEqual(5);
-    expect(r.slack.roots()).toHaveLength(1);
+    expectOneThread(r.slack, r.slack.roots()[0]!.ts);
+    expect(sample(await metricsOf(r, 'a'), 'rwx_evaluator_active')).toBe(0);
+    expect(sample(await metricsOf(r, 'b'), 'rwx_evaluator_active')).toBe(1);
   });
 });
 
@@ -136,6 +150,9 @@ describe('two replicas, one partitioned from the API server', () => {
     expect(flips(counts)).toBe(0);
     expect(r.lines.join('')).toMatch(/"replica":"b"[^\n]*evaluator lease taken/);
     expect(Math.max(...counts)).toBeGreaterThanOrEqual(5);
-    expect(r.slack.roots()).toHaveLength(1);
+    expectOneThread(r.slack, r.slack.roots()[0]!.ts);
+    expect(r.lines.join('')).toMatch(/"replica":"a"[^\n]*evaluator lease given up: standby/);
+    expect(sample(await metricsOf(r, 'a'), 'rwx_evaluator_active')).toBe(0);
+    expect(sample(await metricsOf(r, 'b'), 'rwx_evaluator_active')).toBe(1);
   });
 });

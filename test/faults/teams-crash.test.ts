@@ -3,74 +3,48 @@
 // place. Still one root per channel, the team root adopted (found by its metadata), and each reply once, the
 // incident thread's link to the team root included. Real processes (the compiled CLI), the simulator in real time,
 // the fake Slack, real Redis.
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { lockOwner } from '../../src/store/incident-store.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
-import { REDIS_URL, cleanRedis, until } from '../serve/harness.js';
-import { startServeChild, type ServeChild } from './child.js';
+import type { FakeSlack } from '../support/fake-slack.js';
+import { REDIS_URL, until } from '../serve/harness.js';
+import { childWorld } from './child-world.js';
 
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
 const TEAM = `${KEY}#C0SEARCH`;
-let sim: Simulator | undefined;
-let slack: FakeSlack | undefined;
-const children: ServeChild[] = [];
-const prefix = `rwx-fault-teams-${randomBytes(4).toString('hex')}`;
+const w = childWorld('teams');
 const redis = new Redis(REDIS_URL);
-afterEach(async () => {
-  for (const c of children.splice(0)) {
-    c.process.kill('SIGKILL');
-    await c.exited;
-  }
-  await slack?.close();
-  await sim?.stop();
-  await redis.quit();
-  await cleanRedis(prefix);
-});
+afterEach(() => redis.quit());
 
 const replyIds = (s: FakeSlack, ts: string): string[] =>
   s.replies(ts).map((r) => `${String(r.metadata?.event_payload.key)} ${String(r.metadata?.event_payload.reply)}`);
 
 describe('kill -9 of the replica posting a team root', () => {
   it('two replicas, the poster killed mid-post and restarted: one root per channel, each reply once', async () => {
-    sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml' });
-    slack = await startFakeSlack();
+    await w.open();
+    const { slack } = w;
     // The search team's root reaches Slack, and its answer never comes back.
     slack.hang('chat.postMessage', 1, { handled: true, channel: 'C0SEARCH' });
-    const env = (replica: string) => ({
-      SLACK_BOT_TOKEN: 'xoxb-teams-crash',
-      SLACK_SIGNING_SECRET: 'secret',
-      SLACK_CHANNEL: 'C0INCIDENT',
-      SLACK_API_URL: slack!.apiUrl,
-      REDIS_URL,
-      RWX_REDIS_PREFIX: prefix,
-      RWX_GROUP_WAIT: '1s',
-      RWX_GROUP_INTERVAL: '1s',
-      RWX_TEAM_CHANNELS: 'platform=C0PLAT,search=C0SEARCH',
-      RWX_REPLICA_ID: replica,
-    });
-    const started = await Promise.all(['rwx-a', 'rwx-b'].map((r) => startServeChild(sim!.kubeconfigPath, env(r))));
-    children.push(...started);
-    await until(() => slack!.answered('hung').length === 1, 'the hung team root', 30_000);
+    const env = (replica: string) =>
+      w.env({ RWX_TEAM_CHANNELS: 'platform=C0PLAT,search=C0SEARCH', RWX_REPLICA_ID: replica });
+    const started = await Promise.all(['rwx-a', 'rwx-b'].map((r) => w.start(env(r))));
+    await until(() => slack.answered('hung').length === 1, 'the hung team root', 30_000);
     // Whoever holds the team record's lock is posting it: kill that one, right there.
-    const owner = lockOwner((await redis.get(`${prefix}:team:lock:${TEAM}`)) ?? '') ?? '';
+    const owner = lockOwner((await redis.get(`${w.prefix}:team:lock:${TEAM}`)) ?? '') ?? '';
     const replica = owner.split('#')[0]!;
     expect(['rwx-a', 'rwx-b']).toContain(replica);
     const victim = started[replica === 'rwx-a' ? 0 : 1]!;
     victim.process.kill('SIGKILL');
     await victim.exited;
-    children.splice(children.indexOf(victim), 1);
-    const restarted = await startServeChild(sim.kubeconfigPath, env(replica));
-    children.push(restarted);
+    w.forget(victim);
+    const restarted = await w.start(env(replica));
     const ready = Date.now();
 
-    const root = (c: string) => slack!.roots(c)[0];
+    const root = (c: string) => slack.roots(c)[0];
     await until(
       () =>
-        ['C0INCIDENT', 'C0PLAT', 'C0SEARCH'].every((c) => root(c) && replyIds(slack!, root(c)!.ts).length >= 1) &&
-        replyIds(slack!, root('C0INCIDENT')!.ts).includes(`${TEAM} team-root`),
+        ['C0INCIDENT', 'C0PLAT', 'C0SEARCH'].every((c) => root(c) && replyIds(slack, root(c)!.ts).length >= 1) &&
+        replyIds(slack, root('C0INCIDENT')!.ts).includes(`${TEAM} team-root`),
       'every thread, and the link to the search root',
       30_000,
     );

@@ -1,10 +1,10 @@
 // Watch streams that break the ways a real API server's do: a connection cut inside a chunk (the stream ends in the
 // middle of a JSON line), a list answer cut inside its JSON, and 410 Gone both as an ERROR event on the watch and as
 // the HTTP status of the watch request. No change is lost, a relist posts no "Changed:" the cluster did not make,
-// one root, no reply twice; the restarts are counted in /metrics.
+// one root, no reply twice; the restarts are counted in /metrics and logged.
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../serve/harness.js';
-import { apiBench, expectOneTruth, metric, readyz, recover, shownRecovered, type ApiBench } from './api.js';
+import { apiBench, expectOneTruth, logOf, metric, readyz, recover, shownRecovered, type ApiBench } from './api.js';
 
 let b: ApiBench | undefined;
 afterEach(async () => {
@@ -34,6 +34,8 @@ describe('watch streams cut and expired', () => {
     console.log(`watch cut mid-chunk: change shown after ${afterCut} ms; list cut mid-JSON twice: ${afterCutList} ms`);
     expect(await metric(b, 'rwx_watch_restarts_total{kind="pods",reason="gone"}')).toBeGreaterThan(0);
     expect(await metric(b, 'rwx_watch_restarts_total{kind="pods",reason="error"}')).toBeGreaterThan(0);
+    expect(logOf(b)).toMatch(/Kubernetes API unreachable; retrying with backoff|watch pods failed; retrying/);
+    expect(logOf(b)).toMatch(/"kind":"pods"[^\n]*watch expired \(410 Gone\): relisting/);
     expectOneTruth(b);
   }, 120_000);
 
@@ -61,6 +63,7 @@ describe('watch streams cut and expired', () => {
     await until(() => shownRecovered(b!, 'platform/postgres-2'), 'the change after the HTTP 410', 20_000);
     console.log(`watch answered HTTP 410: change shown after ${Date.now() - t0} ms`);
     expect(await metric(b, 'rwx_watch_restarts_total{kind="pods",reason="gone"}')).toBeGreaterThan(1);
+    expect(logOf(b).match(/watch expired \(410 Gone\): relisting/g)?.length).toBeGreaterThan(1);
     await readyz(b, 200, 'ready after the HTTP 410');
     expectOneTruth(b);
   }, 120_000);

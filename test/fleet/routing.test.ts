@@ -12,7 +12,8 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { REDIS_URL, until } from '../serve/harness.js';
 import { scenarioPath } from '../support/sim.js';
-import { click, command, seeded, startFleet, type Fleet } from './harness.js';
+import { seeded } from '../support/fake-socket-mode.js';
+import { click, command, startFleet, type Fleet } from './harness.js';
 
 const EU_NODES = parseScenario(
   {

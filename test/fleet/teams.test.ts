@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/render/slack-blocks.js';
 import { until } from '../serve/harness.js';
 import { scenarioPath } from '../support/sim.js';
-import { CHANNEL, click, seeded, startFleet, type Fleet } from './harness.js';
+import { seeded } from '../support/fake-socket-mode.js';
+import { CHANNEL, click, startFleet, type Fleet } from './harness.js';
 
 const TEAMS = { RWX_TEAM_CHANNELS: 'platform=C0PLAT,data=C0PLAT' };
 const ROLLOUT = 'staging-1:rollout/kube-system/ebs-csi-node@2';

@@ -63,6 +63,18 @@ describe('unreachableError', () => {
     [Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), 'ECONNREFUSED'],
     [Object.assign(new Error('x'), { cause: { code: 'ENOTFOUND' } }), 'ENOTFOUND'],
     [new Error('socket hang up\nstack'), 'socket hang up'], // no known code: the first line of the message
+    // a certificate the kubeconfig does not trust: what to check, not only OpenSSL's words
+    [
+      Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }),
+      "self-signed certificate: not trusted by the kubeconfig's certificate-authority",
+    ],
+    // https:// to a plain-HTTP port: OpenSSL's line of internals becomes what to check
+    [
+      Object.assign(new Error('write EPROTO 80:error:0A00010B:SSL routines:ssl3_get_record:wrong version number'), {
+        code: 'EPROTO',
+      }),
+      'not TLS on that port: check the scheme and port of the server URL',
+    ],
   ])('%s', (e, why) => {
     expect(unreachableError(e, { server: 'https://k' }).message).toBe(
       `cannot reach the API server at https://k (${why})`,

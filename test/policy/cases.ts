@@ -33,7 +33,7 @@ const B = 'Bidirectional';
 export const CASES: [string, KubeObject, string][] = [
   // the whole kubelet root, Bidirectional: the canonical plugin
   ['root Bidirectional', ds([REGISTRAR, plugin({ name: 'k', p: B })], [hp('k', '/var/lib/kubelet')]), 'pass'],
-  // the seed's incident: the line is gone, the default is None
+  // the propagation-loss incident: the line is gone, the default is None
   [
     'root without propagation',
     ds([REGISTRAR, plugin({ name: 'k' })], [hp('k', '/var/lib/kubelet')]),

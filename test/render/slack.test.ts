@@ -12,7 +12,7 @@ import { FIXTURE_NOW, nodeIncident, rolloutIncident } from './incident-fixtures.
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
 import { NOW, snapshotOf } from '../detect/builders.js';
-import { seedObjects } from '../correlate/seed-fixture.js';
+import { rolloutObjects } from '../correlate/rollout-fixture.js';
 
 /** Every text string in a message's blocks, flattened. */
 function texts(m: SlackMessage): string[] {
@@ -140,9 +140,9 @@ describe('renderIncidentRoot', () => {
 });
 
 describe('renderEvidenceReply', () => {
-  // The seed incident through the real correlator: the thread states the explanations `rwx scan` prints.
-  const seed = evaluate(ClusterIndex.fromSnapshot(snapshotOf(seedObjects())), { now: NOW }).incidents[0]!;
-  const text = all(renderEvidenceReply(seed));
+  // The rollout incident through the real correlator: the thread states the explanations `rwx scan` prints.
+  const correlated = evaluate(ClusterIndex.fromSnapshot(snapshotOf(rolloutObjects())), { now: NOW }).incidents[0]!;
+  const text = all(renderEvidenceReply(correlated));
   // Every observation that misleads on-call engineers becomes one line of the thread.
   it.each([
     ['the useless kubelet message', 'says "timed out waiting for the condition": it names no component'],
@@ -169,7 +169,7 @@ describe('renderEvidenceReply', () => {
     expect(text).toContain(want);
   });
   it('has every explanation, escaped', () => {
-    for (const e of seed.explanations ?? []) expect(text).toContain(slackDates(escapeSlack(e)));
+    for (const e of correlated.explanations ?? []) expect(text).toContain(slackDates(escapeSlack(e)));
   });
 });
 

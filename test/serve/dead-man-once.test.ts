@@ -88,14 +88,20 @@ async function seeing(w: World, serve: RunningServe): Promise<void> {
   await until(() => serve.watcher.current(), 'the watches current again');
 }
 
+/** One replica, blind (the API refused) for longer than RWX_BLIND_AFTER (30 s): its next tick posts the notice. */
+async function blindPastThreshold(): Promise<{ w: World; serve: RunningServe }> {
+  const w = await world();
+  const serve = await w.replica();
+  await serve.tick();
+  await blind(w, serve);
+  await serve.tick();
+  w.clock.advance(31_000);
+  return { w, serve };
+}
+
 describe('dead-man notice, interrupted', () => {
   it('a notice whose answer was lost is found again, not posted twice', async () => {
-    const w = await world();
-    const serve = await w.replica();
-    await serve.tick();
-    await blind(w, serve);
-    await serve.tick();
-    w.clock.advance(31_000);
+    const { w, serve } = await blindPastThreshold();
     w.slack.failAfterHandling('chat.postMessage'); // in Slack, but the bot hears a 500
     await serve.tick();
     expect(w.notices()).toHaveLength(1);
@@ -110,12 +116,7 @@ describe('dead-man notice, interrupted', () => {
   });
 
   it('Slack unreachable when the notice is due: tried every tick, posted once when Slack answers', async () => {
-    const w = await world();
-    const serve = await w.replica();
-    await serve.tick();
-    await blind(w, serve);
-    await serve.tick();
-    w.clock.advance(31_000);
+    const { w, serve } = await blindPastThreshold();
     const back = w.slack.outage(1_500); // every Web API call answered 503 until then
     await serve.tick();
     await serve.tick(); // its own claim, taken over: the look-up fails too

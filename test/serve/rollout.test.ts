@@ -1,4 +1,4 @@
-// The seed's rollout end to end: simulator over HTTP -> watch -> detect -> correlate -> BullMQ on Redis -> fake
+// The rollout incident end to end: simulator over HTTP -> watch -> detect -> correlate -> BullMQ on Redis -> fake
 // Slack. One root, updated in place as the rollout spreads, resolved in the thread after the rollback.
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, until, type Harness } from './harness.js';
@@ -19,7 +19,7 @@ describe('rwx serve on the propagation-loss scenario', () => {
     await h.start();
     await h.advance(1_000); // past group_wait (200ms) on the notifier's clock
     await until(() => h!.slack.roots().length >= 1, 'the root post');
-    // At 09:15 the seed's four symptoms are one incident: one root, naming the driver and revision.
+    // At 09:15 the four symptoms are one incident: one root, naming the driver and revision.
     expect(h.slack.roots()).toHaveLength(1);
     const root = rolloutRoots(h)[0]!;
     expect(root.text).toMatch(/ebs-csi-node revision 2/);

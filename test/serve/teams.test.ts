@@ -1,5 +1,5 @@
 // Per-team routing end to end (RWX_TEAM_CHANNELS): the simulator over HTTP, `rwx serve`, real Redis, the fake
-// Slack. The seed's rollout has stuck pods in platform and search (and data): platform's and search's teams each
+// Slack. The rollout incident has stuck pods in platform and search (and data): platform's and search's teams each
 // get one root in their channel, linked both ways with the incident channel's thread, kept in step with it
 // through the change and the resolution; a button in a team thread changes every root; a team channel the bot is
 // not in leaves every other thread as it would be, and is logged.

@@ -18,7 +18,7 @@ describe('serve verdicts over the simulator', () => {
     expect(storage[0]?.node).toBe('node-07');
   });
 
-  it("the rollout scenario yields one FOLLOWS_ROLLOUT incident with the seed's four symptoms", async () => {
+  it('the rollout scenario yields one FOLLOWS_ROLLOUT incident with its four symptoms', async () => {
     const incidents = await incidentsOf('scenarios/propagation-loss.yaml');
     expect(incidents.map((i) => i.key)).toEqual(['rollout/kube-system/ebs-csi-node@2']);
     const names = incidents[0]!.pods.map((p) => p.pod.name).sort();

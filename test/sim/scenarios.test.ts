@@ -1,4 +1,4 @@
-// The scenario library: each file loads, carries the facts its seed describes, and its timeline plays out.
+// The scenario library: each file loads, carries the facts its header describes, and its timeline plays out.
 import { describe, expect, test } from 'vitest';
 import type { Pod } from '../../src/domain/objects.js';
 import type { Snapshot } from '../../src/domain/snapshot.js';
@@ -14,8 +14,8 @@ const events = (s: Snapshot, name: string, reason: string) =>
   s.events.filter((e) => e.involvedObject?.name === name && e.reason === reason);
 const pluginPods = (s: Snapshot) => s.pods.filter((p) => p.metadata?.labels?.app === 'ebs-csi-node');
 
-describe('propagation-loss (seed csi-mount-failure-incident)', () => {
-  test('the incident at 09:15 as the seed shows it', async () => {
+describe('propagation-loss', () => {
+  test('the incident at 09:15 as its header describes it', async () => {
     const { sim } = await testSim('scenarios/propagation-loss.yaml');
     const s = simSnapshot(sim);
     expect(s.nodes).toHaveLength(40);
@@ -33,7 +33,7 @@ describe('propagation-loss (seed csi-mount-failure-incident)', () => {
     expect(revs[1]?.metadata?.annotations?.['kubernetes.io/change-cause']).toBe('driver upgrade v1.30.0 -> v1.31.0');
     expect(age(revs[1]?.metadata?.creationTimestamp)).toBe('3h1m');
     expect(ds?.spec?.template?.spec?.containers?.[0]?.image).toMatch(/v1\.31\.0$/);
-    // The seed's listing: plugin pods sorted by age, every sixth row (node-41 there is node-39 here).
+    // Plugin pods sorted by age, every sixth row: the revision-1 pods, then the rollout's order from node-19.
     const byNode = new Map(pluginPods(s).map((p) => [p.spec?.nodeName, p]));
     const sorted = pluginPods(s).sort(
       (a, b) => Date.parse(a.metadata?.creationTimestamp ?? '') - Date.parse(b.metadata?.creationTimestamp ?? ''),

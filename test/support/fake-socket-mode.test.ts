@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { App, LogLevel } from '@slack/bolt';
 import { WebSocket } from 'ws';
 import { startFakeSlack, type FakeSlack } from './fake-slack.js';
-import { startFakeSocketMode, type FakeSocketMode } from './fake-socket-mode.js';
+import { seeded, startFakeSocketMode, type FakeSocketMode } from './fake-socket-mode.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -36,12 +36,6 @@ const quiet = {
   getLevel: () => LogLevel.ERROR,
   setName() {},
 };
-
-/** A seeded generator, so which bot gets what is the same on every run. */
-function seeded(seed: number): () => number {
-  let s = seed;
-  return () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-}
 
 describe('fake Socket Mode with several bots', () => {
   test('each envelope reaches one random open connection; the ack names it', async () => {

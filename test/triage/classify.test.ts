@@ -48,7 +48,7 @@ const CASES: Case[] = [
       s.pods.push(pod(NS, 'job-1', { claim: 'data', state: 'succeeded' }));
     },
   },
-  // Immediate binding and still Pending with no pod: the provisioner failed (the seed script said "correct if WFFC").
+  // Immediate binding and still Pending with no pod: the provisioner failed (correct only with WaitForFirstConsumer).
   {
     name: 'immediate pending, no pod',
     phase: 'PROVISION_FAILED',
@@ -332,7 +332,7 @@ const CASES: Case[] = [
     },
     check: (c) => expect(c.alsoPhases).toEqual(['STALE_ATTACHMENT']),
   },
-  // Healthy: the script's OK detail.
+  // Healthy: the OK detail counts pods and nodes.
   {
     name: 'ok',
     phase: 'OK',
@@ -376,7 +376,7 @@ describe('triage classification', () => {
     ).toEqual(['one', 'other', 'two']);
     expect(triage(idx, { now: NOW, namespace: 'a' }).claims.map((c) => c.name)).toEqual(['one']);
     expect(triage(idx, { now: NOW, driver: 'nfs.csi.k8s.io' }).claims.map((c) => c.name)).toEqual(['other']);
-    // a Pending claim's driver comes from its StorageClass, so --driver keeps it (the script dropped it)
+    // a Pending claim's driver comes from its StorageClass, so --driver keeps it (it has no PV to name one)
     s.pvcs.push(pvc('c', 'pending', { volume: null }));
     expect(triage(ClusterIndex.fromSnapshot(s), { now: NOW, driver: DRIVER }).claims.map((c) => c.name)).toContain(
       'pending',

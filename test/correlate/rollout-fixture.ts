@@ -1,4 +1,4 @@
-// The seed incident (csi-mount-failure-incident.txt) as a snapshot: 40 nodes, ebs-csi-node rolling from revision 1
+// The rollout incident as a snapshot: 40 nodes, ebs-csi-node rolling from revision 1
 // (Bidirectional) to revision 2 (propagation lost) on node-15..node-26, postgres-2 stuck on node-19 with its volume
 // attached, two search pods stuck on revision-2 nodes while three run on node-02/08/14, the nightly backup's pod
 // stuck after two missed nights, and running pods on revision-2 nodes whose mounts predate the update.
@@ -27,15 +27,15 @@ export const NODES = Array.from({ length: 40 }, (_, i) => `node-${String(i + 1).
 /** The nodes the rollout has reached (revision 2). */
 export const UPDATED = NODES.slice(14, 26);
 
-/** Options to bend the seed into the other verdicts. */
-export interface SeedOpts {
+/** Options to bend the rollout incident into the other verdicts. */
+export interface RolloutOpts {
   /** Nodes on revision 2 (default UPDATED); [] with `singleRevision` for a cluster that never rolled. */
   updated?: string[];
   singleRevision?: boolean;
 }
 
-/** All objects of the seed cluster. */
-export function seedObjects(opts: SeedOpts = {}): { kind?: string }[] {
+/** All objects of the rollout incident's cluster. */
+export function rolloutObjects(opts: RolloutOpts = {}): { kind?: string }[] {
   const updated = new Set(opts.updated ?? UPDATED);
   const ds: DaemonSet = ebsDaemonSet();
   const t1 = ds.spec!.template!;
