@@ -102,7 +102,11 @@ async function openIncidents(
 ): Promise<{ openKeys?: ReadonlySet<string>; incidents: IncidentsInput }> {
   if (!url || !scope) return { incidents: 'not consulted' };
   try {
-    const redis = await connectRedis(url, 3000, io.env.REDIS_PASSWORD || undefined);
+    const redis = await connectRedis(url, {
+      password: io.env.REDIS_PASSWORD || undefined,
+      // The bot's Redis, not one to start: the way out is the right address, or not consulting it.
+      fix: "check --redis (or REDIS_URL) names the bot's Redis, or leave it out to answer without its open incidents",
+    });
     try {
       if (scope.cluster === undefined) await refuseFleet(redis, scope.prefix);
       const keys = await unresolvedKeys(new RedisIncidentStore(redis, scope.prefix));

@@ -294,7 +294,7 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     key: 'kubeconfig',
     form: 'file path',
     secret: false,
-    doc: 'Kubeconfig file (flag --kubeconfig wins). Of a list, `rwx serve` reads the first file that exists; the read commands merge them, as kubectl does. Unset: ~/.kube/config, else the in-cluster service account.',
+    doc: 'Kubeconfig file (flag --kubeconfig wins). A list is merged as kubectl does (the first file to define a name wins), by `rwx serve` and the read commands alike. Unset: ~/.kube/config, else the in-cluster service account.',
   },
   {
     env: 'RWX_KUBE_CONTEXT',

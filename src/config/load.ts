@@ -1,7 +1,6 @@
 // Loads the configuration once at start: defaults < YAML file (--config or RWX_CONFIG) < environment < flags.
 // Every problem is collected and reported together, each naming the variable (or file key) and the expected form.
-import { existsSync, readFileSync } from 'node:fs';
-import { delimiter } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { isClusterName } from '../domain/cluster.js';
 import { RwxError } from '../errors.js';
@@ -69,12 +68,6 @@ function readFile(path: string, problems: string[]): Partial<Record<ConfigKey, u
   return out;
 }
 
-/** KUBECONFIG may be a list (':' on Linux): like kubectl, the first file that exists, else the first. */
-function firstKubeconfig(v: string | undefined): string | undefined {
-  const files = (v ?? '').split(delimiter).filter(Boolean);
-  return files.find((f) => existsSync(f)) ?? files[0];
-}
-
 /** Deep-freezes plain objects and arrays. */
 function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object') {
@@ -101,7 +94,7 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     }
   }
   for (const info of CONFIG_KEYS) {
-    const v = info.key === 'kubeconfig' ? firstKubeconfig(opts.env.KUBECONFIG) : opts.env[info.env];
+    const v = opts.env[info.env];
     if (v !== undefined && v !== '') {
       // Kubernetes ConfigMaps often carry empty values: treat them as unset
       raw[info.key] = v;

@@ -11,16 +11,23 @@ function maskToken(v: string | undefined): string | undefined {
   return `${m?.[1] ?? ''}${MASK}`;
 }
 
-/** A URL keeps scheme, host and path; its password is masked. Unparseable input is masked whole. */
+/**
+ * A URL keeps scheme, host and path; its password is masked. Input that is not a URL with a host (unparseable, or
+ * a typo like redis:/user:pw@host, which parses as a path) keeps its shape, so an error can show what was wrong
+ * with it, but everything up to its last '@', where a password would be, is masked.
+ */
 export function maskUrl(v: string): string {
   if (v === '') return v;
   try {
     const u = new URL(v);
-    if (u.password) u.password = MASK;
-    return u.toString().replace(/\/$/, v.endsWith('/') ? '/' : '');
+    if (u.host !== '') {
+      if (u.password) u.password = MASK;
+      return u.toString().replace(/\/$/, v.endsWith('/') ? '/' : '');
+    }
   } catch {
-    return MASK;
+    // masked below
   }
+  return v.replace(/^([a-z][a-z0-9+.-]*:\/*)?.*@/i, `$1${MASK}@`);
 }
 
 /** A copy of the config with every secret (tokens, signing secret, Redis password) masked. */

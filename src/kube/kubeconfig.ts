@@ -20,16 +20,22 @@ export interface KubeconfigFile {
 
 /** The kubeconfig files to read, in order: --kubeconfig, else KUBECONFIG's existing files, else ~/.kube/config. */
 export function kubeconfigFiles(opts: { kubeconfig?: string | undefined; env: NodeJS.ProcessEnv }): string[] {
-  if (opts.kubeconfig) return [opts.kubeconfig];
-  const fromEnv = (opts.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
-  if (fromEnv.length > 0) {
-    const existing = fromEnv.filter((f) => existsSync(f));
-    if (existing.length === 0)
-      throw new RwxError('CONFIG', `KUBECONFIG names no file that exists (${fromEnv.join(delimiter)})`);
-    return existing;
+  // A configured value may be KUBECONFIG's list, carried by rwx serve's Config; a flag's one file is a list of one.
+  if (opts.kubeconfig) {
+    const files = opts.kubeconfig.split(delimiter).filter(Boolean);
+    return existsSync(opts.kubeconfig) || files.length <= 1 ? [opts.kubeconfig] : existing(files, 'kubeconfig');
   }
+  const fromEnv = (opts.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  if (fromEnv.length > 0) return existing(fromEnv, 'KUBECONFIG');
   const def = join(opts.env.HOME ?? homedir(), '.kube', 'config');
   return existsSync(def) ? [def] : [];
+}
+
+/** The files of a list that exist, as kubectl reads them; none is an error naming `what`. */
+function existing(files: string[], what: string): string[] {
+  const found = files.filter((f) => existsSync(f));
+  if (found.length === 0) throw new RwxError('CONFIG', `${what} names no file that exists (${files.join(delimiter)})`);
+  return found;
 }
 
 /** Reads and parses `file`; throws CONFIG unless it is YAML with clusters, contexts or users (not /etc/passwd). */

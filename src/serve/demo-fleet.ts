@@ -13,11 +13,12 @@ import { connect } from '../kube/index.js';
 import { TerminalSlack } from '../slack/terminal-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import type { RunningServe } from './app.js';
-import { cleanPrefix, DEMO_TIMERS, hhmm, narrate } from './demo.js';
+import { cleanPrefix, DEMO_REDIS_FIX, DEMO_TIMERS, hhmm, narrate } from './demo.js';
 import { SILENT_AFTER_MS } from '../fleet/heartbeat.js';
 import { DemoCommandApp, demoAnswers } from './demo-route.js';
 import { runServe } from './main.js';
-import { connectRedis, redactRedisUrl } from './redis.js';
+import { maskUrl } from '../config/index.js';
+import { connectRedis } from './redis.js';
 import { loadSimulator, type RunningSimulator } from './simulator.js';
 
 const scenario = (name: string) => fileURLToPath(new URL(`../../scenarios/${name}.yaml`, import.meta.url));
@@ -49,7 +50,7 @@ export interface FleetDemoOptions {
 /** Runs the fleet demo; resolves with 0 once the link and the rollout warning are posted, 1 on timeout. */
 export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
   const { loadScenario, startSimulator } = await loadSimulator();
-  const redis = await connectRedis(o.redisUrl); // first: a clear one-line error when no Redis answers
+  const redis = await connectRedis(o.redisUrl, { fix: DEMO_REDIS_FIX }); // first: a clear one-line error when no Redis answers
   const base = `rwx-demo-${randomBytes(4).toString('hex')}`;
   const say = (s: string) => o.out.write(`${s}\n`);
   const sims: RunningSimulator[] = [];
@@ -60,9 +61,7 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
     const scenarios = await Promise.all(FLEET_DEMO.map((c) => loadScenario(c.scenario)));
     for (const s of scenarios) sims.push(await startSimulator({ scenario: s, realtime: true, speed: o.speed }));
     const first = sims[0]!;
-    say(
-      `rwx demo --fleet: three clusters, one Redis ${redactRedisUrl(o.redisUrl)} (prefix ${base}), one Slack channel`,
-    );
+    say(`rwx demo --fleet: three clusters, one Redis ${maskUrl(o.redisUrl)} (prefix ${base}), one Slack channel`);
     FLEET_DEMO.forEach((c, i) =>
       say(`  ${c.name}: "${scenarios[i]!.name}" on ${sims[i]!.url} (time runs ${o.speed}x)`),
     );

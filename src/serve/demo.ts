@@ -15,7 +15,8 @@ import { TerminalSlack } from '../slack/terminal-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import { startServe } from './app.js';
 import { ServeMetrics } from './metrics.js';
-import { connectRedis, redactRedisUrl } from './redis.js';
+import { maskUrl } from '../config/index.js';
+import { connectRedis } from './redis.js';
 import { loadSimulator, type RunningSimulator, type SimScenario } from './simulator.js';
 import { observeResolution, realStages } from './stages.js';
 import { startDemoAgents, type DemoAgents } from './demo-agents.js';
@@ -39,6 +40,9 @@ export interface DemoOptions {
 /** Wall-clock notification timers for the demo (production: 30s / 5m / 4h). */
 export const DEMO_TIMERS = { groupWait: 2_000, groupInterval: 3_000, repeatInterval: 3_600_000 };
 
+/** What to do when no Redis answers the demo: it needs any empty one, nothing kept. */
+export const DEMO_REDIS_FIX = 'start one (redis-server) or give its URL with --redis (or REDIS_URL)';
+
 /** A simulated time as the demo prints it (hh:mm:ss, UTC). */
 export const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 
@@ -48,7 +52,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   // The scenario before Redis: a file that cannot be read fails with nothing open (an open Redis connection
   // would keep the process alive after the error); then a clear one-line error when no Redis answers.
   const scenario = await loadScenario(o.scenario);
-  const redis = await connectRedis(o.redisUrl);
+  const redis = await connectRedis(o.redisUrl, { fix: DEMO_REDIS_FIX });
   const say = (s: string) => o.out.write(`${s}\n`);
   let sim: RunningSimulator | undefined;
   let demoAgents: DemoAgents | undefined;
@@ -123,7 +127,7 @@ function introduction(o: DemoOptions, scenario: SimScenario, url: string, prefix
   const ends = o.follow ? 'Ctrl-C to stop.' : 'Exits when every incident is resolved.';
   return [
     `rwx demo: scenario "${scenario.name}": ${scenario.description ?? ''}`,
-    `  simulated API server ${url} (time runs ${o.speed}x), Redis ${redactRedisUrl(o.redisUrl)} (prefix ${prefix})`,
+    `  simulated API server ${url} (time runs ${o.speed}x), Redis ${maskUrl(o.redisUrl)} (prefix ${prefix})`,
     `  demo timers: ${timers} (production defaults 30s / 5m); stuckAfter 5m of simulated time`,
     `  Slack is printed below as the bot would post it. ${ends}\n`,
   ];

@@ -4,7 +4,7 @@ import { serveProjector } from '../watch/slim.js';
 import { buildInfo } from '../build-info.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.js';
+import { type Config, maskUrl } from '../config/index.js';
 import { connect, project } from '../kube/index.js';
 import { type Notifier, createNotifier } from '../notify/notifier.js';
 import { unresolvedRecords } from '../notify/record.js';
@@ -32,7 +32,7 @@ import { namedNotifier } from './cluster-name.js';
 import { ServeMetrics } from './metrics.js';
 import { slackLogger } from './log.js';
 import { redisEvaluatorLease } from './lease.js';
-import { connectRedis, redactRedisUrl, redisProbe, watchRedisLink } from './redis.js';
+import { connectRedis, redisProbe, watchRedisLink } from './redis.js';
 import { observeResolution, realStages } from './stages.js';
 import { agentNodesIn, askAgents, type NodeProofs } from './proof.js';
 import { observeWithProof } from './proof-sink.js';
@@ -72,8 +72,11 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     new KubeClusterSource(
       await connect({ kubeconfig: config.kube.kubeconfig, context: config.kube.context, env: o.env ?? process.env }),
     );
-  const redis = await connectRedis(config.redis.url, undefined, config.redis.password);
-  log.info({ redis: redactRedisUrl(config.redis.url), prefix: config.redis.prefix }, 'redis connected');
+  const redis = await connectRedis(config.redis.url, {
+    password: config.redis.password,
+    fix: 'check REDIS_URL (and REDIS_PASSWORD), that Redis runs, and that this pod may reach it',
+  });
+  log.info({ redis: maskUrl(config.redis.url), prefix: config.redis.prefix }, 'redis connected');
   const metrics = new ServeMetrics({ processMetrics: true, build: buildInfo(o.env ?? process.env) });
   watchRedisLink(redis, log, (up) => metrics.redisUp.set(up ? 1 : 0));
   // Every message posted or edited is counted (metrics) and leaves one audit line (slack/audit.ts).

@@ -1,24 +1,22 @@
 // Redis for the pipeline: one ioredis connection checked at start (a clear one-line error when nothing answers,
 // rather than ioredis retrying forever) and a readiness probe.
 import { Redis } from 'ioredis';
+import { maskUrl } from '../config/index.js';
 import { RwxError } from '../errors.js';
 
-/** Hides a password in a redis:// URL for messages. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/:[^:@/]*@/, ':***@');
-  }
+/** How connectRedis connects, and what its error tells the reader to do. */
+export interface ConnectOptions {
+  /** How long the connection and a PING may take (default 3 s). */
+  timeoutMs?: number;
+  /** REDIS_PASSWORD: used when the URL carries none. */
+  password?: string;
+  /** The way out when nothing answers, for this caller's reader (default: start one, or set REDIS_URL). */
+  fix?: string;
 }
 
-/**
- * Connects and PINGs within `timeoutMs`; throws RwxError REDIS_UNREACHABLE naming the (redacted) URL. `password`
- * (REDIS_PASSWORD) is used when the URL carries none.
- */
-export async function connectRedis(url: string, timeoutMs = 3000, password?: string): Promise<Redis> {
+/** Connects and PINGs within the timeout; throws RwxError REDIS_UNREACHABLE naming the (masked) URL and the fix. */
+export async function connectRedis(url: string, o: ConnectOptions = {}): Promise<Redis> {
+  const { timeoutMs = 3000, password, fix = 'start one (redis-server) or set REDIS_URL' } = o;
   let redis: Redis;
   try {
     redis = new Redis(url, {
@@ -29,7 +27,7 @@ export async function connectRedis(url: string, timeoutMs = 3000, password?: str
       enableOfflineQueue: true,
     });
   } catch (e) {
-    throw new RwxError('CONFIG', `REDIS_URL ${redactRedisUrl(url)} is not a Redis URL`, { cause: e });
+    throw new RwxError('CONFIG', `REDIS_URL ${maskUrl(url)} is not a Redis URL`, { cause: e });
   }
   // Errors surface through connect()/ping below; an unhandled 'error' event would crash the process.
   let lastError: unknown;
@@ -51,8 +49,8 @@ export async function connectRedis(url: string, timeoutMs = 3000, password?: str
     // It answered, but wants a (different) password: say so, rather than "no Redis answers".
     const auth = /NOAUTH|WRONGPASS|invalid password/i.test(why ?? '');
     const text = auth
-      ? `Redis at ${redactRedisUrl(url)} refused to authenticate (${why}); set REDIS_PASSWORD or the password in REDIS_URL`
-      : `no Redis answers at ${redactRedisUrl(url)} (${why}); start one (e.g. docker run -p 6379:6379 redis:7) or set REDIS_URL`;
+      ? `Redis at ${maskUrl(url)} refused to authenticate (${why}); set REDIS_PASSWORD or the password in REDIS_URL`
+      : `no Redis answers at ${maskUrl(url)} (${why}); ${fix}`;
     throw new RwxError('REDIS_UNREACHABLE', text, { cause: e });
   } finally {
     clearTimeout(timer);

@@ -55,6 +55,10 @@ describe('rwx drain-check after a partial recovery', () => {
     expect([away.code, away.a.decision]).toEqual([5, 'UNKNOWN']);
     expect(away.a.blind?.map((b) => b.kind)).toContain('open incidents');
     expect(away.a.steps.join(' ')).toMatch(/Make the bot's Redis answer/);
+    // The bot's Redis is not one to start: the way out is its address, or answering without it.
+    const said = JSON.stringify(away.a);
+    expect(said).toMatch(/no Redis answers at redis:\/\/127\.0\.0\.1:1\/? \(ECONNREFUSED\); check --redis/);
+    expect(said).not.toMatch(/start one/);
   });
 });
 

@@ -116,7 +116,7 @@ describe('rwx demo, first run', () => {
       const url = REDIS_URL.replace('redis://', 'redis://:s3cret-pw@');
       const r = await interruptWhen(argv, { REDIS_URL: url }, /Slack is printed below/);
       expect({ seen: r.seen, stopped: r.stopped }).toEqual({ seen: true, stopped: true });
-      expect(r.stdout).toMatch(/Redis redis:\/\/:\*\*\*@/);
+      expect(r.stdout).toMatch(/Redis redis:\/\/:\*\*\*\*@/);
       expect(r.stdout).not.toContain('s3cret-pw');
     },
     60_000,

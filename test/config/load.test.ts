@@ -87,10 +87,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: { ...SOCKET, RWX_CONFIG: p } }).clusterName).toBe('prod-eu');
   });
 
-  it('takes the first existing file of a KUBECONFIG list, as kubectl does', () => {
+  it('keeps a KUBECONFIG list whole: rwx serve merges it as the read commands do (kube/kubeconfig.ts)', () => {
     const real = file('kubeconfig', 'apiVersion: v1\n');
-    expect(loadConfig({ env: { ...SOCKET, KUBECONFIG: `${join(dir, 'nope')}:${real}` } }).kube.kubeconfig).toBe(real);
-    expect(loadConfig({ env: { ...SOCKET, KUBECONFIG: '/a/missing' } }).kube.kubeconfig).toBe('/a/missing');
+    const list = `${join(dir, 'nope')}:${real}`;
+    expect(loadConfig({ env: { ...SOCKET, KUBECONFIG: list } }).kube.kubeconfig).toBe(list);
+    expect(loadConfig({ env: { ...SOCKET, KUBECONFIG: list }, flags: { kubeconfig: real } }).kube.kubeconfig).toBe(
+      real,
+    );
   });
 
   it('treats empty environment values as unset', () => {

@@ -35,7 +35,9 @@ describe('maskSecrets', () => {
   it.each([
     ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379'], // nothing to hide
     ['rediss://:pw@host:6380', 'rediss://:****@host:6380'], // password without user
-    ['not a url', '****'], // unparseable: hide it all
+    ['not a url', 'not a url'], // unparseable, nothing where a password would be: shown as given
+    ['redis:/user:pw@host', 'redis:/****@host'], // no host (a path): all that could be a password masked
+    ['redis://u:p@ss@host', 'redis://u:****@host'], // an unescaped @ in the password: the URL's own password
   ])('maskUrl(%s)', (input, expected) => {
     expect(maskUrl(input)).toBe(expected);
   });

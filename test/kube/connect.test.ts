@@ -76,6 +76,16 @@ describe('connect: KUBECONFIG with several files', () => {
     expect((await conn.request('GET', '/api/v1/nodes?limit=1')).status).toBe(200);
   });
 
+  it("rwx serve's configured KUBECONFIG list is merged the same way (connect's kubeconfig holding the list)", async () => {
+    const s = await splitSim('kube-system');
+    const list = [join(dir, 'does-not-exist'), s.contexts, s.clusters].join(delimiter);
+    const conn = await connect({ kubeconfig: list, env: {} });
+    expect([conn.server, conn.namespace]).toEqual([s.server.replace(/\/+$/, ''), 'kube-system']);
+    expect((await conn.request('GET', '/api/v1/nodes?limit=1')).status).toBe(200);
+    const none = [join(dir, 'x'), join(dir, 'y')].join(delimiter);
+    expect(await configError({ kubeconfig: none, env: {} })).toMatch(/^kubeconfig names no file that exists/);
+  });
+
   it('lets the first file win: its current-context, and its definition of a name', async () => {
     const first = write({
       clusters: [{ name: 'c', cluster: { server: 'http://127.0.0.1:1/first' } }],

@@ -32,7 +32,7 @@ describe.runIf(server.run)(`REDIS_PASSWORD${server.note}`, () => {
     );
     await until(async () => {
       try {
-        (await connectRedis(`redis://127.0.0.1:${port}`, 500, 'pw 1@/x')).disconnect();
+        (await connectRedis(`redis://127.0.0.1:${port}`, { timeoutMs: 500, password: 'pw 1@/x' })).disconnect();
         return true;
       } catch {
         return false;
@@ -44,7 +44,7 @@ describe.runIf(server.run)(`REDIS_PASSWORD${server.note}`, () => {
   });
 
   it('authenticates the connection and its duplicates; any string works, no URL escaping', async () => {
-    const redis = await connectRedis(`redis://127.0.0.1:${port}`, 3000, 'pw 1@/x');
+    const redis = await connectRedis(`redis://127.0.0.1:${port}`, { password: 'pw 1@/x' });
     const dup = redis.duplicate({ maxRetriesPerRequest: null });
     try {
       expect(await redis.ping()).toBe('PONG');
@@ -56,7 +56,7 @@ describe.runIf(server.run)(`REDIS_PASSWORD${server.note}`, () => {
   });
 
   it('without it, start-up fails with REDIS_UNREACHABLE naming the cause', async () => {
-    await expect(connectRedis(`redis://127.0.0.1:${port}`, 3000)).rejects.toMatchObject({
+    await expect(connectRedis(`redis://127.0.0.1:${port}`)).rejects.toMatchObject({
       code: 'REDIS_UNREACHABLE',
       message: expect.stringMatching(/refused to authenticate \(NOAUTH.*set REDIS_PASSWORD/),
     });
