@@ -1,7 +1,7 @@
 // Redis for the pipeline: one ioredis connection checked at start (a clear one-line error when nothing answers,
 // rather than ioredis retrying forever) and a readiness probe.
 import { Redis } from 'ioredis';
-import { maskUrl } from '../config/index.js';
+import { maskUrl } from '../config/mask.js';
 import { RwxError } from '../errors.js';
 
 /** How connectRedis connects, and what its error tells the reader to do. */
