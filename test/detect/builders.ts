@@ -16,6 +16,7 @@ import type {
   VolumeAttachment,
 } from '../../src/domain/objects.js';
 import { emptySnapshot, type Snapshot } from '../../src/domain/snapshot.js';
+import { MANIFEST_DIR } from '../policy/manifests.js';
 
 /** The evaluation time of every fixture: 2026-11-30T09:15:00Z ("this morning" in every fixture). */
 export const NOW = Date.parse('2026-11-30T09:15:00Z');
@@ -25,8 +26,8 @@ export const MIN = 60_000;
 export const HOUR = 60 * MIN;
 export const DAY = 24 * HOUR;
 
-/** Where the real upstream CSI manifests live. */
-export const MANIFESTS = '/work/shared/csi-manifests';
+/** Where the real upstream CSI manifests live (one rule, RWX_CSI_MANIFESTS included: test/policy/manifests.ts). */
+export const MANIFESTS = MANIFEST_DIR;
 
 /** Every document of a manifest file that parses as YAML (Helm templates may not). */
 const parsed = new Map<string, Record<string, unknown>[]>();
