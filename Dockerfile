@@ -29,5 +29,9 @@ COPY scenarios ./scenarios
 # Numeric, so Kubernetes can verify runAsNonRoot without looking the name up; matches deploy/base/deployment.yaml.
 USER 10001:10001
 EXPOSE 3000
-ENTRYPOINT ["node", "bin/rwx.js"]
+# A young generation of up to 64 MB per semi-space (V8's default is 16): a start or relist parses every list page
+# into objects of which the projected part lives on, and with small semi-spaces each page's survivors are copied
+# over and over. At 150k pods this cuts the restart's wall time by about 8% (bench/recovery.ts runs the restart
+# with these flags), for at most 96 MB more memory, taken only when allocation is that heavy.
+ENTRYPOINT ["node", "--max-semi-space-size=64", "bin/rwx.js"]
 CMD ["serve"]

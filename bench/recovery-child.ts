@@ -22,6 +22,8 @@ export interface ReadyLine {
   /** The process's own CPU (user + system, every thread) until ready. */
   cpuMs: number;
   heapMb: number;
+  /** Resident set size at ready, before the full GC that heapMb is measured after. */
+  rssMb: number;
   passes: number;
   incidents: number;
 }
@@ -50,6 +52,7 @@ async function child(kubeconfig: string, prefix: string, waitPosted: boolean): P
   }
   const readyMs = performance.now();
   const cpu = process.cpuUsage();
+  const rss = process.memoryUsage().rss;
   gc();
   const heap = process.memoryUsage().heapUsed;
   // The first run leaves records behind for the restarts: it waits until the roots are posted.
@@ -61,6 +64,7 @@ async function child(kubeconfig: string, prefix: string, waitPosted: boolean): P
     readyMs: Math.round(readyMs),
     cpuMs: Math.round((cpu.user + cpu.system) / 1000),
     heapMb: Math.round(heap / 1e6),
+    rssMb: Math.round(rss / 1e6),
     passes: running.pipeline.passes,
     incidents: running.pipeline.current().length,
   };

@@ -7,6 +7,7 @@
 //   already filled with incident records (so it is a restart, not a first start);
 //   ready = /readyz's checks all pass (watches synced, API reachable, Redis) AND the first evaluation was handed
 //   to the notifier. Slack is the in-memory fake (no Socket Mode: a Slack round trip is not the cluster's cost).
+//   It runs with the node flags the image runs the bot with (the Dockerfile's ENTRYPOINT), the floor with none.
 // Both are timed from spawn (module loading included) and run interleaved, so both see the same background load
 // on a shared machine; ratio = median over rounds of (restart / floor) of the same round. The simulator runs in
 // this process and serves both. Each also reports its own CPU (less sensitive to the machine's load than wall
@@ -14,6 +15,7 @@
 // Flags: --rounds N (default 3), --pods N (default 150000), --check (exit 1 when the target is missed).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +30,15 @@ const FLOOR = fileURLToPath(new URL('./fetch-floor.js', import.meta.url));
 const CHILD = fileURLToPath(new URL('./recovery-child.js', import.meta.url));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TARGET_RATIO = 1.5;
+
+/** The node flags the image runs the bot with (the Dockerfile's ENTRYPOINT between node and bin/rwx.js). */
+const IMAGE_NODE_FLAGS = ((): string[] => {
+  const text = readFileSync(fileURLToPath(new URL('../../../Dockerfile', import.meta.url)), 'utf8');
+  const entry = JSON.parse(/^ENTRYPOINT (.*)$/m.exec(text)?.[1] ?? '[]') as string[];
+  const end = entry.indexOf('bin/rwx.js');
+  if (end < 1) throw new Error(`the Dockerfile's ENTRYPOINT does not run node bin/rwx.js: ${JSON.stringify(entry)}`);
+  return entry.slice(1, end);
+})();
 
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
@@ -111,7 +122,9 @@ async function parent(): Promise<number> {
   const heap = [
     '--expose-gc',
     '--max-old-space-size=4096',
+    ...IMAGE_NODE_FLAGS,
     ...(process.env.RWX_BENCH_PROF ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.RWX_BENCH_PROF}`] : []),
+    ...(process.env.RWX_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
   ];
   const restart = (first = false) => timed([...heap, CHILD, sim.kubeconfigPath, prefix, ...(first ? ['--first'] : [])]);
   const floor = () => timed([FLOOR, sim.url, sim.token, ...floorPaths()]);
@@ -120,6 +133,7 @@ async function parent(): Promise<number> {
     console.log(
       `\nRecovery: rwx serve restarted against the simulator, ${size.pods} pods, ${size.nodes} nodes, ${size.claims} claims`,
     );
+    console.log(`  the restart runs with the image's node flags: ${IMAGE_NODE_FLAGS.join(' ') || 'none'}`);
     // Warm-up (JIT of the simulator, page cache) and the first start that leaves incident records behind.
     await floor();
     const first = await restart(true);
@@ -141,6 +155,7 @@ async function parent(): Promise<number> {
     console.log(`  restart until ready + first evaluation   ${row(r)}`);
     console.log(`    modules loaded ${at('loadedMs')}, every kind listed ${at('syncedMs')}, ready ${at('readyMs')}`);
     console.log(`  heap used at ready (after a full GC)     ${median(r.map((x) => x.ready?.heapMb ?? NaN))} MB`);
+    console.log(`  resident memory at ready (before it)     ${median(r.map((x) => x.ready?.rssMb ?? NaN))} MB`);
     console.log(
       `  ratio ready / floor, median of per-round ratios: ${ratio.toFixed(2)}x (target <= ${TARGET_RATIO}x: ${ok ? 'ok' : 'MISSED'}); CPU ${cpuRatio.toFixed(2)}x`,
     );

@@ -38,8 +38,20 @@ export interface ApiConnection {
   /** The namespace the context names (in-cluster: the service account's), if any: kubectl's default namespace. */
   namespace?: string;
   /** Sends one request to `path` (starting with /), JSON in and out. */
-  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<KubeResponse>;
+  request(method: 'GET' | 'POST', path: string, body?: unknown, opts?: RequestOptions): Promise<KubeResponse>;
 }
+
+/** What a request may ask for besides its answer. */
+export interface RequestOptions {
+  /**
+   * Called as a 200 answer arrives with its text so far (its first HEAD_BYTES at most), until it returns true: a
+   * caller can act on a list's metadata before the whole page has arrived and been parsed. It must not throw.
+   */
+  head?: (text: string) => boolean;
+}
+
+/** How much of an answer `head` is shown: a list's kind, apiVersion and metadata fit many times over. */
+const HEAD_BYTES = 4096;
 
 /** A connection through client-node, for code that needs its own APIs too (watch, the gate's typed clients). */
 export interface KubeConnection extends ApiConnection {
@@ -91,7 +103,7 @@ export async function connect(opts: ConnectOptions): Promise<KubeConnection> {
     context: kc.getCurrentContext(),
     ...(namespace ? { namespace } : {}),
     kc,
-    request: (m, p, b) => send((o, url) => clientNodeOptions(kc, o, url, agents), server, m, p, b),
+    request: (m, p, b, r) => send((o, url) => clientNodeOptions(kc, o, url, agents), server, m, p, b, r),
   };
 }
 
@@ -118,7 +130,7 @@ function tokenConnection(t: StaticToken): ApiConnection {
     server: t.server,
     context: t.context,
     ...(t.namespace ? { namespace: t.namespace } : {}),
-    request: (m, p, b) => send(apply, t.server, m, p, b),
+    request: (m, p, b, r) => send(apply, t.server, m, p, b, r),
   };
 }
 
@@ -188,6 +200,7 @@ async function send(
   method: string,
   path: string,
   body?: unknown,
+  ro?: RequestOptions,
 ): Promise<KubeResponse> {
   const url = new URL(server + path);
   const opts: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
@@ -198,7 +211,14 @@ async function send(
   return new Promise<KubeResponse>((resolve, reject) => {
     const req = mod.request(url, opts, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      let head = res.statusCode === 200 ? ro?.head : undefined;
+      let seen = '';
+      res.on('data', (c: Buffer) => {
+        chunks.push(c);
+        if (!head) return;
+        seen += c.toString('utf8', 0, Math.min(c.length, HEAD_BYTES - seen.length));
+        if (head(seen) || seen.length >= HEAD_BYTES) head = undefined;
+      });
       res.on('error', (e) => reject(unreachableError(e, { server })));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');

@@ -56,6 +56,27 @@ export function listQuery(kind: KindKey, limit: number, continueToken?: string):
   return q;
 }
 
+/** A list answer's top-level `metadata` object when it comes first (after kind and apiVersion), as a server writes it. */
+const LEADING_METADATA = /^\s*\{(?:\s*"(?:kind|apiVersion)"\s*:\s*"[^"\\]*"\s*,)*\s*"metadata"\s*:\s*(\{[^{}]*\})/;
+
+/**
+ * A list page's continue token, read from the first bytes of its answer before the page is parsed: the API server
+ * writes a list's kind, apiVersion and metadata before its items (the field order of its Go types), so the next
+ * page can be asked for while this one is still arriving and being parsed. Returns the token; null when the head
+ * settles that there is none to read early (the last page, or an answer not laid out that way: the parsed page
+ * decides then); undefined while more bytes are needed.
+ */
+export function continueFromHead(head: string): string | null | undefined {
+  const m = LEADING_METADATA.exec(head);
+  if (!m) return head.includes('"items"') ? null : undefined;
+  try {
+    const meta = JSON.parse(m[1] as string) as { continue?: unknown };
+    return typeof meta.continue === 'string' && meta.continue ? meta.continue : null;
+  } catch {
+    return null;
+  }
+}
+
 async function listKind(
   conn: ApiConnection,
   kind: KindKey,

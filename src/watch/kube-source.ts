@@ -8,8 +8,15 @@ import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { KINDS, type KindInfo, type KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
 import { RwxError } from '../errors.js';
-import { apiError, listPath, listQuery, unreachableError, type KubeConnection } from '../kube/index.js';
-import type { ClusterSource, ListPage, WatchCallbacks, WatchEventType, WatchHandle } from './source.js';
+import {
+  apiError,
+  continueFromHead,
+  listPath,
+  listQuery,
+  unreachableError,
+  type KubeConnection,
+} from '../kube/index.js';
+import type { ClusterSource, ListOptions, ListPage, WatchCallbacks, WatchEventType, WatchHandle } from './source.js';
 
 /** Maps a watch failure (HTTP status on the error, or a network error) to an RwxError. */
 export function watchError(conn: KubeConnection, err: unknown, what: string): RwxError {
@@ -44,6 +51,12 @@ function httpTolerant(kc: KubeConfig): KubeConfig {
   return adapter as unknown as KubeConfig;
 }
 
+/** Hands a continue token read early to `cb`; true once the head has settled it (token or none). */
+function told(token: string | null | undefined, cb: (token: string) => void): boolean {
+  if (token) cb(token);
+  return token !== undefined;
+}
+
 /** ClusterSource over a live connection (or the simulator's kubeconfig). */
 export class KubeClusterSource implements ClusterSource {
   private readonly watcher: Watch;
@@ -52,10 +65,12 @@ export class KubeClusterSource implements ClusterSource {
     this.watcher = new Watch(httpTolerant(conn.kc));
   }
 
-  async list(kind: KindKey, opts: { limit: number; continueToken?: string }): Promise<ListPage> {
+  async list(kind: KindKey, opts: ListOptions): Promise<ListPage> {
     const q = listQuery(kind, opts.limit, opts.continueToken);
     const what = `list ${KINDS[kind].resource}`;
-    const res = await this.conn.request('GET', `${listPath(kind)}?${q}`);
+    const early = opts.onContinue;
+    const head = early && { head: (text: string) => told(continueFromHead(text), early) };
+    const res = await this.conn.request('GET', `${listPath(kind)}?${q}`, undefined, head);
     if (res.status !== 200) throw apiError(this.conn, res.status, res.body, what);
     const body = (res.body ?? {}) as { items?: unknown; metadata?: { resourceVersion?: string; continue?: string } };
     if (!Array.isArray(body.items))

@@ -64,6 +64,14 @@ export const REFLECTOR_DEFAULTS: ReflectorOptions = {
 };
 
 /** Mirrors one kind into a sink; see the file comment for the recovery rules. */
+/** One list page asked for: its token, the continue token its head named early, and the page asked for after it. */
+interface Asked {
+  token: string | undefined;
+  page: Promise<ListPage>;
+  early?: string;
+  next?: Asked;
+}
+
 export class Reflector {
   private gen = 0;
   private rv = '';
@@ -166,16 +174,31 @@ export class Reflector {
     this.sink.listStart(this.kind);
     let continueToken: string | undefined;
     let rv = '';
+    // The next page is asked for as soon as this one's head names its continue token (ListOptions.onContinue), else
+    // before this one is projected: the server prepares it while this one arrives and is parsed, so a large kind
+    // costs about its fetching and parsing, not that plus its projection page after page. At most one page is
+    // asked for beyond the one awaited, so a slow consumer does not pull the whole list into memory.
+    const chain: { at?: Asked } = {};
+    const ask = (token?: string): Asked => {
+      const asked = { token } as Asked; // page is set on the next line; a source may tell the token before it
+      asked.page = this.page(token, (early) => {
+        asked.early = early;
+        if (gen === this.gen && chain.at === asked) asked.next ??= ask(early);
+      });
+      return asked;
+    };
     try {
-      let next = this.page();
+      let at = (chain.at = ask());
       do {
-        const page = await this.answered(next);
+        const page = await this.answered(at.page);
         if (gen !== this.gen) return;
         rv = page.resourceVersion;
         continueToken = page.continueToken;
-        // The next page is asked for before this one is projected: the server prepares it meanwhile, so a large
-        // kind costs about its fetching and parsing, not that plus its projection page after page.
-        if (continueToken) next = this.page(continueToken);
+        if (continueToken) {
+          // An early ask for another token than the page's own (a server that lied in its head) is dropped.
+          at = chain.at = at.next?.token === continueToken ? at.next : ask(continueToken);
+          if (at.early !== undefined) at.next ??= ask(at.early);
+        }
         this.sink.listPage(this.kind, page.items);
       } while (continueToken);
     } catch (e) {
@@ -195,8 +218,9 @@ export class Reflector {
   }
 
   /** One list page; a rejection is also handled where the page is awaited (none is left unhandled if it is not). */
-  private page(continueToken?: string): Promise<ListPage> {
-    const p = this.source.list(this.kind, { limit: this.opts.pageSize, ...(continueToken ? { continueToken } : {}) });
+  private page(continueToken: string | undefined, onContinue: (token: string) => void): Promise<ListPage> {
+    const opts = { limit: this.opts.pageSize, onContinue, ...(continueToken ? { continueToken } : {}) };
+    const p = this.source.list(this.kind, opts);
     p.catch(() => undefined);
     return p;
   }

@@ -11,6 +11,18 @@ export interface ListPage {
   continueToken?: string;
 }
 
+/** One list page's request. */
+export interface ListOptions {
+  limit: number;
+  /** From the previous page. */
+  continueToken?: string;
+  /**
+   * Called at most once, before the page resolves, with the continue token the page will carry, when the source
+   * can read it early (src/kube/read.ts continueFromHead); a source that cannot tell never calls it.
+   */
+  onContinue?: (token: string) => void;
+}
+
 /** A watch event as the API sends it. ERROR carries a Status object (code 410 = resourceVersion too old). */
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -30,7 +42,7 @@ export interface WatchHandle {
 /** List and watch one kind across all namespaces. Errors are RwxError (KUBE_GONE for 410, KUBE_UNREACHABLE...). */
 export interface ClusterSource {
   /** Lists one page (limit items) of a kind; `continueToken` from the previous page. */
-  list(kind: KindKey, opts: { limit: number; continueToken?: string }): Promise<ListPage>;
+  list(kind: KindKey, opts: ListOptions): Promise<ListPage>;
   /** Opens a watch from `resourceVersion` with bookmarks requested; `timeoutSeconds` asks the server to close it. */
   watch(kind: KindKey, opts: { resourceVersion: string; timeoutSeconds?: number }, cb: WatchCallbacks): WatchHandle;
 }

@@ -71,7 +71,11 @@ describe('Dockerfile', () => {
     expect(readFileSync(join(ROOT, 'deploy/base/deployment.yaml'), 'utf8')).toContain(
       `runAsUser: ${user.split(':')[0]}`,
     );
-    expect(JSON.parse(final.find((i) => i.op === 'ENTRYPOINT')?.args ?? 'null')).toEqual(['node', 'bin/rwx.js']);
+    expect(JSON.parse(final.find((i) => i.op === 'ENTRYPOINT')?.args ?? 'null')).toEqual([
+      'node',
+      '--max-semi-space-size=64',
+      'bin/rwx.js',
+    ]);
     expect(JSON.parse(final.find((i) => i.op === 'CMD')?.args ?? 'null')).toEqual(['serve']);
   });
 
@@ -117,7 +121,8 @@ describe('what the image ships', () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^rwx: /);
     // ENTRYPOINT + CMD + --help: the image's own start command gets as far as parsing its flags
-    const serve = spawnSync(process.execPath, ['bin/rwx.js', 'serve', '--help'], { cwd: ROOT, encoding: 'utf8' });
+    const entry = JSON.parse(/^ENTRYPOINT (.*)$/m.exec(TEXT)?.[1] ?? '[]') as string[];
+    const serve = spawnSync(process.execPath, [...entry.slice(1), 'serve', '--help'], { cwd: ROOT, encoding: 'utf8' });
     expect(serve.status, serve.stderr).toBe(0);
     expect(serve.stdout).toMatch(/^Usage: rwx serve/);
     const env = {
