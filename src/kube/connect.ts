@@ -210,18 +210,17 @@ async function send(
   const mod = url.protocol === 'http:' ? http : https;
   return new Promise<KubeResponse>((resolve, reject) => {
     const req = mod.request(url, opts, (res) => {
-      const chunks: Buffer[] = [];
+      // Decoded as it arrives (a multi-byte character split between chunks is kept whole by the decoder): no
+      // Buffer.concat copy per page, whose external memory made V8 collect its young generation every few pages.
+      res.setEncoding('utf8');
+      let text = '';
       let head = res.statusCode === 200 ? ro?.head : undefined;
-      let seen = '';
-      res.on('data', (c: Buffer) => {
-        chunks.push(c);
-        if (!head) return;
-        seen += c.toString('utf8', 0, Math.min(c.length, HEAD_BYTES - seen.length));
-        if (head(seen) || seen.length >= HEAD_BYTES) head = undefined;
+      res.on('data', (c: string) => {
+        text += c;
+        if (head && (head(text.slice(0, HEAD_BYTES)) || text.length >= HEAD_BYTES)) head = undefined;
       });
       res.on('error', (e) => reject(unreachableError(e, { server })));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
         let parsed: unknown;
         try {
           parsed = text ? JSON.parse(text) : undefined;

@@ -52,6 +52,21 @@ describe('readCluster', () => {
     expect(web?.spec?.nodeName).toBe('node-0000');
   });
 
+  it('keeps multi-byte text whole when an answer arrives in many chunks', async () => {
+    const conn = await start(0);
+    // 'é' is two bytes and '水' three: a 200 kB page arrives in several reads, and its chunk boundaries fall
+    // inside characters; the decoder must carry them over.
+    const text = 'é水'.repeat(40_000);
+    const res = await conn.request('POST', '/api/v1/namespaces/shop/configmaps', {
+      kind: 'ConfigMap',
+      metadata: { name: 'wide', namespace: 'shop' },
+      data: { text },
+    });
+    expect(res.status).toBe(201);
+    const back = await conn.request('GET', '/api/v1/namespaces/shop/configmaps/wide');
+    expect((back.body as { data?: { text?: string } }).data?.text).toBe(text);
+  });
+
   it('restricts namespaced kinds to the namespace, and marks kinds not asked for', async () => {
     const conn = await start(2);
     const snap = await readCluster(conn, { kinds: ['pods', 'nodes'], namespace: 'shop' });
