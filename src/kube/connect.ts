@@ -4,13 +4,15 @@
 // @kubernetes/client-node is imported here, lazily, and only when a command connects: loading it costs about half a
 // second, which `rwx triage --snapshot` and `rwx drain-check --snapshot` must not pay. Connecting goes through it
 // so that every kubeconfig feature keeps working: exec plugins, OIDC and other auth providers, client
-// certificates, token files, in-cluster service accounts. The one exception is openApi() for the read commands:
-// when the context's only credential is a static bearer token (kubeconfig.ts staticToken: no exec, no provider,
-// no certificate, no proxy), a token header and the cluster's CA are all client-node would do, so the read starts
-// without waiting for it to load.
+// certificates, token files, in-cluster service accounts. The exception is openApi(), which rwx serve and the read
+// commands use: when the context's only credential is a static bearer token (kubeconfig.ts staticToken: no exec,
+// no provider, no certificate, no proxy), or in a pod with no kubeconfig (the service account's token file), a
+// token header and the cluster's CA are all client-node would do, so the read starts without waiting for it.
 import http from 'node:http';
 import https from 'node:https';
-import { delimiter } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
+import { delimiter, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RwxError } from '../errors.js';
 import { firstWins, kubeconfigFiles, readKubeconfig, staticToken, type StaticToken } from './kubeconfig.js';
@@ -21,7 +23,12 @@ export interface ConnectOptions {
   kubeconfig?: string | undefined;
   context?: string | undefined;
   env: NodeJS.ProcessEnv;
+  /** Where the pod's service account files are (in-cluster); default SERVICE_ACCOUNT_DIR. */
+  serviceAccountDir?: string;
 }
+
+/** Where every pod finds its service account's token, the cluster's CA and its namespace. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** An HTTP answer: status code and parsed JSON body (undefined when the body is empty or not JSON). */
 export interface KubeResponse {
@@ -39,6 +46,20 @@ export interface ApiConnection {
   namespace?: string;
   /** Sends one request to `path` (starting with /), JSON in and out. */
   request(method: 'GET' | 'POST', path: string, body?: unknown, opts?: RequestOptions): Promise<KubeResponse>;
+  /** Opens a streaming GET of `path` (a watch), answered line by line; see StreamHandlers. */
+  stream(path: string, h: StreamHandlers): { abort(): void };
+}
+
+/**
+ * A stream's callbacks. After abort() none is called. `onDone` is called once: null when the server ended a 200
+ * answer, an Error with `statusCode` (and the status text) for any other status, else the transport's error.
+ */
+export interface StreamHandlers {
+  /** The server answered 200: lines follow. */
+  onOpen(): void;
+  /** One line of the answer, without its newline (empty lines are skipped). */
+  onLine(line: string): void;
+  onDone(err: unknown): void;
 }
 
 /** What a request may ask for besides its answer. */
@@ -104,26 +125,68 @@ export async function connect(opts: ConnectOptions): Promise<KubeConnection> {
     ...(namespace ? { namespace } : {}),
     kc,
     request: (m, p, b, r) => send((o, url) => clientNodeOptions(kc, o, url, agents), server, m, p, b, r),
+    stream: (p, h) => stream((o, url) => clientNodeOptions(kc, o, url, agents), server, p, h),
   };
 }
 
 /**
- * A connection for reading (the read commands' and `rwx node`'s): connect(), except that a static-token context
- * (see the file comment) is served without loading client-node. Same files, merge, context and errors.
+ * A connection for reading (rwx serve's, the read commands' and `rwx node`'s): connect(), except that a static-token
+ * context or a pod's service account (see the file comment) is served without loading client-node. Same files,
+ * merge, context and errors.
  */
 export async function openApi(opts: ConnectOptions): Promise<ApiConnection> {
   const files = kubeconfigFiles(opts);
+  if (files.length === 0 && opts.env.KUBERNETES_SERVICE_HOST && !opts.context) return inCluster(opts);
   const target = files.length > 0 ? staticToken(await Promise.all(files.map(readKubeconfig)), opts.context) : undefined;
   return target ? tokenConnection(target) : connect(opts);
 }
 
-function tokenConnection(t: StaticToken): ApiConnection {
+/**
+ * In a pod, with no kubeconfig: the service account's token, the cluster's CA and the pod's namespace from the files
+ * every pod gets, the server from KUBERNETES_SERVICE_HOST and _PORT, as client-go and client-node read them. The
+ * token is read again whenever its file changes: the kubelet rotates bound service account tokens.
+ */
+function inCluster(opts: ConnectOptions): ApiConnection {
+  const dir = opts.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
+  const read = (name: string) => {
+    try {
+      return readFileSync(join(dir, name));
+    } catch (e) {
+      throw new RwxError('CONFIG', `in-cluster: cannot read ${join(dir, name)} (is a service account token mounted?)`, {
+        cause: e,
+      });
+    }
+  };
+  const host = opts.env.KUBERNETES_SERVICE_HOST ?? '';
+  const port = opts.env.KUBERNETES_SERVICE_PORT ?? '443';
+  // client-node's rule: these ports speak plain HTTP (a proxy), every other one TLS.
+  const scheme = ['80', '8080', '8001'].includes(port) ? 'http' : 'https';
+  const tokenFile = join(dir, 'token');
+  let token = { at: statSync(tokenFile, { throwIfNoEntry: false })?.mtimeMs, text: read('token').toString().trim() };
+  const current = () => {
+    const at = statSync(tokenFile, { throwIfNoEntry: false })?.mtimeMs;
+    if (at !== undefined && at !== token.at) token = { at, text: readFileSync(tokenFile, 'utf8').trim() };
+    return token.text;
+  };
+  const namespace = existsSync(join(dir, 'namespace')) ? read('namespace').toString().trim() : '';
+  const t: StaticToken = {
+    context: '',
+    ...(namespace ? { namespace } : {}),
+    server: `${scheme}://${isIPv6(host) ? `[${host}]` : host}:${port}`,
+    token: token.text,
+    ...(scheme === 'https' ? { ca: read('ca.crt') } : {}),
+    insecure: false,
+  };
+  return tokenConnection(t, current);
+}
+
+function tokenConnection(t: StaticToken, token: () => string = () => t.token): ApiConnection {
   // One keep-alive agent for every request of this connection (one TLS handshake, not one per list page).
   const agent = t.server.startsWith('https:')
     ? new https.Agent({ keepAlive: true, rejectUnauthorized: !t.insecure, ...(t.ca ? { ca: t.ca } : {}) })
     : undefined;
   const apply = async (o: https.RequestOptions) => {
-    o.headers = { ...o.headers, Authorization: `Bearer ${t.token}` };
+    o.headers = { ...o.headers, Authorization: `Bearer ${token()}` };
     if (agent) o.agent = agent;
   };
   return {
@@ -131,6 +194,7 @@ function tokenConnection(t: StaticToken): ApiConnection {
     context: t.context,
     ...(t.namespace ? { namespace: t.namespace } : {}),
     request: (m, p, b, r) => send(apply, t.server, m, p, b, r),
+    stream: (p, h) => stream(apply, t.server, p, h),
   };
 }
 
@@ -240,4 +304,63 @@ async function send(
 function firstLine(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
   return m.split('\n')[0] ?? m;
+}
+
+/**
+ * One streaming GET (StreamHandlers). No request timeout: a watch is long-lived, and its silence is the reflector's
+ * to judge (src/watch/reflector.ts); TCP keep-alive probes after 30 s of quiet find a peer that is gone.
+ */
+function stream(
+  apply: (opts: https.RequestOptions, url: URL) => Promise<void>,
+  server: string,
+  path: string,
+  h: StreamHandlers,
+): { abort(): void } {
+  let req: http.ClientRequest | undefined;
+  let over = false;
+  const done = (err: unknown) => {
+    if (over) return;
+    over = true;
+    req?.destroy();
+    h.onDone(err);
+  };
+  const url = new URL(server + path);
+  const opts: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
+  apply(opts, url).then(() => {
+    if (over) return;
+    req = (url.protocol === 'http:' ? http : https).request(url, opts, (res) => {
+      if (res.statusCode !== 200) {
+        const status = res.statusCode ?? 0;
+        res.resume();
+        return done(
+          Object.assign(new Error(res.statusMessage || http.STATUS_CODES[status] || 'error'), { statusCode: status }),
+        );
+      }
+      h.onOpen();
+      res.setEncoding('utf8');
+      let rest = '';
+      res.on('data', (c: string) => {
+        const lines = (rest + c).split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) if (!over && line.trim()) h.onLine(line);
+      });
+      res.on('end', () => {
+        if (!over && rest.trim()) h.onLine(rest);
+        done(null);
+      });
+      res.on('error', (e) => done(unreachableError(e, { server })));
+      res.on('close', () =>
+        done(res.complete ? null : unreachableError(new Error('watch connection closed'), { server })),
+      );
+    });
+    req.on('socket', (sock) => sock.setKeepAlive(true, 30_000));
+    req.on('error', (e) => done(unreachableError(e, { server })));
+    req.end();
+  }, done);
+  return {
+    abort: () => {
+      over = true;
+      req?.destroy();
+    },
+  };
 }

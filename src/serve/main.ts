@@ -7,7 +7,7 @@ import { type Config, maskUrl } from '../config/index.js';
 import { systemClock } from '../domain/clock.js';
 import { fleetSlack, memberNotifier } from '../fleet/member.js';
 import { scopedKey } from '../fleet/keys.js';
-import { connect, project } from '../kube/index.js';
+import { openApi, project } from '../kube/index.js';
 import { unresolvedRecords } from '../notify/record.js';
 import { auditSlack, pinoAudit } from '../slack/audit.js';
 import { SlackLink } from '../slack/link.js';
@@ -34,7 +34,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const source =
     o.source ??
     new KubeClusterSource(
-      await connect({ kubeconfig: config.kube.kubeconfig, context: config.kube.context, env: o.env ?? process.env }),
+      await openApi({ kubeconfig: config.kube.kubeconfig, context: config.kube.context, env: o.env ?? process.env }),
     );
   const redis = await connectRedis(config.redis.url, {
     password: config.redis.password,

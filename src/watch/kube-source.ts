@@ -1,10 +1,11 @@
-// The real ClusterSource: paginated lists through src/kube's connection, watches through client-node 1.4's Watch.
+// The real ClusterSource: paginated lists and watches (a streaming GET, one event per line) through src/kube's
+// connection, so a static-token or in-cluster connection never loads client-node.
 //
 // Why not client-node's makeInformer/ListWatch: it keeps its own full copy of every object (unprojected; at 150k
 // pods that alone exceeds the memory budget), never requests bookmarks, has no watch timeout (in 1.4 its
-// AbortSignal.timeout is overwritten by the next line), and stops for good on any non-410 error. We keep its
-// KubeConfig (auth plugins, TLS, proxies) and its Watch (the streaming parser); recovery lives in reflector.ts.
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+// AbortSignal.timeout is overwritten by the next line), and stops for good on any non-410 error. A connection made
+// through client-node keeps its KubeConfig's credentials (auth plugins, TLS, proxies) for both; recovery lives in
+// reflector.ts.
 import { KINDS, type KindInfo, type KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
 import { RwxError } from '../errors.js';
@@ -14,41 +15,17 @@ import {
   listPath,
   listQuery,
   unreachableError,
-  type KubeConnection,
+  type ApiConnection,
 } from '../kube/index.js';
 import type { ClusterSource, ListOptions, ListPage, WatchCallbacks, WatchEventType, WatchHandle } from './source.js';
 
 /** Maps a watch failure (HTTP status on the error, or a network error) to an RwxError. */
-export function watchError(conn: KubeConnection, err: unknown, what: string): RwxError {
+export function watchError(conn: ApiConnection, err: unknown, what: string): RwxError {
   if (err instanceof RwxError) return err;
   const e = err as { statusCode?: number; code?: number | string; message?: string } | undefined;
   const status = typeof e?.statusCode === 'number' ? e.statusCode : typeof e?.code === 'number' ? e.code : undefined;
   if (status !== undefined) return apiError(conn, status, { message: e?.message }, what);
   return unreachableError(err, { server: conn.server });
-}
-
-/**
- * client-node refuses a plain-http server unless the kubeconfig says insecure-skip-tls-verify; the simulator (and
- * `kubectl proxy`) speak plain http. Credentials are applied before that check, so for http we keep the headers
- * and drop the agent, as src/kube/connect.ts does for lists.
- */
-function httpTolerant(kc: KubeConfig): KubeConfig {
-  const adapter = {
-    getCurrentCluster: () => kc.getCurrentCluster(),
-    applyToFetchOptions: async (opts: Record<string, unknown>) => {
-      try {
-        return await kc.applyToFetchOptions(opts);
-      } catch (e) {
-        if (!kc.getCurrentCluster()?.server.startsWith('http:')) throw e;
-        const headers = new Headers();
-        for (const [k, v] of Object.entries((opts.headers ?? {}) as Record<string, unknown>)) {
-          if (typeof v === 'string' || typeof v === 'number') headers.set(k, String(v));
-        }
-        return { headers };
-      }
-    },
-  };
-  return adapter as unknown as KubeConfig;
 }
 
 /** Hands a continue token read early to `cb`; true once the head has settled it (token or none). */
@@ -59,11 +36,7 @@ function told(token: string | null | undefined, cb: (token: string) => void): bo
 
 /** ClusterSource over a live connection (or the simulator's kubeconfig). */
 export class KubeClusterSource implements ClusterSource {
-  private readonly watcher: Watch;
-
-  constructor(private readonly conn: KubeConnection) {
-    this.watcher = new Watch(httpTolerant(conn.kc));
-  }
+  constructor(private readonly conn: ApiConnection) {}
 
   async list(kind: KindKey, opts: ListOptions): Promise<ListPage> {
     const q = listQuery(kind, opts.limit, opts.continueToken);
@@ -85,38 +58,38 @@ export class KubeClusterSource implements ClusterSource {
 
   watch(kind: KindKey, opts: { resourceVersion: string; timeoutSeconds?: number }, cb: WatchCallbacks): WatchHandle {
     let closed = false;
-    let controller: AbortController | undefined;
     const what = `watch ${KINDS[kind].resource}`;
-    const params: Record<string, string | number | boolean> = { allowWatchBookmarks: true };
+    const q = new URLSearchParams({ watch: 'true', allowWatchBookmarks: 'true' });
     const selector = (KINDS[kind] as KindInfo).fieldSelector;
-    if (selector) params.fieldSelector = selector;
-    if (opts.resourceVersion) params.resourceVersion = opts.resourceVersion;
-    if (opts.timeoutSeconds) params.timeoutSeconds = opts.timeoutSeconds;
+    if (selector) q.set('fieldSelector', selector);
+    if (opts.resourceVersion) q.set('resourceVersion', opts.resourceVersion);
+    if (opts.timeoutSeconds) q.set('timeoutSeconds', String(opts.timeoutSeconds));
     const finish = (err: unknown): void => {
       if (closed) return;
       closed = true;
       cb.onDone(err ? watchError(this.conn, err, what) : null);
     };
-    this.watcher
-      .watch(
-        listPath(kind),
-        params,
-        (type: string, obj: KubeObject) => {
-          if (!closed) cb.onEvent(type as WatchEventType, obj);
-        },
-        finish,
-      )
-      .then((c) => {
-        controller = c;
-        // The client resolves after the response; it has already called done (closed) unless the status was 200.
-        if (closed) c.abort();
-        else cb.onOpen?.();
-      })
-      .catch(finish);
+    const stream = this.conn.stream(`${listPath(kind)}?${q}`, {
+      onOpen: () => {
+        if (!closed) cb.onOpen?.();
+      },
+      onLine: (line) => {
+        if (closed) return;
+        let ev: { type?: unknown; object?: unknown };
+        try {
+          ev = JSON.parse(line) as typeof ev;
+        } catch {
+          return; // a line that is not JSON is not an event
+        }
+        if (typeof ev?.type === 'string' && ev.object && typeof ev.object === 'object')
+          cb.onEvent(ev.type as WatchEventType, ev.object as KubeObject);
+      },
+      onDone: finish,
+    });
     return {
       abort: () => {
         closed = true;
-        controller?.abort();
+        stream.abort();
       },
     };
   }
