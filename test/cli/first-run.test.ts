@@ -6,7 +6,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,6 +15,7 @@ import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { ManualClock } from '../../src/domain/clock.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { cleanRedis, REDIS_URL } from '../serve/harness.js';
+import { freePort } from '../support/free-port.js';
 
 const BIN = fileURLToPath(new URL('../../bin/rwx.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'rwx-first-run-'));
@@ -84,14 +84,6 @@ async function interruptWhen(argv: string[], env: Record<string, string>, until:
 function expectOneLine(r: Run, line: RegExp): void {
   expect({ hung: r.hung, code: r.code, stdout: r.stdout }).toEqual({ hung: false, code: 1, stdout: '' });
   expect(r.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(line)]);
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -1,20 +1,11 @@
 // `rwx serve` as a real child process (the compiled CLI), for faults that only a process can have: kill -9 in the
 // middle of a Slack call, SIGTERM with a call in flight. Its JSON log lines are kept; /readyz tells when it is up.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { until } from '../serve/harness.js';
+import { freePort } from '../support/free-port.js';
 
 const BIN = join(import.meta.dirname, '../../bin/rwx.js');
-
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** A running `rwx serve` child. */
 export interface ServeChild {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { toolGate } from '../tools.js';
 import { until } from '../serve/harness.js';
-import { freePort } from './child.js';
+import { freePort } from '../support/free-port.js';
 
 /** Whether redis-server runs here (required by .ci/run). */
 export const redisServerTool = toolGate('redis-server', ['--version']);

@@ -1,6 +1,5 @@
 // `rwx serve` as a command, in-process: config from the environment, --kubeconfig to the simulator, Bolt in HTTP
 // mode owning PORT with /healthz /readyz /metrics mounted on it, and a clean stop on SIGTERM (exit 0).
-import { createServer } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -8,14 +7,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { cleanRedis, REDIS_URL, until } from './harness.js';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+import { freePort } from '../support/free-port.js';
 
 let sim: Simulator | undefined;
 let slack: FakeSlack | undefined;

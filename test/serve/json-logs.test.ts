@@ -4,7 +4,7 @@
 // redis-server on a free port, with allkeys-lru). Child process on the compiled CLI, Socket Mode against the fake
 // server, the simulator over HTTP.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
@@ -16,17 +16,10 @@ import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
 import { toolGate } from '../tools.js';
 import { until } from './harness.js';
+import { freePort } from '../support/free-port.js';
 
 const BIN = join(import.meta.dirname, '../../bin/rwx.js');
 const redisServer = toolGate('redis-server', ['--version']);
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {

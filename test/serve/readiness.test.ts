@@ -13,7 +13,7 @@ import { runServe } from '../../src/serve/main.js';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
-import { freePort } from '../faults/child.js';
+import { freePort } from '../support/free-port.js';
 import { ownRedis, redisServerTool } from '../faults/own-redis.js';
 import { cleanRedis, memoryLogger, REDIS_URL, until } from './harness.js';
 

@@ -1,23 +1,15 @@
 // REDIS_PASSWORD against a real Redis that requires one (its own redis-server on a free port): the connection and
 // its duplicates (BullMQ's, the slash commands') authenticate; without the password nothing starts.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/serve/redis.js';
 import { toolGate } from '../tools.js';
 import { until } from './harness.js';
+import { freePort } from '../support/free-port.js';
 
 const server = toolGate('redis-server', ['--version']);
 let child: ChildProcess | undefined;
 let port = 0;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const p = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return p;
-}
 
 describe.runIf(server.run)(`REDIS_PASSWORD${server.note}`, () => {
   beforeAll(async () => {
