@@ -48,3 +48,14 @@ export function parentThreadLine(parent: { channel?: string; threadTs?: string }
 export function teamToldLine(team: { channel: string; threadTs: string }): string {
   return `:busts_in_silhouette: Also posted in ${threadIn(team)}, for a team whose namespaces are affected.`;
 }
+
+/**
+ * The reply in the incident channel's thread when a team channel refused the team's root (the bot is not in it):
+ * who must do what. The team's root follows once the bot is invited (the job asks again every few minutes).
+ */
+export function teamRefusedLine(channel: string): string {
+  return (
+    `:warning: Could not post in ${channelMention(channel)} for a team whose namespaces are affected: the bot is ` +
+    'not in that channel. Invite it there (`/invite @rwx`); the team’s thread follows within minutes.'
+  );
+}

@@ -143,7 +143,7 @@ describe('per-team routing under rwx serve', () => {
     for (const c of CHANNELS) expect(ids(h, rootIn(h, c)!).filter((i) => i === 'resolution')).toHaveLength(1);
   }, 60_000);
 
-  it('a team channel the bot is not in: the other threads are posted as usual, the refusal logged and counted', async () => {
+  it('a team channel the bot is not in: the other threads are posted, the refusal said once, logged and counted', async () => {
     h = await harness('scenarios/propagation-loss.yaml', undefined, TEAMS);
     h.slack.leave('C0SEARCH');
     await h.start();
@@ -156,12 +156,18 @@ describe('per-team routing under rwx serve', () => {
     const metrics = await (await fetch(`http://127.0.0.1:${h.serve!.port}/metrics`)).text();
     expect(metrics).toMatch(/rwx_slack_channel_refused_total\{channel="C0SEARCH"\} [1-9]/);
     expect(metrics).not.toMatch(/rwx_slack_channel_refused_total\{channel="C0(INCIDENT|PLAT)"\}/);
-    // The incident channel's thread is whole: root, evidence, the platform team's link, nothing about search.
+    // The incident channel's thread says who was not told and what to do, once, and links no search thread.
+    const refused = () =>
+      h!.slack.replies(rootIn(h!, 'C0INCIDENT')!.ts).filter((r) => r.text.includes('Could not post in <#C0SEARCH>'));
     expect(h.slack.roots('C0SEARCH')).toHaveLength(0);
     expect(told(h, 'C0SEARCH')).toHaveLength(0);
+    expect(refused()).toHaveLength(1);
+    expect(refused()[0]?.text).toContain('Invite it there');
+    expect(ids(h, rootIn(h, 'C0INCIDENT')!)).toContain(`${KEY}#C0SEARCH team-refused`);
     // Invited, the search team gets its root (and the incident thread its link) at the next retry.
     h.slack.join('C0SEARCH');
     await allPosted(h);
     expect(CHANNELS.map((c) => h!.slack.roots(c).length)).toEqual([1, 1, 1]);
+    expect(refused()).toHaveLength(1);
   }, 60_000);
 });

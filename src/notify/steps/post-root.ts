@@ -2,17 +2,29 @@
 // (conversations.history) and adopted when found: a retry after a crash between Slack's answer and the record
 // write (phase posting-root, written just before the post), or a record lost with Redis (phase pending again, the
 // thread still open in Slack), never leaves a second root. A team channel's root is then named in the incident
-// channel's thread (tell-parent.ts).
+// channel's thread, and a team channel that refuses it (the bot not invited) is named there too (tell-parent.ts).
 import { membersOf } from '../../domain/members.js';
 import { incidentMetadata } from '../../slack/api.js';
 import type { IncidentRecord, Sent } from '../../store/record.js';
 import { rootMessage, staleSent, stateHash, visibleState } from '../state.js';
-import { type StepFn, inPhase, write } from './step.js';
-import { tellParent } from './tell-parent.js';
+import { type StepContext, type StepFn, inPhase, write } from './step.js';
+import { sayRefused, tellParent } from './tell-parent.js';
 
 /** post-root: posts the root, or adopts (and brings up to date) the one an interrupted attempt or a lost record left. */
 export const postRoot: StepFn = async (ctx, record) => {
   const r = inPhase(record, 'post-root', 'pending', 'posting-root');
+  const { ts, lost } = await sayRefused(ctx, r, () => findOrPost(ctx, r));
+  await tellParent(ctx, r, ts);
+  // A thread found again may hold its evidence already: marked, so the evidence step looks before it posts.
+  const thread = { ts, sent: sentNow(r, ctx.now), ...(lost && ts ? { replying: 'evidence' } : {}) };
+  return write({ phase: 'posting-evidence', thread });
+};
+
+/**
+ * The root of record `r`: found by its metadata and brought up to date, or posted (phase posting-root first).
+ * `lost`: found from pending, i.e. an open incident whose record was lost.
+ */
+async function findOrPost(ctx: StepContext, r: IncidentRecord): Promise<{ ts: string; lost: boolean }> {
   const state = visibleState(r, ctx.now);
   const { links, mentionUsergroup } = ctx.messages;
   // No time bound: the record's clock may not be Slack's; newest-first history finds a recent root quickly.
@@ -28,11 +40,8 @@ export const postRoot: StepFn = async (ctx, record) => {
     const message = rootMessage(r, state, { links, ...(mentionUsergroup ? { mention: mentionUsergroup } : {}) });
     ts = (await ctx.slack.postMessage({ channel: r.channel, ...message, metadata: incidentMetadata(r.key) })).ts;
   }
-  await tellParent(ctx, r, ts);
-  // A thread found again may hold its evidence already: marked, so the evidence step looks before it posts.
-  const thread = { ts, sent: sentNow(r, ctx.now), ...(lost && ts ? { replying: 'evidence' } : {}) };
-  return write({ phase: 'posting-evidence', thread });
-};
+  return { ts, lost };
+}
 
 /**
  * adopt-root: an incident cleared (or resolved by hand) while its root's post was interrupted. The root, if it
