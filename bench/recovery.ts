@@ -7,7 +7,8 @@
 //   already filled with incident records (so it is a restart, not a first start);
 //   ready = /readyz's checks all pass (watches synced, API reachable, Redis) AND the first evaluation was handed
 //   to the notifier. Slack is the in-memory fake (no Socket Mode: a Slack round trip is not the cluster's cost).
-//   It runs with the node flags the image runs the bot with (the Dockerfile's ENTRYPOINT), the floor with none.
+//   It runs with the node flags the image runs the bot with (the Dockerfile's ENTRYPOINT) and the heap Node gives
+//   it under the chart's default memory limit; the floor with neither.
 // Both are timed from spawn (module loading included) and run interleaved, so both see the same background load
 // on a shared machine; ratio = median over rounds of (restart / floor) of the same round. The simulator runs in
 // this process and serves both. Each also reports its own CPU (less sensitive to the machine's load than wall
@@ -20,6 +21,7 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { parse } from 'yaml';
 import { PAGE_LIMIT, listPath, listQuery } from '../src/kube/read.js';
 import { WATCHED_KINDS } from '../src/watch/watcher.js';
 import { simulateCluster } from './cluster-sim.js';
@@ -30,6 +32,21 @@ const FLOOR = fileURLToPath(new URL('./fetch-floor.js', import.meta.url));
 const CHILD = fileURLToPath(new URL('./recovery-child.js', import.meta.url));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TARGET_RATIO = 1.5;
+
+/**
+ * The old-space heap Node gives the bot under the chart's default memory limit: V8 sizes it from the cgroup's
+ * limit, half of it on 64-bit (1Gi: 512 MB, 2Gi: 1024 MB, plus the young generation). The restart runs with it, so
+ * it pays the garbage collection a pod pays (with 4 GB it ran as if memory were free).
+ */
+const CONTAINER_HEAP_MB = ((): number => {
+  const values = parse(
+    readFileSync(fileURLToPath(new URL('../../../charts/rwx/values.yaml', import.meta.url)), 'utf8'),
+  );
+  const limit = String((values as { resources?: { limits?: { memory?: unknown } } }).resources?.limits?.memory);
+  const m = /^(\d+)(Mi|Gi)$/.exec(limit);
+  if (!m) throw new Error(`charts/rwx/values.yaml: resources.limits.memory ${limit} is not N Mi or N Gi`);
+  return (Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1)) / 2;
+})();
 
 /** The node flags the image runs the bot with (the Dockerfile's ENTRYPOINT between node and bin/rwx.js). */
 const IMAGE_NODE_FLAGS = ((): string[] => {
@@ -121,7 +138,7 @@ async function parent(): Promise<number> {
   const prefix = `rwx-bench-${randomBytes(4).toString('hex')}`;
   const heap = [
     '--expose-gc',
-    '--max-old-space-size=4096',
+    `--max-old-space-size=${CONTAINER_HEAP_MB}`,
     ...IMAGE_NODE_FLAGS,
     ...(process.env.RWX_BENCH_PROF ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.RWX_BENCH_PROF}`] : []),
     ...(process.env.RWX_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
@@ -133,7 +150,10 @@ async function parent(): Promise<number> {
     console.log(
       `\nRecovery: rwx serve restarted against the simulator, ${size.pods} pods, ${size.nodes} nodes, ${size.claims} claims`,
     );
-    console.log(`  the restart runs with the image's node flags: ${IMAGE_NODE_FLAGS.join(' ') || 'none'}`);
+    console.log(
+      `  the restart runs with the image's node flags (${IMAGE_NODE_FLAGS.join(' ') || 'none'}) and the heap of` +
+        ` the chart's default memory limit (--max-old-space-size=${CONTAINER_HEAP_MB})`,
+    );
     // Warm-up (JIT of the simulator, page cache) and the first start that leaves incident records behind.
     await floor();
     const first = await restart(true);
