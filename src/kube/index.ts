@@ -8,7 +8,16 @@ export {
   type KubeConnection,
   type KubeResponse,
 } from './connect.js';
-export { readCluster, listPath, listQuery, continueFromHead, apiError, PAGE_LIMIT, type ReadOptions } from './read.js';
+export {
+  readCluster,
+  listPath,
+  listQuery,
+  continueFromHead,
+  headReader,
+  apiError,
+  PAGE_LIMIT,
+  type ReadOptions,
+} from './read.js';
 export { checkAccess, type AccessCheck, type AccessResult } from './access.js';
 export { loadSnapshotFile, parseSnapshotText, NOT_IN_SNAPSHOT } from './snapshot-file.js';
 export { project, rfc3339 } from './project.js';

@@ -4,7 +4,8 @@
 import { RwxError } from '../errors.js';
 import { KINDS, apiVersionOf, type KindInfo, type KindKey } from '../domain/kinds.js';
 import { emptySnapshot, type Snapshot, type UnreadableKind } from '../domain/snapshot.js';
-import type { ApiConnection } from './connect.js';
+import type { ApiConnection, KubeResponse } from './connect.js';
+import { pagesAhead, type AskPage } from './pages.js';
 import { statusError, statusMessage } from './status.js';
 import { project } from './project.js';
 
@@ -82,30 +83,44 @@ async function listKind(
   kind: KindKey,
   namespace?: string,
 ): Promise<{ items: unknown[] } | { unreadable: UnreadableKind }> {
-  const items: unknown[] = [];
-  let token: string | undefined;
-  let restarted = false;
-  for (;;) {
+  const ask: AskPage<KubeResponse> = (token, early) => {
     const q = listQuery(kind, PAGE_LIMIT, token);
-    const res = await conn.request('GET', `${listPath(kind, namespace)}?${q}`);
-    if (res.status === 403)
-      return { unreadable: { kind, reason: `forbidden: ${statusMessage(res.body) || 'list denied'}` } };
-    if (res.status === 404) return { unreadable: { kind, reason: 'not served by this API server' } };
-    if (res.status === 410 && token && !restarted) {
+    return conn.request('GET', `${listPath(kind, namespace)}?${q}`, undefined, { head: headReader(early) });
+  };
+  const tokenOf = (res: KubeResponse) =>
+    res.status === 200
+      ? (res.body as { metadata?: { continue?: string } })?.metadata?.continue || undefined
+      : undefined;
+  for (let restarted = false; ; restarted = true) {
+    const items: unknown[] = [];
+    let first = true;
+    for await (const res of pagesAhead(ask, tokenOf)) {
+      if (res.status === 403)
+        return { unreadable: { kind, reason: `forbidden: ${statusMessage(res.body) || 'list denied'}` } };
+      if (res.status === 404) return { unreadable: { kind, reason: 'not served by this API server' } };
       // The continue token expired mid-list: start over once from a fresh list, as kubectl does.
-      items.length = 0;
-      token = undefined;
-      restarted = true;
-      continue;
+      if (res.status === 410 && !first && !restarted) break;
+      if (res.status !== 200) throw apiError(conn, res.status, res.body, `list ${KINDS[kind].resource}`);
+      const body = (res.body ?? {}) as { items?: unknown };
+      if (!Array.isArray(body.items))
+        throw new RwxError('KUBE_API', `list ${KINDS[kind].resource}: answer from ${conn.server} is not a list`);
+      for (const o of body.items) if (o && typeof o === 'object') items.push(project(kind, o));
+      if (!tokenOf(res)) return { items };
+      first = false;
     }
-    if (res.status !== 200) throw apiError(conn, res.status, res.body, `list ${KINDS[kind].resource}`);
-    const body = (res.body ?? {}) as { items?: unknown; metadata?: { continue?: string } };
-    if (!Array.isArray(body.items))
-      throw new RwxError('KUBE_API', `list ${KINDS[kind].resource}: answer from ${conn.server} is not a list`);
-    for (const o of body.items) if (o && typeof o === 'object') items.push(project(kind, o));
-    token = body.metadata?.continue || undefined;
-    if (!token) return { items };
   }
+}
+
+/**
+ * The `head` of a list page's request (RequestOptions): hands the page's continue token to `early` as soon as the
+ * answer's first bytes name it (continueFromHead), and says when the head has settled it either way.
+ */
+export function headReader(early: (token: string) => void): (text: string) => boolean {
+  return (text) => {
+    const token = continueFromHead(text);
+    if (token) early(token);
+    return token !== undefined;
+  };
 }
 
 /** The error for a non-success list/get status from `conn`'s server (src/kube/status.ts has the mapping). */

@@ -9,14 +9,7 @@
 import { KINDS, type KindInfo, type KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
 import { RwxError } from '../errors.js';
-import {
-  apiError,
-  continueFromHead,
-  listPath,
-  listQuery,
-  unreachableError,
-  type ApiConnection,
-} from '../kube/index.js';
+import { apiError, headReader, listPath, listQuery, unreachableError, type ApiConnection } from '../kube/index.js';
 import type { ClusterSource, ListOptions, ListPage, WatchCallbacks, WatchEventType, WatchHandle } from './source.js';
 
 /** Maps a watch failure (HTTP status on the error, or a network error) to an RwxError. */
@@ -28,12 +21,6 @@ export function watchError(conn: ApiConnection, err: unknown, what: string): Rwx
   return unreachableError(err, { server: conn.server });
 }
 
-/** Hands a continue token read early to `cb`; true once the head has settled it (token or none). */
-function told(token: string | null | undefined, cb: (token: string) => void): boolean {
-  if (token) cb(token);
-  return token !== undefined;
-}
-
 /** ClusterSource over a live connection (or the simulator's kubeconfig). */
 export class KubeClusterSource implements ClusterSource {
   constructor(private readonly conn: ApiConnection) {}
@@ -41,8 +28,7 @@ export class KubeClusterSource implements ClusterSource {
   async list(kind: KindKey, opts: ListOptions): Promise<ListPage> {
     const q = listQuery(kind, opts.limit, opts.continueToken);
     const what = `list ${KINDS[kind].resource}`;
-    const early = opts.onContinue;
-    const head = early && { head: (text: string) => told(continueFromHead(text), early) };
+    const head = opts.onContinue && { head: headReader(opts.onContinue) };
     const res = await this.conn.request('GET', `${listPath(kind)}?${q}`, undefined, head);
     if (res.status !== 200) throw apiError(this.conn, res.status, res.body, what);
     const body = (res.body ?? {}) as { items?: unknown; metadata?: { resourceVersion?: string; continue?: string } };

@@ -13,6 +13,7 @@ import type { KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
 import { formatAge } from '../domain/duration.js';
 import { RwxError, isRwxError, toRwxError } from '../errors.js';
+import { pagesAhead } from '../kube/pages.js';
 import type { ClusterSource, ListPage, WatchEventType, WatchHandle } from './source.js';
 import type { Timers } from './timers.js';
 
@@ -64,14 +65,6 @@ export const REFLECTOR_DEFAULTS: ReflectorOptions = {
 };
 
 /** Mirrors one kind into a sink; see the file comment for the recovery rules. */
-/** One list page asked for: its token, the continue token its head named early, and the page asked for after it. */
-interface Asked {
-  token: string | undefined;
-  page: Promise<ListPage>;
-  early?: string;
-  next?: Asked;
-}
-
 export class Reflector {
   private gen = 0;
   private rv = '';
@@ -172,35 +165,19 @@ export class Reflector {
     this.state = 'listing';
     this.lastActivity = this.clock.now();
     this.sink.listStart(this.kind);
-    let continueToken: string | undefined;
     let rv = '';
-    // The next page is asked for as soon as this one's head names its continue token (ListOptions.onContinue), else
-    // before this one is projected: the server prepares it while this one arrives and is parsed, so a large kind
-    // costs about its fetching and parsing, not that plus its projection page after page. At most one page is
-    // asked for beyond the one awaited, so a slow consumer does not pull the whole list into memory.
-    const chain: { at?: Asked } = {};
-    const ask = (token?: string): Asked => {
-      const asked = { token } as Asked; // page is set on the next line; a source may tell the token before it
-      asked.page = this.page(token, (early) => {
-        asked.early = early;
-        if (gen === this.gen && chain.at === asked) asked.next ??= ask(early);
-      });
-      return asked;
-    };
     try {
-      let at = (chain.at = ask());
-      do {
-        const page = await this.answered(at.page);
+      // Each next page is asked for early (src/kube/pages.ts): the server prepares it while this one is parsed.
+      const pages = pagesAhead(
+        (token, early) => this.page(token, early),
+        (page) => page.continueToken,
+        (page) => this.answered(page),
+      );
+      for await (const page of pages) {
         if (gen !== this.gen) return;
         rv = page.resourceVersion;
-        continueToken = page.continueToken;
-        if (continueToken) {
-          // An early ask for another token than the page's own (a server that lied in its head) is dropped.
-          at = chain.at = at.next?.token === continueToken ? at.next : ask(continueToken);
-          if (at.early !== undefined) at.next ??= ask(at.early);
-        }
         this.sink.listPage(this.kind, page.items);
-      } while (continueToken);
+      }
     } catch (e) {
       if (gen !== this.gen) return;
       // A 410 mid-pagination means the continue token expired: the relist after backoff starts over anyway.

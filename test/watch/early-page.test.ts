@@ -8,6 +8,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import type { KindKey } from '../../src/domain/kinds.js';
 import type { KubeObject } from '../../src/domain/objects.js';
 import { connect, continueFromHead } from '../../src/kube/index.js';
+import { pagesAhead } from '../../src/kube/pages.js';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import { REFLECTOR_DEFAULTS, Reflector, type ReflectorSink } from '../../src/watch/reflector.js';
 import type { ClusterSource, ListOptions, ListPage, WatchHandle } from '../../src/watch/source.js';
@@ -158,5 +159,28 @@ describe('Reflector', () => {
     await turn();
     expect(delivered).toEqual(['a', 'b', 'end']);
     r.stop();
+  });
+});
+
+describe('pagesAhead', () => {
+  it('a consumer that stops leaves the page it would await and one beyond it asked for, failures handled', async () => {
+    const asked: (string | undefined)[] = [];
+    const pages = pagesAhead<{ n: number; next?: string }>(
+      (token, early) => {
+        asked.push(token);
+        const n = token ? Number(token) : 1;
+        early(String(n + 1)); // every head names its successor at once
+        return n === 3 ? Promise.reject(new Error('never read')) : Promise.resolve({ n, next: String(n + 1) });
+      },
+      (p) => p.next,
+    );
+    const seen: number[] = [];
+    for await (const p of pages) {
+      seen.push(p.n);
+      if (p.n === 2) break;
+    }
+    expect(seen).toEqual([1, 2]);
+    // Page 3 (the next to await, which fails) and page 4 (named early by 3's head) were asked for; nothing more.
+    expect(asked).toEqual([undefined, '2', '3', '4']);
   });
 });
