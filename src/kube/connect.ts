@@ -257,6 +257,19 @@ function mergeLikeKubectl(kc: KubeConfig, configs: readonly KubeConfig[]): void 
   });
 }
 
+/** A request's URL and options, with the credentials and TLS options `apply` adds, and the module that sends it. */
+async function prepared(
+  apply: (opts: https.RequestOptions, url: URL) => Promise<void>,
+  server: string,
+  method: string,
+  path: string,
+): Promise<{ url: URL; opts: https.RequestOptions; mod: typeof http | typeof https }> {
+  const url = new URL(server + path);
+  const opts: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
+  await apply(opts, url);
+  return { url, opts, mod: url.protocol === 'http:' ? http : https };
+}
+
 /** One JSON request; `apply` adds the credentials and TLS options. */
 async function send(
   apply: (opts: https.RequestOptions, url: URL) => Promise<void>,
@@ -266,12 +279,9 @@ async function send(
   body?: unknown,
   ro?: RequestOptions,
 ): Promise<KubeResponse> {
-  const url = new URL(server + path);
-  const opts: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
-  await apply(opts, url);
+  const { url, opts, mod } = await prepared(apply, server, method, path);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (payload !== undefined) opts.headers = { ...opts.headers, 'Content-Type': 'application/json' };
-  const mod = url.protocol === 'http:' ? http : https;
   return new Promise<KubeResponse>((resolve, reject) => {
     const req = mod.request(url, opts, (res) => {
       // Decoded as it arrives (a multi-byte character split between chunks is kept whole by the decoder): no
@@ -324,11 +334,9 @@ function stream(
     req?.destroy();
     h.onDone(err);
   };
-  const url = new URL(server + path);
-  const opts: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
-  apply(opts, url).then(() => {
+  prepared(apply, server, 'GET', path).then(({ url, opts, mod }) => {
     if (over) return;
-    req = (url.protocol === 'http:' ? http : https).request(url, opts, (res) => {
+    req = mod.request(url, opts, (res) => {
       if (res.statusCode !== 200) {
         const status = res.statusCode ?? 0;
         res.resume();

@@ -14,6 +14,7 @@ export {
   listQuery,
   continueFromHead,
   headReader,
+  listAnswer,
   apiError,
   PAGE_LIMIT,
   type ReadOptions,

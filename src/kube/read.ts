@@ -3,6 +3,7 @@
 // makes the whole read pointless (401, unreachable, 5xx) fails it with one RwxError.
 import { RwxError } from '../errors.js';
 import { KINDS, apiVersionOf, type KindInfo, type KindKey } from '../domain/kinds.js';
+import type { KubeObject } from '../domain/objects.js';
 import { emptySnapshot, type Snapshot, type UnreadableKind } from '../domain/snapshot.js';
 import type { ApiConnection, KubeResponse } from './connect.js';
 import { pagesAhead, type AskPage } from './pages.js';
@@ -83,32 +84,47 @@ async function listKind(
   kind: KindKey,
   namespace?: string,
 ): Promise<{ items: unknown[] } | { unreadable: UnreadableKind }> {
-  const ask: AskPage<KubeResponse> = (token, early) => {
+  const ask: AskPage<{ res: KubeResponse; page?: ListAnswer }> = async (token, early) => {
     const q = listQuery(kind, PAGE_LIMIT, token);
-    return conn.request('GET', `${listPath(kind, namespace)}?${q}`, undefined, { head: headReader(early) });
+    const res = await conn.request('GET', `${listPath(kind, namespace)}?${q}`, undefined, { head: headReader(early) });
+    return { res, ...(res.status === 200 ? { page: listAnswer(conn, kind, res.body) } : {}) };
   };
-  const tokenOf = (res: KubeResponse) =>
-    res.status === 200
-      ? (res.body as { metadata?: { continue?: string } })?.metadata?.continue || undefined
-      : undefined;
   for (let restarted = false; ; restarted = true) {
     const items: unknown[] = [];
     let first = true;
-    for await (const res of pagesAhead(ask, tokenOf)) {
+    for await (const { res, page } of pagesAhead(ask, (a) => a.page?.continueToken)) {
       if (res.status === 403)
         return { unreadable: { kind, reason: `forbidden: ${statusMessage(res.body) || 'list denied'}` } };
       if (res.status === 404) return { unreadable: { kind, reason: 'not served by this API server' } };
       // The continue token expired mid-list: start over once from a fresh list, as kubectl does.
       if (res.status === 410 && !first && !restarted) break;
-      if (res.status !== 200) throw apiError(conn, res.status, res.body, `list ${KINDS[kind].resource}`);
-      const body = (res.body ?? {}) as { items?: unknown };
-      if (!Array.isArray(body.items))
-        throw new RwxError('KUBE_API', `list ${KINDS[kind].resource}: answer from ${conn.server} is not a list`);
-      for (const o of body.items) if (o && typeof o === 'object') items.push(project(kind, o));
-      if (!tokenOf(res)) return { items };
+      if (!page) throw apiError(conn, res.status, res.body, `list ${KINDS[kind].resource}`);
+      for (const o of page.items) items.push(project(kind, o));
+      if (!page.continueToken) return { items };
       first = false;
     }
   }
+}
+
+/** One page of a list as a 200 answer holds it. */
+export interface ListAnswer {
+  /** Its objects; an item that is not an object is dropped. */
+  items: KubeObject[];
+  resourceVersion: string;
+  continueToken?: string;
+}
+
+/** The page in a 200 list answer's `body`; KUBE_API when the answer is not a list. */
+export function listAnswer(conn: ApiConnection, kind: KindKey, body: unknown): ListAnswer {
+  const b = (body ?? {}) as { items?: unknown; metadata?: { resourceVersion?: string; continue?: string } };
+  if (!Array.isArray(b.items))
+    throw new RwxError('KUBE_API', `list ${KINDS[kind].resource}: answer from ${conn.server} is not a list`);
+  const page: ListAnswer = {
+    items: b.items.filter((o): o is KubeObject => !!o && typeof o === 'object'),
+    resourceVersion: b.metadata?.resourceVersion ?? '',
+  };
+  if (b.metadata?.continue) page.continueToken = b.metadata.continue;
+  return page;
 }
 
 /**

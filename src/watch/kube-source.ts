@@ -9,7 +9,15 @@
 import { KINDS, type KindInfo, type KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
 import { RwxError } from '../errors.js';
-import { apiError, headReader, listPath, listQuery, unreachableError, type ApiConnection } from '../kube/index.js';
+import {
+  apiError,
+  headReader,
+  listAnswer,
+  listPath,
+  listQuery,
+  unreachableError,
+  type ApiConnection,
+} from '../kube/index.js';
 import type { ClusterSource, ListOptions, ListPage, WatchCallbacks, WatchEventType, WatchHandle } from './source.js';
 
 /** Maps a watch failure (HTTP status on the error, or a network error) to an RwxError. */
@@ -27,19 +35,10 @@ export class KubeClusterSource implements ClusterSource {
 
   async list(kind: KindKey, opts: ListOptions): Promise<ListPage> {
     const q = listQuery(kind, opts.limit, opts.continueToken);
-    const what = `list ${KINDS[kind].resource}`;
     const head = opts.onContinue && { head: headReader(opts.onContinue) };
     const res = await this.conn.request('GET', `${listPath(kind)}?${q}`, undefined, head);
-    if (res.status !== 200) throw apiError(this.conn, res.status, res.body, what);
-    const body = (res.body ?? {}) as { items?: unknown; metadata?: { resourceVersion?: string; continue?: string } };
-    if (!Array.isArray(body.items))
-      throw new RwxError('KUBE_API', `${what}: answer from ${this.conn.server} is not a list`);
-    const page: ListPage = {
-      items: body.items.filter((o): o is KubeObject => !!o && typeof o === 'object'),
-      resourceVersion: body.metadata?.resourceVersion ?? '',
-    };
-    if (body.metadata?.continue) page.continueToken = body.metadata.continue;
-    return page;
+    if (res.status !== 200) throw apiError(this.conn, res.status, res.body, `list ${KINDS[kind].resource}`);
+    return listAnswer(this.conn, kind, res.body);
   }
 
   watch(kind: KindKey, opts: { resourceVersion: string; timeoutSeconds?: number }, cb: WatchCallbacks): WatchHandle {

@@ -14,7 +14,7 @@ import type { KubeObject } from '../domain/objects.js';
 import { formatAge } from '../domain/duration.js';
 import { RwxError, isRwxError, toRwxError } from '../errors.js';
 import { pagesAhead } from '../kube/pages.js';
-import type { ClusterSource, ListPage, WatchEventType, WatchHandle } from './source.js';
+import type { ClusterSource, WatchEventType, WatchHandle } from './source.js';
 import type { Timers } from './timers.js';
 
 /** Why a watch was restarted (a metric label). */
@@ -168,8 +168,10 @@ export class Reflector {
     let rv = '';
     try {
       // Each next page is asked for early (src/kube/pages.ts): the server prepares it while this one is parsed.
+      const limit = this.opts.pageSize;
       const pages = pagesAhead(
-        (token, early) => this.page(token, early),
+        (token, onContinue) =>
+          this.source.list(this.kind, { limit, onContinue, ...(token ? { continueToken: token } : {}) }),
         (page) => page.continueToken,
         (page) => this.answered(page),
       );
@@ -192,14 +194,6 @@ export class Reflector {
     this.sink.listEnd(this.kind);
     this.recovered();
     this.watch();
-  }
-
-  /** One list page; a rejection is also handled where the page is awaited (none is left unhandled if it is not). */
-  private page(continueToken: string | undefined, onContinue: (token: string) => void): Promise<ListPage> {
-    const opts = { limit: this.opts.pageSize, onContinue, ...(continueToken ? { continueToken } : {}) };
-    const p = this.source.list(this.kind, opts);
-    p.catch(() => undefined);
-    return p;
   }
 
   /** `p`, or a TIMEOUT failure once listTimeoutMs passes first (the request itself is left to its socket timeout). */
