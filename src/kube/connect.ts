@@ -158,7 +158,9 @@ function inCluster(opts: ConnectOptions): ApiConnection {
     }
   };
   const host = opts.env.KUBERNETES_SERVICE_HOST ?? '';
-  const port = opts.env.KUBERNETES_SERVICE_PORT ?? '443';
+  const port = opts.env.KUBERNETES_SERVICE_PORT || '443';
+  if (!/^\d{1,5}$/.test(port))
+    throw new RwxError('CONFIG', `in-cluster: KUBERNETES_SERVICE_PORT "${port}" is not a port number`);
   // client-node's rule: these ports speak plain HTTP (a proxy), every other one TLS.
   const scheme = ['80', '8080', '8001'].includes(port) ? 'http' : 'https';
   const tokenFile = join(dir, 'token');

@@ -80,4 +80,13 @@ describe('openApi in a pod', () => {
     expect(isRwxError(err) && err.code).toBe('CONFIG');
     expect(String((err as Error).message)).toContain(`cannot read ${join(dir, 'token')}`);
   });
+
+  it('names a KUBERNETES_SERVICE_PORT that is not a port', async () => {
+    const env = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: 'tcp://10.0.0.1:443' };
+    const err = await openApi({ env, serviceAccountDir: tmpdir() }).catch((e: unknown) => e);
+    expect(isRwxError(err) && err.code).toBe('CONFIG');
+    expect(String((err as Error).message)).toBe(
+      'in-cluster: KUBERNETES_SERVICE_PORT "tcp://10.0.0.1:443" is not a port number',
+    );
+  });
 });
