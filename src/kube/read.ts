@@ -87,7 +87,10 @@ async function listKind(
   const ask: AskPage<{ res: KubeResponse; page?: ListAnswer }> = async (token, early) => {
     const q = listQuery(kind, PAGE_LIMIT, token);
     const res = await conn.request('GET', `${listPath(kind, namespace)}?${q}`, undefined, { head: headReader(early) });
-    return { res, ...(res.status === 200 ? { page: listAnswer(conn, kind, res.body) } : {}) };
+    if (res.status !== 200) return { res };
+    const page = listAnswer(conn, kind, res.body);
+    // Projected as it arrives, not when the loop below gets to it (src/kube/pages.ts says why).
+    return { res, page: { ...page, items: page.items.map((o) => project(kind, o)) } };
   };
   for (let restarted = false; ; restarted = true) {
     const items: unknown[] = [];
@@ -99,7 +102,7 @@ async function listKind(
       // The continue token expired mid-list: start over once from a fresh list, as kubectl does.
       if (res.status === 410 && !first && !restarted) break;
       if (!page) throw apiError(conn, res.status, res.body, `list ${KINDS[kind].resource}`);
-      for (const o of page.items) items.push(project(kind, o));
+      for (const o of page.items) items.push(o);
       if (!page.continueToken) return { items };
       first = false;
     }

@@ -24,6 +24,7 @@ export type RestartReason = 'gone' | 'stalled' | 'error' | 'closed';
 export interface ReflectorSink {
   /** A full list begins; pages follow, then listEnd. Objects not delivered by listEnd no longer exist. */
   listStart(kind: KindKey): void;
+  /** A page's objects, projected by the reflector's `project`; upsert and remove get objects as the API sent them. */
   listPage(kind: KindKey, items: KubeObject[]): void;
   listEnd(kind: KindKey): void;
   upsert(kind: KindKey, obj: KubeObject): void;
@@ -94,6 +95,8 @@ export class Reflector {
     private readonly clock: Clock,
     private readonly timers: Timers,
     private readonly opts: ReflectorOptions = REFLECTOR_DEFAULTS,
+    /** What the sink's listPage gets of each listed object, applied as each page arrives (src/kube/pages.ts). */
+    private readonly project: (obj: KubeObject) => KubeObject = (o) => o,
   ) {}
 
   /** Starts listing then watching. Idempotent. */
@@ -171,7 +174,9 @@ export class Reflector {
       const limit = this.opts.pageSize;
       const pages = pagesAhead(
         (token, onContinue) =>
-          this.source.list(this.kind, { limit, onContinue, ...(token ? { continueToken: token } : {}) }),
+          this.source
+            .list(this.kind, { limit, onContinue, ...(token ? { continueToken: token } : {}) })
+            .then((page) => ({ ...page, items: page.items.map(this.project) })),
         (page) => page.continueToken,
         (page) => this.answered(page),
       );

@@ -108,7 +108,7 @@ export class ClusterWatcher {
     const timers = opts.timers ?? realTimers;
     const sink = deferring(this.sink, (change) => this.apply(change));
     this.reflectors = (opts.kinds ?? WATCHED_KINDS).map(
-      (k) => new Reflector(k, opts.source, sink, this.clock, timers, ropts),
+      (k) => new Reflector(k, opts.source, sink, this.clock, timers, ropts, (o) => this.project(k, o)),
     );
     // Until its first list completes, a kind's absence from the cache proves nothing (see BLIND_CODES).
     for (const r of this.reflectors) this.index.markUnreadable(r.kind, NOT_SYNCED);
@@ -217,8 +217,7 @@ export class ClusterWatcher {
     },
     listPage: (kind, items) => {
       const seen = this.seen.get(kind);
-      for (const raw of items) {
-        const obj = this.project(kind, raw);
+      for (const obj of items) {
         this.index.upsert(kind, obj as ObjectsByKind[typeof kind]);
         seen?.add(objectKey(obj));
         this.enqueue(kind, obj);

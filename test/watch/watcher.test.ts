@@ -2,6 +2,7 @@
 // backoff, and reporting an outage once.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
+import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { KubeObject } from '../../src/domain/objects.js';
 import { RwxError } from '../../src/errors.js';
 import { FakeClusterSource } from '../support/fake-source.js';
@@ -62,24 +63,35 @@ describe('ClusterWatcher', () => {
     w.stop();
   });
 
-  it('asks for the next list page before projecting the page in hand (the server prepares it meanwhile)', async () => {
+  it('projects each list page as it arrives, and asks for the next before the page in hand is indexed', async () => {
     const source = new FakeClusterSource();
     for (const n of ['a', 'b', 'c', 'd', 'e']) source.apply('pods', 'ADDED', pod(n));
-    const listsAsked: Record<string, number> = {};
+    const projectedAt: Record<string, number> = {};
+    const indexedAt: Record<string, number> = {};
+    const index = new ClusterIndex();
+    const upsert = index.upsert.bind(index);
+    index.upsert = (kind, obj) => {
+      indexedAt[obj.metadata?.name ?? ''] = source.calls.list;
+      upsert(kind, obj);
+    };
     const w = new ClusterWatcher({
       source,
+      index,
       kinds: ['pods'],
       reflector: { pageSize: 2 },
       project: (_k, o) => {
-        listsAsked[o.metadata?.name ?? ''] = source.calls.list;
-        return o;
+        projectedAt[o.metadata?.name ?? ''] = source.calls.list;
+        return { ...o, projected: true } as KubeObject;
       },
     });
     w.start();
     await flush();
     expect(w.synced()).toBe(true);
-    // Pages [a b] [c d] [e]: each page but the last is projected once the next one has been asked for.
-    expect(listsAsked).toEqual({ a: 2, b: 2, c: 3, d: 3, e: 3 });
+    // Pages [a b] [c d] [e]: a page is projected when it arrives, so a page that waits for the consumer waits
+    // small; it is indexed once the next page has been asked for (the server prepares it meanwhile).
+    expect(projectedAt).toEqual({ a: 1, b: 1, c: 2, d: 2, e: 3 });
+    expect(indexedAt).toEqual({ a: 2, b: 2, c: 3, d: 3, e: 3 });
+    expect(w.index.get('pods', 'ns/a')).toMatchObject({ projected: true });
     w.stop();
   });
 
