@@ -13,10 +13,21 @@ export function nsKey(namespace: string | undefined | null, name: string | undef
   return namespace ? `${namespace}/${name ?? ''}` : (name ?? '');
 }
 
-/** The controller owner reference of an object (controller: true), else its first owner, else undefined. */
+/**
+ * The controller owner reference of an object (controller: true), else its first owner, else undefined. An
+ * ownerReferences that is not a list, and entries that are not objects, are no owners (never thrown on).
+ */
 export function controllerOf(obj: KubeObject): { kind?: string; name?: string; uid?: string } | undefined {
-  const refs = obj.metadata?.ownerReferences ?? [];
-  return refs.find((r) => r.controller) ?? refs[0];
+  const refs: unknown = obj.metadata?.ownerReferences;
+  if (!Array.isArray(refs)) return undefined;
+  let first: { kind?: string; name?: string; uid?: string; controller?: unknown } | undefined;
+  for (const r of refs as unknown[]) {
+    if (!r || typeof r !== 'object') continue;
+    const ref = r as NonNullable<typeof first>;
+    if (ref.controller) return ref;
+    first ??= ref;
+  }
+  return first;
 }
 
 /** Parses an RFC 3339 timestamp to epoch milliseconds; undefined for missing or unparseable values. */

@@ -167,21 +167,58 @@ export function projectWith(shape: Shape, obj: unknown): Record<string, unknown>
 
 /** The projection of `v` by `shape` (see Shape): a new value, sharing nothing with `v`. */
 export function pick(v: unknown, shape: Shape): unknown {
-  if (shape === true) return plain(v);
-  if (typeof shape === 'function') return shape(v);
-  if (Array.isArray(v)) {
-    const arr = new Array<unknown>(v.length);
-    for (let i = 0; i < v.length; i++) arr[i] = pick(v[i], shape);
-    return arr;
-  }
-  if (v === null || typeof v !== 'object' || v instanceof Date) return plain(v);
-  const src = v as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const f in shape) {
-    const val = src[f];
-    if (val !== undefined) out[f] = pick(val, shape[f] as Shape);
-  }
-  return out;
+  return projector(shape)(v);
+}
+
+type Project = (v: unknown) => unknown;
+const compiled = new WeakMap<object, Project>();
+
+/** pick with `shape` as one function (object shapes compiled once, then reused). */
+export function projector(shape: Shape): Project {
+  if (shape === true) return plain;
+  if (typeof shape === 'function') return shape;
+  let fn = compiled.get(shape);
+  if (!fn) compiled.set(shape, (fn = compile(shape)));
+  return fn;
+}
+
+const FIELD = /^[A-Za-z_$][\w$./-]*$/;
+
+/**
+ * An object shape as a function with its field names written in: a load like `v["name"]` is a property access V8
+ * caches per call site, where walking the shape (`v[f]` for each f) missed that cache for every field of every
+ * object, a fifth of a 150k-pod restart's projection. The code is made only of the shape's own field names (this
+ * file's constants, never input; each checked against FIELD and written as a JSON string literal) and fixed text.
+ * Same contract as walking it: arrays element by element, anything not an object through plain, fields that are
+ * undefined left out.
+ */
+function compile(shape: { [field: string]: Shape }): Project {
+  const fields = Object.keys(shape);
+  const subs = fields.map((f) => {
+    if (!FIELD.test(f)) throw new Error(`projection shape: field name ${JSON.stringify(f)} is not a plain name`);
+    return projector(shape[f] as Shape);
+  });
+  const lines = fields.map((f, i) => {
+    const k = JSON.stringify(f);
+    return `if ((x = v[${k}]) !== undefined) out[${k}] = subs[${i}](x);`;
+  });
+  const make = new Function(
+    'plain',
+    'subs',
+    `return function project(v) {
+      if (Array.isArray(v)) {
+        const arr = new Array(v.length);
+        for (let i = 0; i < v.length; i++) arr[i] = project(v[i]);
+        return arr;
+      }
+      if (v === null || typeof v !== 'object' || v instanceof Date) return plain(v);
+      const out = {};
+      let x;
+      ${lines.join('\n')}
+      return out;
+    };`,
+  ) as (plain: Project, subs: Project[]) => Project;
+  return make(plain, subs);
 }
 
 /** A deep copy with Dates as RFC 3339 strings and undefined fields dropped (as JSON would). */
@@ -200,7 +237,10 @@ function plain(v: unknown): unknown {
   for (const k in src) {
     if (!Object.hasOwn(src, k)) continue;
     const x = src[k];
-    if (x !== undefined) out[k] = plain(x);
+    if (x === undefined) continue;
+    // An own "__proto__" (JSON.parse makes one from such a key) stays data: assigning it would set the prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: plain(x), enumerable: true, writable: true });
+    else out[k] = plain(x);
   }
   return out;
 }

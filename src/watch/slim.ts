@@ -32,11 +32,11 @@ const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /** A Running pod's container status: its name and, when running, when it started (null when not said). */
 function runningContainer(c: unknown): unknown {
   const cs = c as { name?: unknown; state?: { running?: { startedAt?: unknown } } } | null;
+  const out: { name?: unknown; state?: unknown } = {};
+  if (cs?.name !== undefined) out.name = pick(cs.name, true);
   const running = cs?.state?.running;
-  return {
-    ...(cs?.name !== undefined ? { name: pick(cs.name, true) } : {}),
-    ...(running ? { state: { running: { startedAt: pick(running.startedAt, true) ?? null } } } : {}),
-  };
+  if (running) out.state = { running: { startedAt: pick(running.startedAt, true) ?? null } };
+  return out;
 }
 
 const RUNNING_STATUS: Shape = { phase: true, reason: true, startTime: true };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { project, rfc3339 } from '../../src/kube/project.js';
+import { pick, project, projectWith, rfc3339, type Shape } from '../../src/kube/project.js';
 
 describe('project', () => {
   it("keeps a PV's built-in volume source as a marker, so triage can tell the kind of storage", () => {
@@ -107,6 +107,29 @@ describe('project', () => {
     expect(project('events', null)).toEqual({});
     expect(project('volumeAttachments', 42)).toEqual({});
     expect(project('pods', { metadata: { annotations: null } })).toEqual({ metadata: { annotations: null } });
+  });
+
+  it('projects by a compiled shape as walking it would: arrays per element, odd values through, undefined out', () => {
+    const shape: Shape = { a: { b: true, c: { d: true } }, e: true };
+    expect(pick({ a: [{ b: 1, x: 2 }, null, 'y', { c: [{ d: 3, z: 4 }] }], e: undefined, f: 5 }, shape)).toEqual({
+      a: [{ b: 1 }, null, 'y', { c: [{ d: 3 }] }],
+    });
+    expect(Object.keys(pick({ a: { b: undefined, c: 1 } }, shape) as object)).toEqual(['a']);
+    expect(pick({ a: { b: undefined, c: 1 } }, shape)).toStrictEqual({ a: { c: 1 } });
+    // The same shape object twice: the compiled function is reused, not rebuilt (and gives the same answer).
+    expect(pick({ e: [1, { f: 2 }] }, shape)).toStrictEqual({ e: [1, { f: 2 }] });
+  });
+
+  it('refuses a shape field that is not a plain name (shapes are code, and a name is written into one)', () => {
+    expect(() => projectWith({ 'a"]=1;//': true }, {})).toThrow(/not a plain name/);
+  });
+
+  it('keeps a "__proto__" key of kept-whole data as data, never as the copy\'s prototype', () => {
+    const raw = JSON.parse('{"metadata":{"name":"x","labels":{"__proto__":{"polluted":"yes"}}}}');
+    const out = project('daemonSets', raw) as { metadata: { labels: Record<string, unknown> } };
+    expect(Object.getPrototypeOf(out.metadata.labels)).toBe(Object.prototype);
+    expect((out.metadata.labels as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.keys(out.metadata.labels)).toEqual(['__proto__']);
   });
 
   it('keeps everything but managedFields and last-applied for other kinds', () => {

@@ -133,4 +133,16 @@ describe('projectPod', () => {
     const running = projectPod({ ...pod('ReplicaSet'), status: { phase: 'Running', podIP: '10.0.0.9' } });
     expect(running.status && 'podIP' in running.status).toBe(false);
   });
+
+  it('never throws on owner references that are not a list of objects', () => {
+    for (const ownerReferences of [[null], [null, { kind: 'DaemonSet', controller: true }], {}, 'x', [7]]) {
+      const raw = { metadata: { name: 'p', namespace: 'ns', ownerReferences }, status: { phase: 'Running' } };
+      expect(() => projectPod(raw as never)).not.toThrow();
+    }
+    const ds = { metadata: { name: 'p', ownerReferences: [null, { kind: 'DaemonSet', controller: true }] } };
+    // The DaemonSet's pod is still seen as a node plugin pod (projected whole: its annotations stay).
+    expect(
+      projectPod({ ...ds, metadata: { ...ds.metadata, annotations: { a: 'b' } } } as never).metadata?.annotations,
+    ).toEqual({ a: 'b' });
+  });
 });
