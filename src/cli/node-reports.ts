@@ -3,9 +3,8 @@
 // machine that cannot reach pod IPs every answer is "unavailable" with the reason: the triage says so, and stands.
 import type { NodeReports } from '../domain/proof.js';
 import { toRwxError } from '../errors.js';
-import { agentTarget, listAgentPods, type AgentPod } from '../agent/locate.js';
+import type { AgentPod } from '../agent/locate.js';
 import type { ApiConnection } from '../kube/connect.js';
-import { NodeProofs, askAgents } from '../serve/proof.js';
 
 /** Time allowed for one agent's /report from the CLI (all are asked at once: the triage waits at most twice this). */
 export const CLI_AGENT_TIMEOUT_MS = 3000;
@@ -24,6 +23,12 @@ export async function cliNodeReports(
   node?: string,
 ): Promise<NodeReports> {
   if (!conn) return { kind: 'not-asked', reason: SNAPSHOT_NOT_ASKED };
+  // Loaded only when agents are asked: the report's schema (zod, 95 modules) was a third of a snapshot triage's
+  // start, which asks no agent.
+  const [{ agentTarget, listAgentPods }, { NodeProofs, askAgents }] = await Promise.all([
+    import('../agent/locate.js'),
+    import('../serve/proof.js'),
+  ]);
   let pods: AgentPod[];
   try {
     pods = await listAgentPods(conn, node);

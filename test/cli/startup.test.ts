@@ -1,5 +1,6 @@
 // Startup: the commands that read a snapshot never load @kubernetes/client-node (about half a second of module
-// loading), nor, for a JSON snapshot, the YAML library; the ones that connect still load client-node. Whole processes of the built CLI (bin/rwx.js) run with a module
+// loading), nor zod (the node agent's report schema: 95 modules), nor, for a JSON snapshot, the YAML library; the
+// ones that connect still load client-node. Whole processes of the built CLI (bin/rwx.js) run with a module
 // hook that makes importing client-node fail, so a stray static import anywhere on the path shows as a failure.
 // (The time itself is measured by `npm run bench`, bench/cli.ts, not here.)
 import { spawnSync } from 'node:child_process';
@@ -44,17 +45,17 @@ const oneClaim = (() => {
 })();
 const rolloutFile = write('rollout.json', rolloutObjects());
 
-/** Runs bin/rwx.js with client-node (and, for a JSON snapshot, the YAML library) blocked. */
+/** Runs bin/rwx.js with client-node and zod (and, for a JSON snapshot, the YAML library) blocked. */
 function rwx(...argv: string[]) {
   const json = argv.some((a) => a.endsWith('.json'));
   return spawnSync(process.execPath, ['--import', register, BIN, ...argv], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: dir, RWX_TEST_BLOCK: `@kubernetes/client-node${json ? ',yaml' : ''}` },
+    env: { PATH: process.env.PATH, HOME: dir, RWX_TEST_BLOCK: `@kubernetes/client-node,zod${json ? ',yaml' : ''}` },
     timeout: 60_000,
   });
 }
 
-describe('commands on a snapshot do not load @kubernetes/client-node, nor the YAML library for JSON', () => {
+describe('commands on a snapshot do not load @kubernetes/client-node or zod, nor the YAML library for JSON', () => {
   it.each([
     ['triage', '--snapshot', oneClaim],
     ['triage', '--snapshot', oneClaim, '-o', 'json'],
