@@ -189,36 +189,65 @@ const FIELD = /^[A-Za-z_$][\w$./-]*$/;
  * caches per call site, where walking the shape (`v[f]` for each f) missed that cache for every field of every
  * object, a fifth of a 150k-pod restart's projection. The code is made only of the shape's own field names (this
  * file's constants, never input; each checked against FIELD and written as a JSON string literal) and fixed text.
- * Same contract as walking it: arrays element by element, anything not an object through plain, fields that are
- * undefined left out.
+ * Where code generation is disallowed (node --disallow-code-generation-from-strings) the shape is walked instead:
+ * the same result, slower. Either way, arrays element by element, anything not an object through plain, fields
+ * that are undefined left out.
  */
 function compile(shape: { [field: string]: Shape }): Project {
   const fields = Object.keys(shape);
   const subs = fields.map((f) => {
-    if (!FIELD.test(f)) throw new Error(`projection shape: field name ${JSON.stringify(f)} is not a plain name`);
+    if (!FIELD.test(f) || f === '__proto__')
+      throw new Error(`projection shape: field name ${JSON.stringify(f)} is not a plain name`);
     return projector(shape[f] as Shape);
   });
   const lines = fields.map((f, i) => {
     const k = JSON.stringify(f);
     return `if ((x = v[${k}]) !== undefined) out[${k}] = subs[${i}](x);`;
   });
-  const make = new Function(
-    'plain',
-    'subs',
-    `return function project(v) {
-      if (Array.isArray(v)) {
-        const arr = new Array(v.length);
-        for (let i = 0; i < v.length; i++) arr[i] = project(v[i]);
-        return arr;
-      }
-      if (v === null || typeof v !== 'object' || v instanceof Date) return plain(v);
-      const out = {};
-      let x;
-      ${lines.join('\n')}
-      return out;
-    };`,
-  ) as (plain: Project, subs: Project[]) => Project;
+  let make: (plain: Project, subs: Project[]) => Project;
+  try {
+    make = new Function(
+      'plain',
+      'subs',
+      `return function project(v) {
+        if (Array.isArray(v)) {
+          const arr = new Array(v.length);
+          for (let i = 0; i < v.length; i++) arr[i] = project(v[i]);
+          return arr;
+        }
+        if (v === null || typeof v !== 'object' || v instanceof Date) return plain(v);
+        const out = {};
+        let x;
+        ${lines.join('\n')}
+        return out;
+      };`,
+    ) as typeof make;
+  } catch (e) {
+    if (e instanceof EvalError) return walk(fields, subs);
+    throw e;
+  }
   return make(plain, subs);
+}
+
+/** compile's function, without generated code: the shape's fields walked for every object. */
+function walk(fields: readonly string[], subs: readonly Project[]): Project {
+  const project = (v: unknown): unknown => {
+    if (Array.isArray(v)) {
+      const arr = new Array<unknown>(v.length);
+      for (let i = 0; i < v.length; i++) arr[i] = project(v[i]);
+      return arr;
+    }
+    if (v === null || typeof v !== 'object' || v instanceof Date) return plain(v);
+    const src = v as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i] as string;
+      const x = src[f];
+      if (x !== undefined) out[f] = (subs[i] as Project)(x);
+    }
+    return out;
+  };
+  return project;
 }
 
 /** A deep copy with Dates as RFC 3339 strings and undefined fields dropped (as JSON would). */

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pick, project, projectWith, rfc3339, type Shape } from '../../src/kube/project.js';
 
@@ -122,6 +124,26 @@ describe('project', () => {
 
   it('refuses a shape field that is not a plain name (shapes are code, and a name is written into one)', () => {
     expect(() => projectWith({ 'a"]=1;//': true }, {})).toThrow(/not a plain name/);
+  });
+
+  it('projects the same where code generation is disallowed (the shape is walked instead)', () => {
+    // The built module (npm test builds first), in a process run with the hardening flag.
+    const built = pathToFileURL(fileURLToPath(new URL('../../dist/kube/project.js', import.meta.url))).href;
+    const pod = {
+      metadata: { name: 'p', namespace: 'ns', labels: { a: 'b' }, managedFields: [{}] },
+      spec: { nodeName: 'n1', volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'c' } }, null] },
+      status: { phase: 'Pending', conditions: 'odd' },
+    };
+    const script = `import { project } from ${JSON.stringify(built)};
+      let gen = 'allowed';
+      try { new Function(''); } catch (e) { gen = e.name; }
+      console.log(JSON.stringify({ gen, out: project('pods', JSON.parse(process.argv[1])) }));`;
+    const flag = '--disallow-code-generation-from-strings';
+    const r = spawnSync(process.execPath, [flag, '--input-type=module', '-e', script, JSON.stringify(pod)], {
+      encoding: 'utf8',
+    });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ gen: 'EvalError', out: project('pods', pod) });
   });
 
   it('keeps a "__proto__" key of kept-whole data as data, never as the copy\'s prototype', () => {
