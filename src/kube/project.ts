@@ -185,13 +185,8 @@ export function projector(shape: Shape): Project {
 const FIELD = /^[A-Za-z_$][\w$./-]*$/;
 
 /**
- * An object shape as a function with its field names written in: a load like `v["name"]` is a property access V8
- * caches per call site, where walking the shape (`v[f]` for each f) missed that cache for every field of every
- * object, a fifth of a 150k-pod restart's projection. The code is made only of the shape's own field names (this
- * file's constants, never input; each checked against FIELD and written as a JSON string literal) and fixed text.
- * Where code generation is disallowed (node --disallow-code-generation-from-strings) the shape is walked instead:
- * the same result, slower. Either way, arrays element by element, anything not an object through plain, fields
- * that are undefined left out.
+ * An object shape as one function: arrays element by element, anything not an object through plain, and an
+ * object's fields by `fieldsOf` (below).
  */
 function compile(shape: { [field: string]: Shape }): Project {
   const fields = Object.keys(shape);
@@ -200,37 +195,7 @@ function compile(shape: { [field: string]: Shape }): Project {
       throw new Error(`projection shape: field name ${JSON.stringify(f)} is not a plain name`);
     return projector(shape[f] as Shape);
   });
-  const lines = fields.map((f, i) => {
-    const k = JSON.stringify(f);
-    return `if ((x = v[${k}]) !== undefined) out[${k}] = subs[${i}](x);`;
-  });
-  let make: (plain: Project, subs: Project[]) => Project;
-  try {
-    make = new Function(
-      'plain',
-      'subs',
-      `return function project(v) {
-        if (Array.isArray(v)) {
-          const arr = new Array(v.length);
-          for (let i = 0; i < v.length; i++) arr[i] = project(v[i]);
-          return arr;
-        }
-        if (v === null || typeof v !== 'object' || v instanceof Date) return plain(v);
-        const out = {};
-        let x;
-        ${lines.join('\n')}
-        return out;
-      };`,
-    ) as typeof make;
-  } catch (e) {
-    if (e instanceof EvalError) return walk(fields, subs);
-    throw e;
-  }
-  return make(plain, subs);
-}
-
-/** compile's function, without generated code: the shape's fields walked for every object. */
-function walk(fields: readonly string[], subs: readonly Project[]): Project {
+  const pickFields = fieldsOf(fields, subs);
   const project = (v: unknown): unknown => {
     if (Array.isArray(v)) {
       const arr = new Array<unknown>(v.length);
@@ -238,16 +203,43 @@ function walk(fields: readonly string[], subs: readonly Project[]): Project {
       return arr;
     }
     if (v === null || typeof v !== 'object' || v instanceof Date) return plain(v);
-    const src = v as Record<string, unknown>;
+    return pickFields(v as Record<string, unknown>);
+  };
+  return project;
+}
+
+/**
+ * The listed fields of an object (each through its sub-projection, undefined ones left out), as a function with
+ * the field names written in: a load like `v["name"]` is a property access V8 caches per call site, where a loop
+ * over the names (`v[f]` for each f) missed that cache for every field of every object: at 150k pods, most of the
+ * projection's time. The code is made only of the shapes' own field names (this file's constants, never input;
+ * each checked against FIELD and written as a JSON string literal) and fixed text. Where code generation is
+ * disallowed (node --disallow-code-generation-from-strings) the names are looped over instead: the same result,
+ * slower.
+ */
+function fieldsOf(fields: readonly string[], subs: readonly Project[]): (v: Record<string, unknown>) => unknown {
+  const lines = fields.map((f, i) => {
+    const k = JSON.stringify(f);
+    return `if ((x = v[${k}]) !== undefined) out[${k}] = subs[${i}](x);`;
+  });
+  try {
+    const make = new Function(
+      'subs',
+      `return function fields(v) { const out = {}; let x; ${lines.join(' ')} return out; };`,
+    );
+    return (make as (subs: readonly Project[]) => (v: Record<string, unknown>) => unknown)(subs);
+  } catch (e) {
+    if (!(e instanceof EvalError)) throw e;
+  }
+  return (v) => {
     const out: Record<string, unknown> = {};
     for (let i = 0; i < fields.length; i++) {
       const f = fields[i] as string;
-      const x = src[f];
+      const x = v[f];
       if (x !== undefined) out[f] = (subs[i] as Project)(x);
     }
     return out;
   };
-  return project;
 }
 
 /** A deep copy with Dates as RFC 3339 strings and undefined fields dropped (as JSON would). */
