@@ -12,6 +12,7 @@ import { RwxError } from '../errors.js';
  */
 export type Check =
   | { kind: 'duration' } // a positive duration: 30s, 5m, 1h30m
+  | { kind: 'timeout' } // kubectl's --request-timeout: whole seconds or a duration; 0 is none
   | { kind: 'int'; min: number; max: number } // a whole number in [min, max]
   | { kind: 'number'; min: number; max: number } // greater than min, at most max
   | { kind: 'port' } // 0..65535 (0: any free port)
@@ -123,6 +124,10 @@ export function checkValue(check: Check, value: string, flag: string): void {
     case 'duration':
       durationValue(value, flag);
       return;
+    case 'timeout':
+      if (timeoutValue(value) === undefined)
+        throw fail('a timeout (whole seconds, or a duration such as 5s or 1m; 0 for none)');
+      return;
     case 'int': {
       const n = /^-?\d+$/.test(value) ? Number(value) : NaN;
       if (!(n >= check.min && n <= check.max))
@@ -171,6 +176,20 @@ export function durationValue(value: string | undefined, flag: string): number |
   if (!(ms > 0))
     throw new RwxError('USAGE', `${flag}: ${shown(value)} is not a positive duration (e.g. 30s, 5m, 1h30m)`);
   return ms;
+}
+
+/**
+ * A timeout flag in milliseconds as kubectl reads --request-timeout (clientcmd ParseTimeout): a whole number is
+ * seconds, else a duration with units (250ms, 5s, 1m30s); 0 means no timeout. Undefined when it is neither.
+ */
+export function timeoutValue(value: string): number | undefined {
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  try {
+    const ms = parseDuration(value);
+    return ms >= 0 ? ms : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A numeric flag already checked by parseFlags, as a number (undefined when not given). */

@@ -54,7 +54,10 @@ export const run: Command = async (argv, io) => {
   const to = numberValue(values.to);
   // DaemonSets and their revisions are read in every namespace (-n does not filter these kinds); the namespace
   // picks among them: -n, else the context's own (as kubectl would), else every namespace.
-  const { snapshot, conn } = await loadSource(values, io, { kinds: ['daemonSets', 'controllerRevisions'] });
+  const { snapshot, conn } = await loadSource(values, io, {
+    kinds: ['daemonSets', 'controllerRevisions'],
+    command: 'diff',
+  });
   const index = ClusterIndex.fromSnapshot(snapshot);
   const namespace = values.namespace || (values['all-namespaces'] ? undefined : conn?.namespace);
   const hint = values.namespace ? '' : " (the kubeconfig context's namespace; -n NS or -A to look elsewhere)";

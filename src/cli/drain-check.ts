@@ -51,7 +51,7 @@ export const run: Command = async (argv, io) => {
   const s = evalSettings(values, FLAGS['drain-check'].output.check.values);
   const url = values.redis ?? io.env.REDIS_URL;
   const scope = url ? await incidentScope(values['redis-prefix'], values.cluster, io) : undefined;
-  const { snapshot, conn } = await loadSource(values, io);
+  const { snapshot, conn } = await loadSource(values, io, { command: 'drain-check' });
   const index = ClusterIndex.fromSnapshot(snapshot);
   const open = await openIncidents(url, scope, io);
   // The node's agent, where one runs, for the stale-stage check; a snapshot says none was asked.

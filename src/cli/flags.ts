@@ -38,6 +38,19 @@ const CONTEXT = {
 /** How to reach the API server: `--kubeconfig`, `--context`. */
 export const CONNECT_FLAGS = { kubeconfig: KUBECONFIG, context: CONTEXT } as const satisfies FlagSpecs;
 
+/** kubectl's `--request-timeout`, on every command that reads the cluster. */
+export const REQUEST_TIMEOUT_FLAG = {
+  'request-timeout': {
+    type: 'string',
+    arg: 'DURATION',
+    check: { kind: 'timeout' },
+    help: 'give up on an API request after this long (5s, 1m; a bare number is seconds; 0: never; default: after 60s without an answer)',
+  },
+} as const satisfies FlagSpecs;
+
+/** Where a read command connects: CONNECT_FLAGS and REQUEST_TIMEOUT_FLAG. */
+export const READ_CONNECT_FLAGS = { ...CONNECT_FLAGS, ...REQUEST_TIMEOUT_FLAG } as const satisfies FlagSpecs;
+
 /** Where a read command gets the cluster: a snapshot file or the API, optionally one namespace. */
 export const SOURCE_FLAGS = {
   snapshot: {
@@ -46,7 +59,7 @@ export const SOURCE_FLAGS = {
     help: `read \`kubectl get ... -o json|yaml\` output instead of the API (- = stdin; at most ${SNAPSHOT_MAX_MB} MB)`,
     complete: 'file',
   },
-  ...CONNECT_FLAGS,
+  ...READ_CONNECT_FLAGS,
   namespace: {
     type: 'string',
     short: 'n',
@@ -120,6 +133,15 @@ export const FLAGS = {
   },
   diff: {
     ...SOURCE_FLAGS,
+    // Here -n picks the DaemonSet, not workload objects (rwx diff reads no pods).
+    namespace: {
+      ...SOURCE_FLAGS.namespace,
+      help: "the DaemonSet's namespace (default: the kubeconfig context's namespace, else every namespace)",
+    },
+    'all-namespaces': {
+      ...SOURCE_FLAGS['all-namespaces'],
+      help: "look for the DaemonSet in every namespace, not the context's (cannot be combined with -n)",
+    },
     from: { type: 'string', arg: 'REV', check: WHOLE(1, Number.MAX_SAFE_INTEGER), help: 'older revision number' },
     to: { type: 'string', arg: 'REV', check: WHOLE(1, Number.MAX_SAFE_INTEGER), help: 'newer revision number' },
     ...outputFlag(['table', 'json', 'yaml']),
@@ -135,7 +157,7 @@ export const FLAGS = {
       complete: 'file',
     },
     cluster: { type: 'boolean', help: 'check the live DaemonSets instead (--kubeconfig, --context)' },
-    ...CONNECT_FLAGS,
+    ...READ_CONNECT_FLAGS,
     'require-plugin': { type: 'boolean', help: 'exit 2 when the input holds no CSI node plugin at all' },
     ...outputFlag(['table', 'json', 'yaml']),
     ...HELP_FLAG,
@@ -243,7 +265,7 @@ export const FLAGS = {
     ...HELP_FLAG,
   },
   node: {
-    ...CONNECT_FLAGS,
+    ...READ_CONNECT_FLAGS,
     'agent-url': {
       type: 'string',
       arg: 'URL',

@@ -10,6 +10,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Time source; tests inject a ManualClock so output about ages is deterministic. Default: the system clock. */
   clock?: Clock;
+  /** After how long without an answer a command says it is waiting for the API server (default 3 s). */
+  waitNoticeMs?: number;
 }
 
 /** The process's own streams and environment. */

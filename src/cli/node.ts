@@ -12,6 +12,7 @@ import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
 import { writeDocument } from './output.js';
+import { readPatience } from './source.js';
 
 const HELP = helpText(
   'node',
@@ -50,15 +51,16 @@ export const run: Command = async (argv, io) => {
   let url: string;
   let source: string;
   if (values['agent-url'] !== undefined) {
-    if (values.kubeconfig !== undefined || values.context !== undefined)
+    if (['kubeconfig', 'context', 'request-timeout'].some((f) => f in values))
       throw new RwxError(
         'USAGE',
-        '--agent-url reads the agent directly; it cannot be combined with --kubeconfig or --context',
+        '--agent-url reads the agent directly; it cannot be combined with --kubeconfig, --context or --request-timeout',
       );
     url = normalizeAgentUrl(values['agent-url']);
     source = url;
   } else {
-    const conn = await openApi({ kubeconfig: values.kubeconfig, context: values.context, env: io.env });
+    const patience = readPatience(values['request-timeout'], io, 'node');
+    const conn = await openApi({ kubeconfig: values.kubeconfig, context: values.context, env: io.env, patience });
     const target = agentTarget(await listAgentPods(conn, node));
     if (target.kind === 'no-agent') {
       const exists = await nodeExists(conn, node);

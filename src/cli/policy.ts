@@ -36,8 +36,8 @@ export const run: Command = async (argv, io) => {
   const files = values.filename ?? [];
   if (files.length === 0 && !values.cluster) throw new RwxError('USAGE', 'give -f FILE (or - for stdin) or --cluster');
   if (files.length > 0 && values.cluster) throw new RwxError('USAGE', '-f and --cluster cannot be combined');
-  if (!values.cluster && (values.kubeconfig !== undefined || values.context !== undefined)) {
-    throw new RwxError('USAGE', '--kubeconfig and --context only apply with --cluster');
+  if (!values.cluster && ['kubeconfig', 'context', 'request-timeout'].some((f) => f in values)) {
+    throw new RwxError('USAGE', '--kubeconfig, --context and --request-timeout only apply with --cluster');
   }
 
   const objects: ManifestObject[] = [];
@@ -46,9 +46,11 @@ export const run: Command = async (argv, io) => {
   const inputs: { label: string; plugins: number; failed: boolean }[] = [];
   let fileCount = 0;
   if (values.cluster) {
-    const { snapshot } = await loadSource({ kubeconfig: values.kubeconfig, context: values.context }, io, {
-      kinds: ['daemonSets'],
-    });
+    const { snapshot } = await loadSource(
+      { kubeconfig: values.kubeconfig, context: values.context, 'request-timeout': values['request-timeout'] },
+      io,
+      { kinds: ['daemonSets'], command: 'policy' },
+    );
     const unreadable = snapshot.unreadable.find((u) => u.kind === 'daemonSets');
     if (unreadable) throw new RwxError('KUBE_FORBIDDEN', `cannot list DaemonSets: ${unreadable.reason}`);
     const found = snapshot.daemonSets.map((ds) => ({
@@ -80,7 +82,7 @@ export const run: Command = async (argv, io) => {
     }
   }
   const report = buildReport(objects, errors, fileCount);
-  if (format === 'table') io.stdout.write(renderTable(report));
+  if (format === 'table') io.stdout.write(renderTable(report, { cluster: values.cluster === true }));
   else if (format === 'json') io.stdout.write(renderJson(report));
   else await writeDocument(io, format, JSON.parse(renderJson(report)));
   // The table shows errors in its rows; with JSON on stdout (usually piped), say it on stderr too.

@@ -64,7 +64,7 @@ export const run: Command = async (argv, io) => {
     return 0;
   }
   const s = evalSettings(values, FLAGS.scan.output.check.values);
-  const { snapshot } = await loadSource(values, io);
+  const { snapshot } = await loadSource(values, io, { command: 'scan' });
   const index = ClusterIndex.fromSnapshot(snapshot);
   const { incidents, blind } = evaluate(index, evaluateOptions(s));
   if (s.format === 'json' || s.format === 'yaml') {

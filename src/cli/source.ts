@@ -13,6 +13,9 @@ import { openApi, type ApiConnection } from '../kube/connect.js';
 import { readCluster } from '../kube/read.js';
 import { loadSnapshotFile } from '../kube/snapshot-file.js';
 import { snapshotTime } from '../detect/snapshot-time.js';
+import { IDLE_LIMIT_MS, shownMs, type Patience } from '../kube/patience.js';
+import { timeoutValue } from './args.js';
+import type { CommandName } from './flags.js';
 import type { CliIo } from './io.js';
 
 /** Values of the source flags as parseFlags returns them. */
@@ -20,6 +23,7 @@ export interface SourceFlags {
   snapshot?: string;
   kubeconfig?: string;
   context?: string;
+  'request-timeout'?: string;
   namespace?: string;
   'all-namespaces'?: boolean;
 }
@@ -48,24 +52,60 @@ export const NAMESPACE_FILTERED_KINDS: ReadonlySet<KindKey> = new Set(['pods', '
 export async function loadSource(
   flags: SourceFlags,
   io: CliIo,
-  opts: { kinds?: readonly KindKey[]; onConnect?: (conn: ApiConnection, namespace: string | undefined) => void } = {},
+  opts: {
+    kinds?: readonly KindKey[];
+    onConnect?: (conn: ApiConnection, namespace: string | undefined) => void;
+    /** Names the command in what it says while it waits (default: rwx). */
+    command?: CommandName;
+  } = {},
 ): Promise<Source> {
   const namespace = flags.namespace === undefined || flags.namespace === '' ? undefined : flags.namespace;
   if (namespace && flags['all-namespaces'])
     throw new RwxError('USAGE', '-A (every namespace) and -n NAMESPACE contradict each other: give one');
   if (flags.snapshot !== undefined) {
-    if (flags.kubeconfig !== undefined || flags.context !== undefined) {
-      throw new RwxError('USAGE', '--snapshot reads a file; it cannot be combined with --kubeconfig or --context');
+    if (flags.kubeconfig !== undefined || flags.context !== undefined || flags['request-timeout'] !== undefined) {
+      throw new RwxError(
+        'USAGE',
+        '--snapshot reads a file; it cannot be combined with --kubeconfig, --context or --request-timeout',
+      );
     }
     const snapshot = await loadSnapshotFile(flags.snapshot, io.stdin);
     if (namespace) filterNamespace(snapshot, namespace);
     return namespace ? { snapshot, namespace } : { snapshot };
   }
-  const conn = await openApi({ kubeconfig: flags.kubeconfig, context: flags.context, env: io.env });
+  const conn = await openApi({
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
+    env: io.env,
+    patience: readPatience(flags['request-timeout'], io, opts.command),
+  });
   opts.onConnect?.(conn, namespace);
   const kinds = opts.kinds ?? KIND_KEYS;
   const snapshot = await readCluster(conn, { kinds, namespace, namespacedKinds: NAMESPACE_FILTERED_KINDS });
   return namespace ? { snapshot, conn, namespace } : { snapshot, conn };
+}
+
+/**
+ * How long a read command waits for the API server: `--request-timeout` as kubectl reads it (parseFlags has checked
+ * it), and a line on stderr naming the server when it has not answered after a few seconds (io.waitNoticeMs).
+ */
+export function readPatience(requestTimeout: string | undefined, io: CliIo, command?: CommandName): Patience {
+  const timeoutMs = requestTimeout === undefined ? undefined : timeoutValue(requestTimeout);
+  const then =
+    timeoutMs === undefined
+      ? `giving up after ${shownMs(IDLE_LIMIT_MS)} of silence (--request-timeout sets the limit)`
+      : timeoutMs === 0
+        ? 'no --request-timeout: waiting until it answers'
+        : `giving up after ${shownMs(timeoutMs)} (--request-timeout)`;
+  const who = command ? `rwx ${command}` : 'rwx';
+  return {
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(io.waitNoticeMs !== undefined ? { noticeAfterMs: io.waitNoticeMs } : {}),
+    onWaiting: ({ server, waitedMs }) =>
+      io.stderr.write(
+        `${who}: waiting for the API server at ${server}: no answer after ${shownMs(waitedMs)}; ${then}\n`,
+      ),
+  };
 }
 
 /** Drops objects of NAMESPACE_FILTERED_KINDS outside `namespace`, in place. */

@@ -44,7 +44,7 @@ export const run: Command = async (argv, io) => {
     reviews = checkAccess(conn, kinds.map(scoped));
     reviews.catch(() => undefined); // awaited below; a failed list must not leave it unhandled
   };
-  const source = await loadSource(values, io, { kinds, onConnect });
+  const source = await loadSource(values, io, { kinds, onConnect, command: 'triage' });
   const { snapshot, namespace } = source;
   const access = await reviews;
   const clockNow = (io.clock ?? systemClock).now();

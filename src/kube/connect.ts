@@ -16,6 +16,7 @@ import { delimiter, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RwxError } from '../errors.js';
 import { firstWins, kubeconfigFiles, readKubeconfig, staticToken, type StaticToken } from './kubeconfig.js';
+import { patienceGuard, type Guard, type Patience } from './patience.js';
 import { unreachableError } from './status.js';
 
 /** What connect() needs: the flags, and the environment (KUBECONFIG, KUBERNETES_SERVICE_HOST, HOME). */
@@ -25,6 +26,8 @@ export interface ConnectOptions {
   env: NodeJS.ProcessEnv;
   /** Where the pod's service account files are (in-cluster); default SERVICE_ACCOUNT_DIR. */
   serviceAccountDir?: string;
+  /** How long requests (not watches) may take, and who hears of a slow one (src/kube/patience.ts). */
+  patience?: Patience;
 }
 
 /** Where every pod finds its service account's token, the cluster's CA and its namespace. */
@@ -119,12 +122,13 @@ export async function connect(opts: ConnectOptions): Promise<KubeConnection> {
   const server = cluster.server.replace(/\/+$/, '');
   const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace?.trim() || undefined;
   const agents: KeptAgent = {};
+  const guard = patienceGuard(server, opts.patience);
   return {
     server,
     context: kc.getCurrentContext(),
     ...(namespace ? { namespace } : {}),
     kc,
-    request: (m, p, b, r) => send((o, url) => clientNodeOptions(kc, o, url, agents), server, m, p, b, r),
+    request: (m, p, b, r) => send((o, url) => clientNodeOptions(kc, o, url, agents), guard, server, m, p, b, r),
     stream: (p, h) => stream((o, url) => clientNodeOptions(kc, o, url, agents), server, p, h),
   };
 }
@@ -138,7 +142,7 @@ export async function openApi(opts: ConnectOptions): Promise<ApiConnection> {
   const files = kubeconfigFiles(opts);
   if (files.length === 0 && opts.env.KUBERNETES_SERVICE_HOST && !opts.context) return inCluster(opts);
   const target = files.length > 0 ? staticToken(await Promise.all(files.map(readKubeconfig)), opts.context) : undefined;
-  return target ? tokenConnection(target) : connect(opts);
+  return target ? tokenConnection(target, opts.patience) : connect(opts);
 }
 
 /**
@@ -179,10 +183,10 @@ function inCluster(opts: ConnectOptions): ApiConnection {
     ...(scheme === 'https' ? { ca: read('ca.crt') } : {}),
     insecure: false,
   };
-  return tokenConnection(t, current);
+  return tokenConnection(t, opts.patience, current);
 }
 
-function tokenConnection(t: StaticToken, token: () => string = () => t.token): ApiConnection {
+function tokenConnection(t: StaticToken, patience?: Patience, token: () => string = () => t.token): ApiConnection {
   // One keep-alive agent for every request of this connection (one TLS handshake, not one per list page).
   const agent = t.server.startsWith('https:')
     ? new https.Agent({ keepAlive: true, rejectUnauthorized: !t.insecure, ...(t.ca ? { ca: t.ca } : {}) })
@@ -191,11 +195,12 @@ function tokenConnection(t: StaticToken, token: () => string = () => t.token): A
     o.headers = { ...o.headers, Authorization: `Bearer ${token()}` };
     if (agent) o.agent = agent;
   };
+  const guard = patienceGuard(t.server, patience);
   return {
     server: t.server,
     context: t.context,
     ...(t.namespace ? { namespace: t.namespace } : {}),
-    request: (m, p, b, r) => send(apply, t.server, m, p, b, r),
+    request: (m, p, b, r) => send(apply, guard, t.server, m, p, b, r),
     stream: (p, h) => stream(apply, t.server, p, h),
   };
 }
@@ -272,9 +277,10 @@ async function prepared(
   return { url, opts, mod: url.protocol === 'http:' ? http : https };
 }
 
-/** One JSON request; `apply` adds the credentials and TLS options. */
+/** One JSON request; `apply` adds the credentials and TLS options, `guard` its timeout and waiting notice. */
 async function send(
   apply: (opts: https.RequestOptions, url: URL) => Promise<void>,
+  guard: Guard,
   server: string,
   method: string,
   path: string,
@@ -306,7 +312,7 @@ async function send(
         resolve({ status: res.statusCode ?? 0, body: parsed });
       });
     });
-    req.setTimeout(60_000, () => req.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' })));
+    guard(req, reject);
     req.on('error', (e) => reject(unreachableError(e, { server })));
     if (payload !== undefined) req.write(payload);
     req.end();

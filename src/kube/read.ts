@@ -1,11 +1,13 @@
 // Reading the live cluster: one paginated list per kind (limit 500 + continue), projected on the way in.
 // A 403 (or 404: resource not served) on one kind marks it unreadable and the read goes on; anything that
-// makes the whole read pointless (401, unreachable, 5xx) fails it with one RwxError.
+// makes the whole read pointless (401, unreachable, 5xx, a server that is not a Kubernetes API server) fails it
+// with one RwxError.
 import { RwxError } from '../errors.js';
 import { KINDS, apiVersionOf, type KindInfo, type KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
 import { emptySnapshot, type Snapshot, type UnreadableKind } from '../domain/snapshot.js';
 import type { ApiConnection, KubeResponse } from './connect.js';
+import { assertKubernetesApi } from './discovery.js';
 import { pagesAhead, type AskPage } from './pages.js';
 import { statusError, statusMessage } from './status.js';
 import { project } from './project.js';
@@ -20,16 +22,31 @@ export interface ReadOptions {
 /** Page size for list calls, as kubectl uses. */
 export const PAGE_LIMIT = 500;
 
-/** Lists every requested kind (in parallel, pages in order) into a projected Snapshot. Kinds not requested are marked unreadable ('not read'). */
+/** Marks listAnswer's "not a list" error, which makes readCluster ask discovery (a proxy's login page answers 200). */
+const NOT_A_LIST = Symbol('not a list');
+
+/** Reason recorded in `unreadable` for a kind whose list answered 404 (its API group is not served there). */
+export const NOT_SERVED = 'not served by this API server';
+
+/**
+ * Lists every requested kind (in parallel, pages in order) into a projected Snapshot. Kinds not requested are marked
+ * unreadable ('not read'). When a list answers 404 or not with a list, discovery settles whether the server is a
+ * Kubernetes API server at all (assertKubernetesApi: CONFIG when it is not), once for the whole read.
+ */
 export async function readCluster(conn: ApiConnection, opts: ReadOptions): Promise<Snapshot> {
   const snap = emptySnapshot();
-  const results = await Promise.all(
+  const lists = Promise.all(
     opts.kinds.map(async (k) => {
       const ns =
         opts.namespace && KINDS[k].namespaced && (opts.namespacedKinds?.has(k) ?? true) ? opts.namespace : undefined;
       return { k, r: await listKind(conn, k, ns) };
     }),
   );
+  const results = await lists.catch(async (e: unknown) => {
+    if (e instanceof RwxError && e.code === 'KUBE_API' && NOT_A_LIST in e) await assertKubernetesApi(conn);
+    throw e;
+  });
+  if (results.some(({ r }) => 'unreadable' in r && r.unreadable.reason === NOT_SERVED)) await assertKubernetesApi(conn);
   for (const { k, r } of results) {
     if ('unreadable' in r) snap.unreadable.push(r.unreadable);
     else (snap[k] as unknown[]) = r.items;
@@ -98,7 +115,7 @@ async function listKind(
     for await (const { res, page } of pagesAhead(ask, (a) => a.page?.continueToken)) {
       if (res.status === 403)
         return { unreadable: { kind, reason: `forbidden: ${statusMessage(res.body) || 'list denied'}` } };
-      if (res.status === 404) return { unreadable: { kind, reason: 'not served by this API server' } };
+      if (res.status === 404) return { unreadable: { kind, reason: NOT_SERVED } };
       // The continue token expired mid-list: start over once from a fresh list, as kubectl does.
       if (res.status === 410 && !first && !restarted) break;
       if (!page) throw apiError(conn, res.status, res.body, `list ${KINDS[kind].resource}`);
@@ -121,7 +138,10 @@ export interface ListAnswer {
 export function listAnswer(conn: ApiConnection, kind: KindKey, body: unknown): ListAnswer {
   const b = (body ?? {}) as { items?: unknown; metadata?: { resourceVersion?: string; continue?: string } };
   if (!Array.isArray(b.items))
-    throw new RwxError('KUBE_API', `list ${KINDS[kind].resource}: answer from ${conn.server} is not a list`);
+    throw Object.assign(
+      new RwxError('KUBE_API', `list ${KINDS[kind].resource}: answer from ${conn.server} is not a list`),
+      { [NOT_A_LIST]: true },
+    );
   const page: ListAnswer = {
     items: b.items.filter((o): o is KubeObject => !!o && typeof o === 'object'),
     resourceVersion: b.metadata?.resourceVersion ?? '',

@@ -69,8 +69,8 @@ export function exitCodeOf(report: PolicyReport): number {
   return report.summary.violations > 0 ? 2 : 0;
 }
 
-/** The terminal table with a one-line summary underneath. */
-export function renderTable(report: PolicyReport): string {
+/** The terminal table with a one-line summary underneath; `cluster`: the plugins were read from the cluster, not files. */
+export function renderTable(report: PolicyReport, opts: { cluster?: boolean } = {}): string {
   const rows = report.results.map((r) => {
     if (r.result === 'error') return ['ERROR', r.file, '-', '-', '-', r.message];
     const object = `${r.kind} ${objectKey({ metadata: { name: r.name, namespace: r.namespace } })}`;
@@ -85,9 +85,10 @@ export function renderTable(report: PolicyReport): string {
     return ['FAIL', file, object, r.container ?? '-', r.volumeMount ?? '-', detail];
   });
   const s = report.summary;
-  const summary =
-    `${s.plugins} CSI node plugin(s) checked in ${s.files} file(s): ${s.violations} violation(s), ` +
-    `${s.skipped} Windows plugin(s) skipped, ${s.errors} file(s) unreadable\n`;
+  const summary = opts.cluster
+    ? `${s.plugins} CSI node plugin(s) checked in the cluster: ${s.violations} violation(s), ${s.skipped} Windows plugin(s) skipped\n`
+    : `${s.plugins} CSI node plugin(s) checked in ${s.files} file(s): ${s.violations} violation(s), ` +
+      `${s.skipped} Windows plugin(s) skipped, ${s.errors} file(s) unreadable\n`;
   if (rows.length === 0) return `no CSI node plugins found\n${summary}`;
   return `${table(['RESULT', 'FILE', 'OBJECT', 'CONTAINER', 'VOLUMEMOUNT', 'DETAIL'], rows).join('\n')}\n${summary}`;
 }

@@ -83,6 +83,13 @@ describe('checkValue', () => {
   it.each<[Check, string, boolean]>([
     [{ kind: 'duration' }, '1h30m', true],
     [{ kind: 'duration' }, '-1h', false],
+    // kubectl's --request-timeout (clientcmd ParseTimeout): bare seconds, a duration, 0 for none
+    [{ kind: 'timeout' }, '0', true],
+    [{ kind: 'timeout' }, '30', true],
+    [{ kind: 'timeout' }, '1m30s', true],
+    [{ kind: 'timeout' }, '250ms', true],
+    [{ kind: 'timeout' }, '-1s', false],
+    [{ kind: 'timeout' }, '5sec', false],
     [{ kind: 'int', min: 1, max: 32 }, '32', true],
     [{ kind: 'int', min: 1, max: 32 }, '1.5', false],
     [{ kind: 'int', min: 1, max: 32 }, '0', false],
@@ -104,6 +111,7 @@ describe('checkValue', () => {
 /** A value each check refuses, and what the message then says. */
 const BAD: Record<Check['kind'], { value: string; says: RegExp }> = {
   duration: { value: '-5m', says: /is not a positive duration/ },
+  timeout: { value: '-5s', says: /is not a timeout/ },
   int: { value: '-3', says: /is not a whole number from/ },
   number: { value: '-2', says: /is not a number above/ },
   port: { value: '-1', says: /is not a port number/ },

@@ -202,7 +202,7 @@ describe('rwx triage errors: one line, exit 1, no stack', () => {
     {
       name: 'snapshot and context',
       argv: ['triage', '--snapshot', 'x', '--context', 'prod'],
-      err: /cannot be combined with --kubeconfig or --context/,
+      err: /cannot be combined with --kubeconfig, --context or --request-timeout/,
     },
     // a file that does not exist
     {
