@@ -46,6 +46,13 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     flags: FLAGS.diff,
     exit: 'Exit codes: 0 shown, 1 error.',
   },
+  capture: {
+    summary: 'write the cluster as a file for --snapshot: analyse an incident offline, attach it to a ticket',
+    usage:
+      'rwx capture [--kubeconfig FILE] [--context NAME] [-n NS | -A] [--for COMMAND] [--request-timeout 30s] > FILE',
+    flags: FLAGS.capture,
+    exit: 'Exit codes: 0 every kind captured, 5 written without a kind that could not be read (said on stderr), 1 error.',
+  },
   policy: {
     summary: 'check CSI node plugins for mountPropagation: Bidirectional',
     usage: 'rwx policy check (-f FILE|DIR|- ... | --cluster) [--require-plugin] [-o FORMAT]',

@@ -11,6 +11,7 @@ import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
 import { writeDocument } from './output.js';
+import { READ_KINDS } from './read-kinds.js';
 import { loadSource } from './source.js';
 
 const HELP = helpText(
@@ -55,7 +56,7 @@ export const run: Command = async (argv, io) => {
   // DaemonSets and their revisions are read in every namespace (-n does not filter these kinds); the namespace
   // picks among them: -n, else the context's own (as kubectl would), else every namespace.
   const { snapshot, conn } = await loadSource(values, io, {
-    kinds: ['daemonSets', 'controllerRevisions'],
+    kinds: READ_KINDS.diff,
     command: 'diff',
   });
   const index = ClusterIndex.fromSnapshot(snapshot);

@@ -96,6 +96,9 @@ export const EVAL_FLAGS = {
 
 const WHOLE = (min: number, max: number) => ({ kind: 'int', min, max }) as const;
 
+/** The commands that read a cluster (or a file `rwx capture` wrote): what `rwx capture --for` takes. */
+export const READ_COMMAND_NAMES = ['triage', 'scan', 'drain-check', 'diff', 'policy'] as const;
+
 /** Every command's flags, by command name. */
 export const FLAGS = {
   triage: {
@@ -145,6 +148,22 @@ export const FLAGS = {
     from: { type: 'string', arg: 'REV', check: WHOLE(1, Number.MAX_SAFE_INTEGER), help: 'older revision number' },
     to: { type: 'string', arg: 'REV', check: WHOLE(1, Number.MAX_SAFE_INTEGER), help: 'newer revision number' },
     ...outputFlag(['table', 'json', 'yaml']),
+    ...HELP_FLAG,
+  },
+  capture: {
+    ...READ_CONNECT_FLAGS,
+    namespace: {
+      ...SOURCE_FLAGS.namespace,
+      help: 'only workload objects (pods, claims, events, jobs, cronjobs) of NS',
+    },
+    'all-namespaces': SOURCE_FLAGS['all-namespaces'],
+    for: {
+      type: 'string',
+      arg: 'COMMAND',
+      check: { kind: 'oneOf', values: READ_COMMAND_NAMES },
+      help: `only the kinds one command reads: ${READ_COMMAND_NAMES.join(', ')} (default: every kind any of them reads)`,
+      complete: READ_COMMAND_NAMES,
+    },
     ...HELP_FLAG,
   },
   policy: {

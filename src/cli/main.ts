@@ -13,6 +13,7 @@ const LOADERS: Readonly<Record<CommandName, () => Promise<{ run: Command }>>> = 
   scan: () => import('./scan.js'),
   'drain-check': () => import('./drain-check.js'),
   diff: () => import('./diff.js'),
+  capture: () => import('./capture.js'),
   policy: () => import('./policy.js'),
   gate: () => import('./gate.js'),
   serve: () => import('./serve.js'),

@@ -9,6 +9,7 @@ import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
 import { writeDocument } from './output.js';
+import { READ_KINDS } from './read-kinds.js';
 import { loadSource } from './source.js';
 import { parseManifests, type ManifestObject } from '../policy/manifests.js';
 import { buildReport, exitCodeOf, renderJson, renderTable } from '../policy/report.js';
@@ -49,7 +50,7 @@ export const run: Command = async (argv, io) => {
     const { snapshot } = await loadSource(
       { kubeconfig: values.kubeconfig, context: values.context, 'request-timeout': values['request-timeout'] },
       io,
-      { kinds: ['daemonSets'], command: 'policy' },
+      { kinds: READ_KINDS.policy, command: 'policy' },
     );
     const unreadable = snapshot.unreadable.find((u) => u.kind === 'daemonSets');
     if (unreadable) throw new RwxError('KUBE_FORBIDDEN', `cannot list DaemonSets: ${unreadable.reason}`);

@@ -10,6 +10,7 @@ import { RwxError } from '../errors.js';
 import { KIND_KEYS, KINDS, type KindKey } from '../domain/kinds.js';
 import type { Snapshot } from '../domain/snapshot.js';
 import { openApi, type ApiConnection } from '../kube/connect.js';
+import type { AccessCheck } from '../kube/access.js';
 import { readCluster } from '../kube/read.js';
 import { loadSnapshotFile } from '../kube/snapshot-file.js';
 import { snapshotTime } from '../detect/snapshot-time.js';
@@ -116,6 +117,14 @@ function filterNamespace(snapshot: Snapshot, namespace: string): void {
       (o) => o.metadata?.namespace === namespace,
     );
   }
+}
+
+/**
+ * The access reviews of a read (SelfSubjectAccessReview): list each kind, in `namespace` for the kinds -n
+ * restricts, cluster-wide for the others.
+ */
+export function accessChecks(kinds: readonly KindKey[], namespace: string | undefined): AccessCheck[] {
+  return kinds.map((kind) => (namespace && NAMESPACE_FILTERED_KINDS.has(kind) ? { kind, namespace } : { kind }));
 }
 
 /** Which clock ages are measured against: the --now flag, the snapshot's own newest time, or the wall clock. */

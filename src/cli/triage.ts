@@ -2,10 +2,9 @@
 // Thin: flags, source, index, triage, render. Exit 0 nothing needs attention, 2 something does, 1 error.
 import { ClusterIndex } from '../domain/cluster-index.js';
 import { systemClock } from '../domain/clock.js';
-import type { KindKey } from '../domain/kinds.js';
 import { checkAccess, type AccessResult } from '../kube/access.js';
 import type { ApiConnection } from '../kube/connect.js';
-import { NEEDED, needsAttention, renderJson, renderTable, triage, type TriageReport } from '../triage/index.js';
+import { needsAttention, renderJson, renderTable, triage, type TriageReport } from '../triage/index.js';
 import { clean } from '../render/terminal-text.js';
 import { outputFormat, parseFlags } from './args.js';
 import { helpText } from './commands.js';
@@ -13,7 +12,8 @@ import { FLAGS } from './flags.js';
 import type { Command } from './io.js';
 import { writeDocument } from './output.js';
 import { cliNodeReports } from './node-reports.js';
-import { evaluationTime, loadSource } from './source.js';
+import { READ_KINDS } from './read-kinds.js';
+import { accessChecks, evaluationTime, loadSource } from './source.js';
 
 const HELP = helpText(
   'triage',
@@ -33,15 +33,13 @@ export const run: Command = async (argv, io) => {
     return 0;
   }
   const format = outputFormat(values.output, FLAGS.triage.output.check.values);
-  const kinds = NEEDED.map((n) => n.kind);
+  const kinds = READ_KINDS.triage;
   // Live: the access reviews are asked while the lists are read, not after them.
   let reviews: Promise<AccessResult[]> | undefined;
   let live: ApiConnection | undefined;
   const onConnect = (conn: ApiConnection, namespace: string | undefined) => {
     live = conn;
-    const scoped = (kind: KindKey) =>
-      namespace && ['pods', 'pvcs', 'events'].includes(kind) ? { kind, namespace } : { kind };
-    reviews = checkAccess(conn, kinds.map(scoped));
+    reviews = checkAccess(conn, accessChecks(kinds, namespace));
     reviews.catch(() => undefined); // awaited below; a failed list must not leave it unhandled
   };
   const source = await loadSource(values, io, { kinds, onConnect, command: 'triage' });

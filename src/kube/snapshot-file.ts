@@ -9,6 +9,7 @@ import { jsonDocuments, looksLikeJson } from '../domain/json-documents.js';
 import { RwxError } from '../errors.js';
 import { KIND_KEYS, kindKeyOf, type KindKey } from '../domain/kinds.js';
 import { emptySnapshot, type Snapshot } from '../domain/snapshot.js';
+import { isCaptureHeader } from './capture.js';
 import { readInputText } from './input.js';
 import { project } from './project.js';
 
@@ -33,8 +34,15 @@ export async function parseSnapshotText(text: string, name: string): Promise<Sna
     : (await import('../domain/documents.js')).parseDocuments(text, label);
   const snap = emptySnapshot();
   const seen = new Set<KindKey>();
-  docs.forEach((doc, i) => addDocument(snap, seen, doc.value, `${name}: document ${i + 1} (line ${doc.line})`));
-  for (const k of KIND_KEYS) if (!seen.has(k)) snap.unreadable.push({ kind: k, reason: NOT_IN_SNAPSHOT });
+  // A file `rwx capture` wrote says why a kind is missing (forbidden, not asked for): kept as the reason.
+  const atCapture = new Map<KindKey, string>();
+  docs.forEach((doc, i) => {
+    if (isCaptureHeader(doc.value)) {
+      for (const u of doc.value.unreadable) atCapture.set(u.kind, `at capture: ${u.reason}`);
+    } else addDocument(snap, seen, doc.value, `${name}: document ${i + 1} (line ${doc.line})`);
+  });
+  for (const k of KIND_KEYS)
+    if (!seen.has(k)) snap.unreadable.push({ kind: k, reason: atCapture.get(k) ?? NOT_IN_SNAPSHOT });
   return snap;
 }
 
