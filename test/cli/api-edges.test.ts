@@ -7,15 +7,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/io.js';
 import { isRwxError } from '../../src/errors.js';
 import { openApi } from '../../src/kube/connect.js';
 import { readCluster } from '../../src/kube/read.js';
 import { KIND_KEYS } from '../../src/domain/kinds.js';
 import { scenarioPath, testSim } from '../support/sim.js';
+import { runRwx } from './run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rwx-api-edges-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,18 +43,7 @@ async function standIn(answer: (req: http.IncomingMessage, res: http.ServerRespo
   return { url, kubeconfig: file };
 }
 
-async function rwx(argv: string[], opts: { waitNoticeMs?: number } = {}) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    stdin: Readable.from([]),
-    env: { HOME: dir },
-    ...opts,
-  };
-  return { code: await main(argv, io), stdout, stderr };
-}
+const rwx = (argv: string[], opts: { waitNoticeMs?: number } = {}) => runRwx(argv, { env: { HOME: dir }, ...opts });
 
 const notFound = (_: http.IncomingMessage, res: http.ServerResponse) => {
   res.writeHead(404, { 'Content-Type': 'text/plain' });

@@ -4,31 +4,18 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
 import type { ManualClock } from '../../src/domain/clock.js';
 import { jsonDocuments } from '../../src/domain/json-documents.js';
 import type { Incident } from '../../src/domain/incident.js';
 import type { TriageReport } from '../../src/triage/types.js';
 import { scenarioPath, testSim } from '../support/sim.js';
+import { runRwx } from './run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rwx-capture-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function rwx(argv: string[], clock?: ManualClock) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    stdin: Readable.from([]),
-    env: { HOME: dir },
-    ...(clock ? { clock } : {}),
-  };
-  return { code: await main(argv, io), stdout, stderr };
-}
+const rwx = (argv: string[], clock?: ManualClock) => runRwx(argv, { env: { HOME: dir }, ...(clock ? { clock } : {}) });
 
 let n = 0;
 /** `rwx capture ARGS > file`: the run and the file's path. */

@@ -1,21 +1,10 @@
 // Help and summaries say what the command does: `rwx diff -n` picks the DaemonSet's namespace (diff reads no
 // workload objects), and `policy check --cluster` checked the cluster, not "1 file(s)".
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { scenarioPath, testSim } from '../support/sim.js';
+import { runRwx } from './run.js';
 
-async function rwx(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io = {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    stdin: Readable.from([]),
-    env: { HOME: '/nonexistent' },
-  };
-  return { code: await main(argv, io), stdout, stderr };
-}
+const rwx = (argv: string[]) => runRwx(argv);
 
 describe('words of the CLI', () => {
   it("rwx diff --help: -n and -A are about the DaemonSet's namespace", async () => {
