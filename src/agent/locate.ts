@@ -3,6 +3,7 @@
 import { AGENT_ENABLE_HINT } from '../domain/proof.js';
 import { RwxError } from '../errors.js';
 import type { ApiConnection } from '../kube/connect.js';
+import { notAList } from '../kube/discovery.js';
 import { apiError } from '../kube/read.js';
 import { reportUrl } from './client.js';
 import { AGENT_PORT } from './server.js';
@@ -110,7 +111,7 @@ export async function listAgentPods(conn: ApiConnection, node?: string): Promise
   if (res.status !== 200) throw apiError(conn, res.status, res.body, 'list agent pods');
   const items = (res.body as { items?: unknown[] } | undefined)?.items;
   if (!Array.isArray(items))
-    throw new RwxError('KUBE_API', `list agent pods: answer from ${conn.server} is not a list`);
+    throw notAList(new RwxError('KUBE_API', `list agent pods: answer from ${conn.server} is not a list`));
   return items.map(agentPodOf);
 }
 

@@ -7,6 +7,7 @@ import { AGENT_SELECTOR, ENABLE_HINT, agentTarget, listAgentPods, nodeExists } f
 import { renderReport } from '../render/terminal-node.js';
 import { isValidName } from '../commands/names.js';
 import { openApi } from '../kube/connect.js';
+import { rethrowChecked } from '../kube/discovery.js';
 import { durationValue, outputFormat, parseFlags } from './args.js';
 import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
@@ -61,7 +62,9 @@ export const run: Command = async (argv, io) => {
   } else {
     const patience = readPatience(values['request-timeout'], io, 'node');
     const conn = await openApi({ kubeconfig: values.kubeconfig, context: values.context, env: io.env, patience });
-    const target = agentTarget(await listAgentPods(conn, node));
+    // Pods are served by every API server: a 404 means the server is not one (said in one line), else it stands.
+    const pods = await listAgentPods(conn, node).catch((e: unknown) => rethrowChecked(conn, e));
+    const target = agentTarget(pods);
     if (target.kind === 'no-agent') {
       const exists = await nodeExists(conn, node);
       if (exists === false) throw new RwxError('NOT_FOUND', `node "${node}" not found`);

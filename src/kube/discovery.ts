@@ -2,7 +2,7 @@
 // answer that is not a list): the core group at /api is what client-go's discovery reads first
 // (discovery_client.go ServerGroups), and every API server serves it, with "v1" among its versions. A wrong URL
 // behind a proxy answers 404 to every path, or a login page: then no kind is "not served", the server is wrong.
-import { RwxError } from '../errors.js';
+import { RwxError, isRwxError } from '../errors.js';
 import type { ApiConnection } from './connect.js';
 
 /** The core group's discovery path (client-go's LegacyPrefix). */
@@ -24,4 +24,22 @@ export async function assertKubernetesApi(conn: ApiConnection): Promise<void> {
     'CONFIG',
     `${conn.server} is not a Kubernetes API server (GET ${CORE_DISCOVERY_PATH} ${answered}): check the server URL${context} in the kubeconfig`,
   );
+}
+
+/** Marks an answer no API server gives (a 200 to a list that is not a list): see rethrowChecked. */
+const NOT_A_LIST = Symbol('not a list');
+
+/** `e`, marked as the error for a list answer that is not a list. */
+export function notAList(e: RwxError): RwxError {
+  return Object.assign(e, { [NOT_A_LIST]: true });
+}
+
+/**
+ * Rethrows `e` from a request to `conn`; when it may say the server is not a Kubernetes API server (a 404 thrown as
+ * NOT_FOUND where every API server serves the path, or a list answer that is not a list), asks discovery first,
+ * which throws that instead when it is so.
+ */
+export async function rethrowChecked(conn: ApiConnection, e: unknown): Promise<never> {
+  if (isRwxError(e, 'NOT_FOUND') || (e instanceof RwxError && NOT_A_LIST in e)) await assertKubernetesApi(conn);
+  throw e;
 }

@@ -7,7 +7,7 @@ import { KINDS, apiVersionOf, type KindInfo, type KindKey } from '../domain/kind
 import type { KubeObject } from '../domain/objects.js';
 import { emptySnapshot, type Snapshot, type UnreadableKind } from '../domain/snapshot.js';
 import type { ApiConnection, KubeResponse } from './connect.js';
-import { assertKubernetesApi } from './discovery.js';
+import { assertKubernetesApi, notAList, rethrowChecked } from './discovery.js';
 import { pagesAhead, type AskPage } from './pages.js';
 import { statusError, statusMessage } from './status.js';
 import { project } from './project.js';
@@ -21,9 +21,6 @@ export interface ReadOptions {
 
 /** Page size for list calls, as kubectl uses. */
 export const PAGE_LIMIT = 500;
-
-/** Marks listAnswer's "not a list" error, which makes readCluster ask discovery (a proxy's login page answers 200). */
-const NOT_A_LIST = Symbol('not a list');
 
 /** Reason recorded in `unreadable` for a kind whose list answered 404 (its API group is not served there). */
 export const NOT_SERVED = 'not served by this API server';
@@ -42,10 +39,7 @@ export async function readCluster(conn: ApiConnection, opts: ReadOptions): Promi
       return { k, r: await listKind(conn, k, ns) };
     }),
   );
-  const results = await lists.catch(async (e: unknown) => {
-    if (e instanceof RwxError && e.code === 'KUBE_API' && NOT_A_LIST in e) await assertKubernetesApi(conn);
-    throw e;
-  });
+  const results = await lists.catch((e: unknown) => rethrowChecked(conn, e));
   if (results.some(({ r }) => 'unreadable' in r && r.unreadable.reason === NOT_SERVED)) await assertKubernetesApi(conn);
   for (const { k, r } of results) {
     if ('unreadable' in r) snap.unreadable.push(r.unreadable);
@@ -138,10 +132,7 @@ export interface ListAnswer {
 export function listAnswer(conn: ApiConnection, kind: KindKey, body: unknown): ListAnswer {
   const b = (body ?? {}) as { items?: unknown; metadata?: { resourceVersion?: string; continue?: string } };
   if (!Array.isArray(b.items))
-    throw Object.assign(
-      new RwxError('KUBE_API', `list ${KINDS[kind].resource}: answer from ${conn.server} is not a list`),
-      { [NOT_A_LIST]: true },
-    );
+    throw notAList(new RwxError('KUBE_API', `list ${KINDS[kind].resource}: answer from ${conn.server} is not a list`));
   const page: ListAnswer = {
     items: b.items.filter((o): o is KubeObject => !!o && typeof o === 'object'),
     resourceVersion: b.metadata?.resourceVersion ?? '',

@@ -69,6 +69,8 @@ describe('a server that is not a Kubernetes API server', () => {
       ['drain-check', 'node-1'],
       ['diff', 'ds/x'],
       ['policy', 'check', '--cluster'],
+      ['node', 'node-1'],
+      ['capture'],
     ]) {
       const r = await rwx([...argv, '--kubeconfig', kubeconfig]);
       expect([argv, r.code, r.stdout, r.stderr]).toEqual([argv, 1, '', `rwx ${argv[0]}: ${line}`]);
