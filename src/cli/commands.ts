@@ -140,7 +140,7 @@ export function usage(): string {
     ...lines,
     '',
     'Exit codes: 0 nothing needs attention, 2 something does, 1 error; drain-check 3 blocked, 4 caution, 5 unknown;',
-    'scan 5 cannot tell; gate 130 interrupted. Each command lists its own in --help.',
+    'scan 5 cannot tell; capture 5 incomplete; gate 130 interrupted. Each command lists its own in --help.',
     '',
   ].join('\n');
 }
