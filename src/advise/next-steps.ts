@@ -6,6 +6,7 @@ import { MAX_NAMES, nameList } from '../domain/names.js';
 import { nsKey } from '../domain/refs.js';
 import { configSteps, imagePullSteps } from './not-storage-steps.js';
 import { blindSentence } from './blind.js';
+import { cordonCost } from './cordon-cost.js';
 import { rollbackOf, rollbackStep } from './rollback.js';
 
 /** The StorageClass of the first stuck claim, for the post-fix mount gate; a placeholder when unknown. */
@@ -38,7 +39,7 @@ function rolloutSteps(index: ClusterIndex, inc: Incident): string[] {
   return [
     `Do not drain: the stuck mounts follow ${ns}/${name} revision ${ev.newRevision}, not the nodes. A drain moves pods onto nodes the rollout has reached (${ev.updatedNodes} of ${ev.desiredNodes}) or will reach. Stop any drain in progress.`,
     rollbackStep(rollback),
-    `Cordon the ${ev.nodesOnNewRevision.length} nodes on revision ${ev.newRevision} while it rolls back, and uncordon each as its plugin pod returns to ${prev}: kubectl cordon ${nameList(ev.nodesOnNewRevision)}`,
+    `Cordon the ${ev.nodesOnNewRevision.length} nodes on revision ${ev.newRevision} while it rolls back, and uncordon each as its plugin pod returns to ${prev}: kubectl cordon ${nameList(ev.nodesOnNewRevision)}.${cordonCost(ev.nodesOnNewRevision, ev.desiredNodes, broken)}`,
     'Leave stuck pods alone: the kubelet retries the mount on its own backoff and they recover once the plugin under them is fixed; a pod you delete tells you nothing about the node.',
     `Hold the upgrade at ${prev} until someone has read the volumeMounts stanza of revision ${ev.newRevision}: rwx diff daemonset/${name} -n ${ns}`,
     `Verify: the DaemonSet reports desired, current, ready and up-to-date equal to the node count on the rolled-back revision: kubectl rollout status daemonset/${name} -n ${ns}`,

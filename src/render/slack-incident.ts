@@ -1,15 +1,16 @@
-// The incident's root message, short enough to read on a phone at 3 a.m.: the title, the verdict line, the one
-// action that matters (for a rollout, "Do not drain"), the first rows of the node table, and the buttons.
-// Everything else (every next step, every node, the affected workloads, the evidence) is in the thread
-// (slack-thread.ts).
+// The incident's root message, enough to act from a phone at 3 a.m. without opening the thread: the title, the
+// status, severity and verdict in words with the counts, the one action with its command, one line of proof, the
+// first stuck nodes (one line each: no table, a phone wraps its columns), and the buttons. Everything else (every
+// next step, every node, the affected workloads, the evidence) is in the thread (slack-thread.ts).
 import type { Incident } from '../domain/incident.js';
 import { blindSentence } from '../advise/blind.js';
+import { incidentSeverity, incidentStatus } from '../domain/severity.js';
 import { escapeSlack } from './escape.js';
 import { parentThreadLine } from './slack-links.js';
-import { proofRootBlock } from './slack-proof.js';
-import { VERDICT_TEXT, incidentFallback, saysDoNotDrain } from './slack-fallback.js';
+import { proofRootLine } from './slack-proof.js';
+import { VERDICT_TEXT, incidentFallback, saysDoNotDrain, summaryWords } from './slack-fallback.js';
 import { nodeRowCount } from '../domain/node-rows.js';
-import { byStuckPods, nodeList, nodeTableRows } from './slack-members.js';
+import { byStuckPods, nodeLines } from './slack-members.js';
 import {
   ACTION_IDS,
   type Block,
@@ -18,8 +19,9 @@ import {
   capBlocks,
   context,
   header,
+  listSection,
   mention,
-  preSection,
+  plural,
   section,
   slackDate,
   slackDates,
@@ -42,8 +44,8 @@ export interface RootOptions {
   parent?: { channel?: string; threadTs?: string };
 }
 
-/** Rows of the node table the root shows; the evidence reply has them all. */
-export const ROOT_NODE_ROWS = 5;
+/** Stuck nodes the root names, one line each; the first reply has them all. */
+export const ROOT_NODE_LINES = 3;
 
 /** The root message of an incident's thread, with its ack/mute/resolve state and buttons. */
 export function renderIncidentRoot(
@@ -54,25 +56,33 @@ export function renderIncidentRoot(
   const open = state.resolvedAt === undefined;
   const group = opts.mention && /^S[A-Z0-9]{2,}$/.test(opts.mention) ? `<!subteam^${opts.mention}> ` : '';
   const blocks: Block[] = [header(`${open ? '' : 'Resolved: '}${incident.title}`)];
-  blocks.push(section(`${group}*${VERDICT_TEXT[incident.verdict]}*\n${slackDates(escapeSlack(incident.summary))}`));
+  const summary = summaryWords(incident.summary);
+  blocks.push(section(`${group}${headline(incident, !open)}\n${slackDates(escapeSlack(summary))}`));
   const status = statusLine(state);
   if (status) blocks.push(context(status));
   const unseen = open ? blindBlock(incident) : undefined;
   if (unseen) blocks.push(unseen);
   const action = open ? firstAction(incident) : undefined;
   if (action) blocks.push(action);
-  const proof = open ? proofRootBlock(incident.proof) : undefined;
-  if (proof) blocks.push(proof);
+  const proof = open && incident.verdict !== 'NOT_STORAGE' ? proofRootLine(incident.proof) : undefined;
+  if (proof) blocks.push(context(proof));
   blocks.push(...nodeBlocks(incident));
   if (opts.parent) blocks.push(context(parentThreadLine(opts.parent)));
-  if (open) blocks.push(buttons(incident.key, state, opts.links));
-  blocks.push(
-    context(
-      `Every next step, node and affected workload, and the evidence: in the thread · incident \`${escapeSlack(incident.key)}\``,
-    ),
-  );
-  const text = incidentFallback(incident, `${incident.title}. ${incident.summary}`, !open);
+  // The runbook and dashboard are the storage ones: not offered for a fault that is not storage.
+  const links = incident.verdict === 'NOT_STORAGE' ? {} : opts.links;
+  if (open) blocks.push(buttons(incident.key, state, links));
+  blocks.push(context(`More in the thread · \`${escapeSlack(incident.key)}\``));
+  const text = incidentFallback(incident, `${incident.title}. ${summary}`, !open);
   return { text: group ? `${text} ${group.trim()}` : text, blocks: capBlocks(blocks) };
+}
+
+const STATUS_WORDS = { open: 'Open', recovering: 'Recovering', resolved: 'Resolved' } as const;
+
+/** The root's first line: emoji, status, severity and the verdict in words ("Open · SEV1 · Follows a ..."). */
+export function headline(incident: Incident, resolved = false): string {
+  const [emoji, ...words] = VERDICT_TEXT[incident.verdict].split(' ');
+  const status = STATUS_WORDS[incidentStatus(incident, resolved)];
+  return `${emoji} *${status} · ${incidentSeverity(incident)} · ${words.join(' ')}*`;
 }
 
 /** The stale / ack / mute / resolved line of a root (mrkdwn), empty when there is nothing to say. */
@@ -101,31 +111,40 @@ function blindBlock(incident: Incident): Block | undefined {
   return context(`:grey_question: *Incomplete view.* ${escapeSlack(unseen)}`);
 }
 
-// The one action that matters: the first next step. For a rollout it leads with a prominent "Do not drain." (the
-// step's own "Do not drain:" opening is not repeated after it).
+// The one action that matters, with its command. A rollout: "Do not drain" and the rollback to run, or, once the
+// rollback is under way, wait and watch it (an undo now would restore the bad template). Otherwise the first next
+// step (a node fault: the node and what to do with it).
 function firstAction(incident: Incident): Block | undefined {
+  const rb = incident.rollback;
+  const r = incident.rollout;
+  const cmd = rb?.command ? `\n\`${escapeSlack(rb.command)}\`` : '';
+  if (incident.verdict === 'FOLLOWS_ROLLOUT' && r && rb) {
+    if (!saysDoNotDrain(incident)) {
+      const nodes = `${r.updatedNodes} of ${r.desiredNodes} nodes still on revision ${r.newRevision}`;
+      const to = rb.toRevision !== undefined ? ` to revision ${rb.toRevision}` : '';
+      return section(`:hourglass_flowing_sand: *Wait: the rollback${to} is under way* (${nodes}). Watch it:${cmd}`);
+    }
+    if (rb.state === 'undo' && rb.command)
+      return section(`:no_entry: *Do not drain. Roll back to revision ${rb.toRevision ?? '?'}:*${cmd}`);
+    return section(`:no_entry: *Do not drain.* ${escapeSlack(rb.text)}${cmd}`);
+  }
   const step = incident.nextSteps[0];
   if (saysDoNotDrain(incident)) {
     const said = step?.replace(/^do not drain[.:]\s*/i, '');
-    const rest = said ? ` ${escapeSlack(said.charAt(0).toUpperCase() + said.slice(1))}` : '';
-    return section(`:no_entry: *Do not drain.*${rest}`);
+    return section(`:no_entry: *Do not drain.*${said ? ` ${escapeSlack(said)}` : ''}`);
   }
   return step ? section(`*First:* ${escapeSlack(step)}`) : undefined;
 }
 
-// The first rows of the node table (nodes with stuck pods first), how many more, and for a rollout which nodes
-// the new revision has reached.
+// The first stuck nodes, one line each, and how many more the thread lists.
 function nodeBlocks(incident: Incident): Block[] {
-  const nodes = byStuckPods(incident.nodes);
-  if (nodes.length === 0) return [];
-  const shown = nodes.slice(0, ROOT_NODE_ROWS);
-  const notes: string[] = [];
-  const total = nodeRowCount(incident).nodes;
-  if (total > shown.length) notes.push(`...and ${total - shown.length} more in the thread`);
-  const r = incident.rollout;
-  if (r) notes.push(nodeList(r.nodesOnNewRevision, `on revision ${r.newRevision}`));
-  const table = preSection('*Nodes*', nodeTableRows(shown));
-  return notes.length > 0 ? [table, context(notes.join('\n'))] : [table];
+  const stuck = byStuckPods(incident.nodes).filter((n) => n.stuckPods.length > 0);
+  if (stuck.length === 0) return [];
+  const total = nodeRowCount(incident).withStuckPods;
+  const lines = nodeLines(stuck.slice(0, ROOT_NODE_LINES), false);
+  const more = total - Math.min(stuck.length, ROOT_NODE_LINES);
+  if (more > 0) lines.push(`...and ${more} more`);
+  return [listSection(`*Stuck on ${plural(total, 'node')}*`, lines)];
 }
 
 // Resolve asks first (Block Kit `confirm`): it closes the thread for everyone, and a mis-click is hard to undo.

@@ -1,6 +1,6 @@
-// An incident's members as Slack shows them: node lists (collapsed past a few names), the node table (node | plugin
-// revision | plugin pod age | stuck pods) and the affected workloads. The root shows the first rows of the table;
-// the evidence reply shows all of it. Every list of nodes in a Slack message goes through nodeList.
+// An incident's members as Slack shows them: node lists (collapsed past a few names), one line per node (no
+// table: a phone wraps its columns) and the affected workloads. The root shows the first node lines; the first
+// reply shows them all. Every list of nodes in a Slack message goes through nodeList.
 import type { Incident, IncidentNode } from '../domain/incident.js';
 import { naturalOrder } from '../domain/node-rows.js';
 import { escapeSlack } from './escape.js';
@@ -24,50 +24,54 @@ export function nodeList(nodes: readonly string[], where = ''): string {
 }
 
 /**
- * The node table's rows (escaped, unfenced): a header, then one row per node in `nodes` order. The stuck pods
- * column names the first pod and counts the others, so a row stays one phone line.
+ * One line per node (escaped mrkdwn), in `nodes` order, that a phone does not wrap into columns: "• `node-19`
+ * revision 2, plugin pod 3h5m: platform/postgres-2", or with `plugin` false "• `node-19`: platform/postgres-2".
+ * The plugin facts are left out where the incident has none (a fault that is not storage has no node plugin); a
+ * node's first stuck pod is named, the others counted.
  */
-export function nodeTableRows(nodes: readonly IncidentNode[], ages = true): string[] {
-  const rows = nodes.map((n) => [
-    n.node,
-    n.plugin?.revision !== undefined ? String(n.plugin.revision) : '?',
-    ages ? formatSeconds(n.plugin?.ageSeconds) : '-',
-    stuckCell(n.stuckPods),
-  ]);
-  const head = ['node', 'plugin revision', 'plugin pod age', 'stuck pods'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const fmt = (cells: string[]): string =>
-    escapeSlack(cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join(' | '));
-  return [fmt(head), ...rows.map(fmt)];
+export function nodeLines(nodes: readonly IncidentNode[], plugin = true): string[] {
+  return nodes.map((n) => {
+    const p = plugin ? n.plugin : undefined;
+    const facts = [
+      ...(p?.revision !== undefined ? [`revision ${p.revision}`] : []),
+      ...(p?.ageSeconds !== undefined ? [`plugin pod ${formatSeconds(p.ageSeconds)}`] : []),
+    ].join(', ');
+    const stuck = n.stuckPods.length === 0 ? 'no stuck pod' : stuckCell(n.stuckPods);
+    return `• \`${escapeSlack(n.node)}\`${facts ? ` ${facts}` : ''}: ${escapeSlack(stuck)}`;
+  });
 }
 
 function stuckCell(pods: readonly string[]): string {
-  if (pods.length === 0) return '0';
-  return `${pods.length} (${pods[0]}${pods.length > 1 ? ` and ${pods.length - 1} more` : ''})`;
+  return `${pods[0]}${pods.length > 1 ? ` and ${plural(pods.length - 1, 'more stuck pod')}` : ''}`;
 }
 
-/** One line (escaped mrkdwn) per affected workload with its stuck pods, and per CronJob that missed runs. */
+/**
+ * One line (escaped mrkdwn) per affected workload with its stuck pods, and per CronJob that missed runs. A bare
+ * pod is its own workload: named once ("Pod *trainer-2* (ContainerCreating 30m on node-07)").
+ */
 export function workloadLines(incident: Incident): string[] {
   const byKey = new Map(incident.pods.map((p) => [`${p.pod.namespace}/${p.pod.name}`, p]));
   const crons = new Map(incident.cronJobs.map((c) => [`${c.cronJob.namespace}/${c.cronJob.name}`, c]));
   const missed = (c: Incident['cronJobs'][number]): string => {
     const last = c.lastSuccessfulTime ? `last completed ${slackDate(c.lastSuccessfulTime)}` : 'never completed';
-    return `${plural(c.missedRuns, 'scheduled run')} missed, ${last} (its run is stuck, so it never started: no job failure alert fires)`;
+    return `${plural(c.missedRuns, 'scheduled run')} missed, ${last} (no job failure alert fires: its run never started)`;
+  };
+  const stateOf = (key: string): string => {
+    const p = byKey.get(key);
+    const stuck = p
+      ? `${p.kind === 'stuck-terminating' ? 'Terminating' : 'ContainerCreating'} ${formatSeconds(p.stuckSeconds)}`
+      : 'stuck';
+    return `(${stuck}${p?.node ? ` on ${escapeSlack(p.node)}` : ''})`;
   };
   const lines = incident.workloads.map((w) => {
-    const pods = w.pods.map((key) => {
-      const p = byKey.get(key);
-      const name = key.includes('/') ? key.slice(key.indexOf('/') + 1) : key;
-      const stuck = p
-        ? `${p.kind === 'stuck-terminating' ? 'Terminating' : 'ContainerCreating'} ${formatSeconds(p.stuckSeconds)}`
-        : 'stuck';
-      return `${escapeSlack(name)} (${stuck}${p?.node ? ` on ${escapeSlack(p.node)}` : ''})`;
-    });
+    const head = `• \`${escapeSlack(w.namespace)}\` ${escapeSlack(w.kind)} *${escapeSlack(w.name)}*`;
+    if (w.kind === 'Pod' && w.pods.length === 1) return `${head} ${stateOf(w.pods[0]!)}`;
+    const pods = w.pods.map((key) => `${escapeSlack(key.slice(key.indexOf('/') + 1))} ${stateOf(key)}`);
     const cron = w.kind === 'CronJob' ? crons.get(`${w.namespace}/${w.name}`) : undefined;
     if (cron) crons.delete(`${w.namespace}/${w.name}`);
     // Pods a record counted without listing them (domain/kept.ts).
     if (w.podsNotKept) pods.push(`and ${plural(w.podsNotKept, 'more stuck pod')}, not listed`);
-    return `• \`${escapeSlack(w.namespace)}\` ${escapeSlack(w.kind)} *${escapeSlack(w.name)}*: ${cron ? `${missed(cron)}; ` : ''}${pods.join(', ')}`;
+    return `${head}: ${cron ? `${missed(cron)}; ` : ''}${pods.join(', ')}`;
   });
   for (const c of crons.values()) {
     lines.push(`• \`${escapeSlack(c.cronJob.namespace)}\` CronJob *${escapeSlack(c.cronJob.name)}*: ${missed(c)}`);

@@ -4,7 +4,7 @@
 // findingText's; lines hold strings from the node (process names, paths), so every one is escaped here.
 import type { DrainAdvice } from '../domain/incident.js';
 import type { NodeFinding } from '../domain/node-report.js';
-import { findingKey, noAgentText, proofNodeList, type IncidentProof } from '../domain/proof.js';
+import { findingKey, proofNodeList, type IncidentProof } from '../domain/proof.js';
 import { findingText } from '../detect/node-findings.js';
 import { staleStageSteps, staleStageText } from '../advise/stale-stage.js';
 import { escapeSlack } from './escape.js';
@@ -13,8 +13,6 @@ import { type Block, listSection, plural } from './slack-blocks.js';
 /** Said after every title built from a simulated agent's report. */
 const SIMULATED = ' (SIMULATED agent: demo data, not read from a node)';
 
-/** Lines the root shows; the evidence reply shows them all. */
-const ROOT_LINES = 3;
 /** Nodes whose stale stages the evidence reply spells out; the rest are counted. */
 const STALE_NODES = 3;
 
@@ -48,13 +46,21 @@ export function proofLines(proof: IncidentProof): string[] {
   return lines;
 }
 
-/** The root's proof section: the title and the first few lines; undefined without a proof. */
-export function proofRootBlock(proof: IncidentProof | undefined): Block | undefined {
+/**
+ * The root's one line of proof (mrkdwn, escaped), undefined without a proof: what the agents proved, or "no agent
+ * on these nodes" (how to install one is said in /rwx help and docs/agent.md, not in every root).
+ */
+export function proofRootLine(proof: IncidentProof | undefined): string | undefined {
   if (!proof) return undefined;
-  const lines = proofLines(proof);
-  const more = lines.length - ROOT_LINES;
-  const shown = more > 1 ? [...lines.slice(0, ROOT_LINES), `• ${more} more in the thread`] : lines;
-  return listSection(proofTitle(proof), shown);
+  const lost = proof.findings.filter((f) => f.kind === 'PROPAGATION_LOST').length;
+  const visible = proof.findings.filter((f) => f.kind === 'PROPAGATION_VISIBLE').length;
+  const checked = proof.nodes.length - proof.noAgent.length - proof.pending.length;
+  const sim = proof.simulated ? ' (simulated agent)' : '';
+  if (lost > 0) return `*Proof:* propagation lost on ${lost} of ${plural(checked, 'node')} checked${sim}`;
+  if (visible > 0) return `*Proof:* every CSI mount visible from the host on ${plural(visible, 'node')} checked${sim}`;
+  if (proof.pending.length > 0) return '*Proof:* asking the node agents';
+  if (checked === 0) return '*Proof:* no agent on these nodes';
+  return `*Proof:* ${plural(checked, 'node')} checked, nothing found${sim}`;
 }
 
 /** The evidence reply's proof section: every line; undefined without a proof. */
@@ -93,9 +99,9 @@ export function provenVisible(proof: IncidentProof): boolean {
   return proof.omittedNodes === 0 && proof.nodes.length > 0 && proof.nodes.every((n) => visible.has(n));
 }
 
-// The proof is unavailable where no agent runs, and how to get it: one line.
+// The proof is unavailable where no agent runs: one line, pointing to how to get it (said in full in /rwx help).
 function noAgentLine(nodes: readonly string[]): string {
-  return escapeSlack(noAgentText(nodes));
+  return escapeSlack(`proof unavailable: no rwx agent runs on ${proofNodeList(nodes)} (opt-in: docs/agent.md)`);
 }
 
 /**

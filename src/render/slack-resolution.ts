@@ -55,7 +55,9 @@ const POD_GROUPS: {
 export function renderResolution(incident: Incident, history: IncidentHistory, facts: ResolutionFacts): SlackMessage {
   const head = facts.manual
     ? `:white_check_mark: *Resolved manually* by ${mention(facts.manual.user)} at ${slackDate(facts.manual.at)}.`
-    : ':white_check_mark: *Resolved*: no member is stuck any more.';
+    : movedOff(incident, facts)
+      ? `:white_check_mark: *Resolved: no pod is stuck on \`${escapeSlack(incident.node ?? '')}\` any more because its stuck pods moved* (deleted or replaced, none recovered there). The node was not shown to mount again.`
+      : ':white_check_mark: *Resolved*: no member is stuck any more.';
   const blocks: Block[] = [section(head)];
   const byPod = new Map(history.pods.map((p) => [p.pod, p]));
   const groups = POD_GROUPS.map((g) => ({ ...g, pods: facts[g.field] ?? [] })).filter((g) => g.pods.length > 0);
@@ -88,7 +90,8 @@ export function renderResolution(incident: Incident, history: IncidentHistory, f
       : `• ${label} has *not* completed a run since: its missed runs are a second finding, check what they cost${next}`;
   });
   if (crons.length > 0) blocks.push(listSection('*CronJobs*', crons));
-  const recheck = proofRecheckBlock(facts.proof);
+  // A fault that is not storage: the node agents' storage checks say nothing about it.
+  const recheck = incident.verdict === 'NOT_STORAGE' ? undefined : proofRecheckBlock(facts.proof);
   if (recheck) blocks.push(recheck);
   const before = beforeClosing(incident, history, facts);
   if (before.length > 0) blocks.push(listSection('*Before closing*', before));
@@ -116,12 +119,29 @@ function beforeClosing(incident: Incident, history: IncidentHistory, facts: Reso
       '• Uncordon the nodes you cordoned, and bring any drained node back into service.',
     );
   }
+  if (movedOff(incident, facts)) {
+    lines.push(
+      `• \`${escapeSlack(incident.node ?? '')}\` may be as broken as before: mount a fresh claim there before uncordoning it or sending pods back.`,
+    );
+  }
   if ((facts.terminated ?? []).length > 0) {
     lines.push(
       '• If any VolumeAttachment was force-removed or any StatefulSet pod force-deleted during the incident, run a filesystem check on its volume before trusting it.',
     );
   }
   return lines;
+}
+
+// Whether a node's incident ended because its stuck pods left the node (deleted or replaced), none recovering
+// there: the pods moved, the node was not shown to mount again.
+function movedOff(incident: Incident, facts: ResolutionFacts): boolean {
+  const left = (facts.deleted ?? []).length;
+  return (
+    incident.verdict === 'FOLLOWS_NODE' &&
+    incident.node !== undefined &&
+    left > 0 &&
+    (facts.recovered ?? []).length === 0
+  );
 }
 
 // Whether the agents checked every node the incident had again and found every CSI mount visible from the host.

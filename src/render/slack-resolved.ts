@@ -17,7 +17,7 @@ import {
   plural,
   section,
 } from './slack-blocks.js';
-import { VERDICT_TEXT, incidentFallback } from './slack-fallback.js';
+import { VERDICT_TEXT, incidentFallback, summaryWords } from './slack-fallback.js';
 import { type RootOptions, statusLine } from './slack-incident.js';
 import { parentThreadLine } from './slack-links.js';
 import { nodeList } from './slack-members.js';
@@ -41,7 +41,7 @@ export function renderResolvedRoot(
   blocks.push(section(`*${VERDICT_TEXT[incident.verdict]}*: resolved.\n${span(history)}${escapeSlack(worst)}`));
   const status = statusLine(state);
   if (status) blocks.push(context(status));
-  if (p.summary) blocks.push(context(slackDates(escapeSlack(`Worst point: ${p.summary}`))));
+  if (p.summary) blocks.push(context(slackDates(escapeSlack(`Worst point: ${summaryWords(p.summary)}`))));
   const more = history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '';
   blocks.push(section(`*Nodes involved:* ${nodeList(history.nodes)}${more}`));
   blocks.push(listSection('*Affected workloads*', workloadLines(history)));

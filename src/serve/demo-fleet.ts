@@ -13,7 +13,8 @@ import { connect } from '../kube/index.js';
 import { TerminalSlack } from '../slack/terminal-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import type { RunningServe } from './app.js';
-import { cleanPrefix, DEMO_REDIS_FIX, DEMO_TIMERS, hhmm, narrate } from './demo.js';
+import { cleanPrefix, DEMO_REDIS_FIX, DEMO_TIMERS, hhmm, INTERRUPTED, narrate, type Narration } from './demo.js';
+import type { MemorySlack } from '../slack/memory-slack.js';
 import { SILENT_AFTER_MS } from '../fleet/heartbeat.js';
 import { DemoCommandApp, demoAnswers } from './demo-route.js';
 import { runServe } from './main.js';
@@ -45,9 +46,11 @@ export interface FleetDemoOptions {
   /** Give up (exit 1) when the story is not told within this wall time (default 180 s). */
   timeoutMs?: number;
   interrupted?: Promise<unknown>;
+  /** Handed the terminal Slack before anything is posted (tests read the messages as posted). */
+  onSlack?: (slack: MemorySlack) => void;
 }
 
-/** Runs the fleet demo; resolves with 0 once the link and the rollout warning are posted, 1 on timeout. */
+/** Runs the fleet demo; resolves with 0 once the link and the rollout warning are posted, 1 on timeout, 130 on Ctrl-C. */
 export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
   const { loadScenario, startSimulator } = await loadSimulator();
   const redis = await connectRedis(o.redisUrl, { fix: DEMO_REDIS_FIX }); // first: a clear one-line error when no Redis answers
@@ -55,18 +58,37 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
   const say = (s: string) => o.out.write(`${s}\n`);
   const sims: RunningSimulator[] = [];
   const serves: RunningServe[] = [];
-  const narrations: NodeJS.Timeout[] = [];
+  const narrations: Narration[] = [];
   const over = { now: false };
+  // Stops the story, the bots and the simulators, once (the closing line, then the finally, call it).
+  const stopAll = async (): Promise<void> => {
+    over.now = true;
+    for (const n of narrations.splice(0)) n.stop();
+    for (const s of serves.splice(0)) await s.stop().catch(() => undefined);
+    for (const s of sims.splice(0)) await s.stop().catch(() => undefined);
+  };
   try {
     const scenarios = await Promise.all(FLEET_DEMO.map((c) => loadScenario(c.scenario)));
-    for (const s of scenarios) sims.push(await startSimulator({ scenario: s, realtime: true, speed: o.speed }));
+    const starts: number[] = [];
+    for (const s of scenarios) {
+      const sim = await startSimulator({ scenario: s, realtime: true, speed: o.speed });
+      sims.push(sim);
+      starts.push(sim.now()); // each timeline counts from its simulator's start, not from when its bot is up
+    }
     const first = sims[0]!;
     say(`rwx demo --fleet: three clusters, one Redis ${maskUrl(o.redisUrl)} (prefix ${base}), one Slack channel`);
     FLEET_DEMO.forEach((c, i) =>
       say(`  ${c.name}: "${scenarios[i]!.name}" on ${sims[i]!.url} (time runs ${o.speed}x)`),
     );
     say('  Slack is printed below as the bots would post it, every cluster into the same channel.\n');
-    const slack = new TerminalSlack({ out: o.out, stamp: () => `[${hhmm(first.now())}]` });
+    FLEET_DEMO.forEach((c, i) => narrations.push(narrate(scenarios[i]!, sims[i]!, say, starts[i]!, c.name)));
+    // Story lines that are due print before any post: a cluster's warning never comes before its own rollout.
+    const slack = new TerminalSlack({
+      out: o.out,
+      stamp: () => `[${hhmm(first.now())}]`,
+      beforePrint: () => narrations.forEach((n) => n.flush()),
+    });
+    o.onSlack?.(slack);
     const answers: string[] = [];
     const apps = new Map<string, DemoCommandApp>();
     for (const [i, c] of FLEET_DEMO.entries()) {
@@ -85,7 +107,6 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
         parts: { clock: { now: () => sim.now() }, tickMs: 250 },
       });
       serves.push(serve);
-      narrations.push(narrate(scenarios[i]!, sim, say, c.name));
     }
     const deadline = Date.now() + (o.timeoutMs ?? 180_000);
     const told = untilTold(slack, deadline, over).then((c) =>
@@ -93,6 +114,8 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
     );
     const interrupted = (o.interrupted ?? new Promise(() => undefined)).then(() => 'interrupted' as const);
     const outcome = await Promise.race([told, interrupted]);
+    // Every bot stops (and prints what it was posting) before the closing line: nothing comes after it.
+    await stopAll();
     say(
       outcome === 0
         ? '\nrwx demo --fleet: the same change broke two clusters (one thread links the other), the third ' +
@@ -102,12 +125,9 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
           ? '\nrwx demo --fleet: interrupted.'
           : '\nrwx demo --fleet: the story did not finish in time.',
     );
-    return outcome === 0 ? 0 : 1;
+    return outcome === 0 ? 0 : outcome === 'interrupted' ? INTERRUPTED : 1;
   } finally {
-    over.now = true;
-    for (const n of narrations) clearInterval(n);
-    for (const s of serves) await s.stop().catch(() => undefined);
-    for (const s of sims) await s.stop().catch(() => undefined);
+    await stopAll();
     await cleanPrefix(redis, base).catch(() => undefined);
     redis.disconnect();
   }

@@ -12,6 +12,7 @@ import { connect, project } from '../kube/index.js';
 import { DEFAULT_TIMERS } from '../notify/decide.js';
 import { createNotifier } from '../notify/notifier.js';
 import { TerminalSlack } from '../slack/terminal-slack.js';
+import type { MemorySlack } from '../slack/memory-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import { startServe } from './app.js';
 import { ServeMetrics } from './metrics.js';
@@ -33,9 +34,14 @@ export interface DemoOptions {
   log: Logger;
   /** Give up (exit 1) when nothing resolves within this wall time. */
   timeoutMs?: number;
-  /** Resolves to stop early (SIGINT). */
+  /** Resolves to stop early (SIGINT): the demo then exits INTERRUPTED. */
   interrupted?: Promise<unknown>;
+  /** Handed the terminal Slack before anything is posted (tests read the messages as posted). */
+  onSlack?: (slack: MemorySlack) => void;
 }
+
+/** The exit code of a demo stopped by Ctrl-C, as every other command (128 + SIGINT). */
+export const INTERRUPTED = 130;
 
 /** Wall-clock notification timers for the demo (production: 30s / 5m / 4h). */
 export const DEMO_TIMERS = { groupWait: 2_000, groupInterval: 3_000, repeatInterval: 3_600_000 };
@@ -46,7 +52,7 @@ export const DEMO_REDIS_FIX = 'start one (redis-server) or give its URL with --r
 /** A simulated time as the demo prints it (hh:mm:ss, UTC). */
 export const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 
-/** Runs the demo; resolves with the exit code (0 once every incident is resolved, 1 on timeout). */
+/** Runs the demo; resolves with the exit code (0 once every incident is resolved, 1 on timeout, 130 on Ctrl-C). */
 export async function runDemo(o: DemoOptions): Promise<number> {
   const { loadScenario, startSimulator } = await loadSimulator(); // a test tool: one line when it is not installed
   // The scenario before Redis: a file that cannot be read fails with nothing open (an open Redis connection
@@ -56,12 +62,22 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const say = (s: string) => o.out.write(`${s}\n`);
   let sim: RunningSimulator | undefined;
   let demoAgents: DemoAgents | undefined;
+  let narration: Narration | undefined;
   const prefix = `rwx-demo-${randomBytes(4).toString('hex')}`;
   try {
     sim = await startSimulator({ scenario, realtime: true, speed: o.speed });
     const s = sim;
+    // The timeline counts from the simulator's start, not from when the bot is up: a story line is never late.
+    const start = s.now();
+    const story = narrate(scenario, s, say, start);
+    narration = story;
     for (const line of introduction(o, scenario, s.url, prefix)) say(line);
-    const slack = new TerminalSlack({ out: o.out, stamp: () => `[${hhmm(s.now())}]` });
+    const slack = new TerminalSlack({
+      out: o.out,
+      stamp: () => `[${hhmm(s.now())}]`,
+      beforePrint: () => story.flush(),
+    });
+    o.onSlack?.(slack);
     const metrics = new ServeMetrics();
     const late: { index?: ClusterIndex; proofs?: NodeProofs } = {};
     const notifier = createNotifier({
@@ -104,16 +120,15 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     });
     late.index = running.watcher.index;
     late.proofs = running.proofs;
-    const narration = narrate(scenario, s, say);
     const posted = () => slack.messages.length > 0;
     const code = await Promise.race([
-      untilResolved(o, s, storyEnd(scenario, s.now()), posted, notifier.store, say),
-      (o.interrupted ?? new Promise(() => undefined)).then(() => 1),
+      untilResolved(o, s, storyEnd(scenario, start), posted, notifier.store, say),
+      (o.interrupted ?? new Promise(() => undefined)).then(() => INTERRUPTED),
     ]);
-    clearInterval(narration);
     await running.stop();
     return code;
   } finally {
+    narration?.stop();
     await demoAgents?.agents.stop();
     await sim?.stop();
     await cleanPrefix(redis, prefix).catch(() => undefined);
@@ -133,25 +148,35 @@ function introduction(o: DemoOptions, scenario: SimScenario, url: string, prefix
   ];
 }
 
+/** The story lines of a scenario, printed as simulated time passes them. */
+export interface Narration {
+  /** Prints every line that is due and not printed yet: called before each Slack post is printed. */
+  flush(): void;
+  stop(): void;
+}
+
 /**
  * Narrates the scenario's timeline as simulated time passes it, each line naming `who` ("cluster", a fleet
- * member's name). Per-node rollback steps are many: the rollout and the rollback are narrated, not every node.
+ * member's name); `start` is the simulated time the timeline counts from (the simulator's start). Per-node
+ * rollback steps are many: the rollout and the rollback are narrated, not every node.
  */
 export function narrate(
   scenario: SimScenario,
   s: RunningSimulator,
   say: (line: string) => void,
+  start: number,
   who = 'cluster',
-): NodeJS.Timeout {
-  const start = s.now();
+): Narration {
   const steps = scenario.timeline.filter((t) => t.note && !/^rollback reaches/.test(t.note));
   let next = 0;
-  return setInterval(() => {
+  const flush = (): void => {
     while (next < steps.length && s.now() - start >= (steps[next]?.atMs ?? Infinity)) {
       const st = steps[next++]!;
       say(`\n>> [${hhmm(start + st.atMs)}] ${who}: ${st.note}`);
     }
-  }, 100);
+  };
+  const timer = setInterval(flush, 100);
+  return { flush, stop: () => clearInterval(timer) };
 }
 
 // Simulated time at which the scenario's last step has happened.

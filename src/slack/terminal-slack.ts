@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import type { Block } from '../render/slack-blocks.js';
 import type { EphemeralArgs, PostMessageArgs, UpdateArgs, UploadArgs } from './api.js';
 import { MemorySlack } from './memory-slack.js';
+import { plainLines, unescapeMrkdwn } from '../render/plain.js';
 
 /** Options: where to print, and whether to use ANSI colour (default: when the stream is a TTY). */
 export interface TerminalSlackOptions {
@@ -11,6 +12,13 @@ export interface TerminalSlackOptions {
   color?: boolean;
   /** Prefix for each printed event, e.g. a timestamp from the demo's clock. */
   stamp?: () => string;
+  /** Called before each event is printed: the demo prints the story lines that are due first. */
+  beforePrint?: () => void;
+}
+
+/** A message as a reader sees it: Block Kit (or the text alone) as plain lines, Slack markup and emoji codes rendered. */
+export function visibleLines(msg: { text: string; blocks?: Block[] }): string[] {
+  return new TerminalSlack({ out: { write: () => true } as never, color: false }).lines(msg);
 }
 
 /** Prints every post, edit and reply; otherwise behaves as MemorySlack (lookups, ts values). */
@@ -54,24 +62,31 @@ export class TerminalSlack extends MemorySlack {
     this.print(`/rwx answer, ${where}`, msg, '    ');
   }
 
+  /** The message's lines as printed (without the event line and indent). */
+  lines(msg: { text: string; blocks?: Block[] }): string[] {
+    return msg.blocks && msg.blocks.length > 0
+      ? msg.blocks.flatMap((b) => this.block(b))
+      : plainLines(unescapeMrkdwn(msg.text));
+  }
+
   private print(event: string, msg: { text: string; blocks?: Block[] }, indent: string): void {
+    this.opts.beforePrint?.();
     const bar = '─'.repeat(Math.max(4, 72 - event.length - indent.length));
     const stamp = this.opts.stamp ? `${this.opts.stamp()} ` : '';
     const lines = [this.paint('1;36', `${indent}── ${stamp}${event} ${bar}`)];
-    const body = msg.blocks && msg.blocks.length > 0 ? msg.blocks.flatMap((b) => this.block(b)) : [unescape(msg.text)];
-    for (const l of body) lines.push(indent + l);
+    for (const l of this.lines(msg)) lines.push(indent + l);
     this.opts.out.write(lines.join('\n') + '\n\n');
   }
 
   private block(b: Block): string[] {
-    const text = (v: unknown): string => unescape(String((v as { text?: unknown } | undefined)?.text ?? ''));
+    const text = (v: unknown): string => unescapeMrkdwn(String((v as { text?: unknown } | undefined)?.text ?? ''));
     switch (b.type) {
       case 'header':
         return [this.paint('1', text(b.text))];
       case 'section':
-        return mrkdwn(text(b.text));
+        return plainLines(text(b.text));
       case 'context':
-        return ((b.elements as unknown[]) ?? []).flatMap((e) => mrkdwn(text(e)).map((l) => this.paint('2', l)));
+        return ((b.elements as unknown[]) ?? []).flatMap((e) => plainLines(text(e)).map((l) => this.paint('2', l)));
       case 'actions':
         return [
           ((b.elements as { text?: { text?: string } }[]) ?? []).map((e) => `[ ${e.text?.text ?? '?'} ]`).join(' '),
@@ -84,46 +99,4 @@ export class TerminalSlack extends MemorySlack {
   private paint(code: string, s: string): string {
     return this.color ? `\u001b[${code}m${s}\u001b[0m` : s;
   }
-}
-
-// Slack mrkdwn to terminal text: code fences become indented blocks, *bold* and `code` markers are dropped.
-function mrkdwn(s: string): string[] {
-  const out: string[] = [];
-  let inCode = false;
-  for (const raw of s.split('\n')) {
-    let line = raw;
-    const fences = (line.match(/```/g) ?? []).length;
-    line = line.replace(/```/g, '');
-    const code = inCode || fences > 0;
-    out.push(code ? `  ${line}` : line.replace(/\*([^*\n]+)\*/g, '$1').replace(/`([^`\n]+)`/g, '$1'));
-    if (fences % 2 === 1) inCode = !inCode;
-  }
-  return out;
-}
-
-const EMOJI: Record<string, string> = {
-  ':rotating_light:': '🚨',
-  ':no_entry:': '⛔',
-  ':warning:': '⚠️',
-  ':white_check_mark:': '✅',
-  ':eyes:': '👀',
-  ':mute:': '🔇',
-  ':grey_question:': '❔',
-  ':information_source:': 'ℹ️',
-  ':large_green_circle:': '🟢',
-  ':red_circle:': '🔴',
-  ':hourglass_flowing_sand:': '⏳',
-};
-
-// Slack's own markup first (dates show their UTC fallback, a user group its id, a link its text and URL), then
-// emoji codes and entities; what came from the cluster is escaped, so every < here is ours.
-function unescape(s: string): string {
-  return s
-    .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
-    .replace(/<!subteam\^([A-Z0-9]+)>/g, '@$1')
-    .replace(/<(https?:[^|>]+)\|([^>]*)>/g, '$2 ($1)')
-    .replace(/:[a-z_]+:/g, (m) => EMOJI[m] ?? m)
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
 }

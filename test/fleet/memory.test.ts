@@ -72,7 +72,7 @@ describe('an incident record in the shared Redis', () => {
 
   it('the root and the thread count the rows and pods left out', () => {
     const kept = keptPods(keptNodeRows(wide(2_000)));
-    expect(blocksOf(renderIncidentRoot(kept))).toContain('...and 1999 more in the thread');
+    expect(blocksOf(renderIncidentRoot(kept))).toContain('...and 2001 more'); // 2004 stuck nodes, three named
     const evidence = blocksOf(renderEvidenceReply(kept));
     expect(evidence).toContain(
       `+1804 more nodes (1804 with stuck pods), not listed: an incident keeps its first ${MAX_RECORDED_NODES} node rows.`,

@@ -56,7 +56,7 @@ describe('notifiableHash', () => {
         i.pods.forEach((p) => (p.stuckSeconds += 600));
         i.nodes.forEach((n) => n.plugin && (n.plugin.ageSeconds = (n.plugin.ageSeconds ?? 0) + 600));
       },
-      root,
+      evidence, // the root shows no ages; the thread's node lines do
     ],
     // events (counts, messages) are evidence in the thread, not the root
     [

@@ -8,7 +8,9 @@ import { defaultFacts } from '../../src/domain/resolution.js';
 import { groupEvents, messageShape } from '../../src/render/event-groups.js';
 import { type SlackMessage, slackDate } from '../../src/render/slack-blocks.js';
 import { renderCronJobFollowUp } from '../../src/render/slack-follow-up.js';
-import { ROOT_NODE_ROWS, renderIncidentRoot } from '../../src/render/slack-incident.js';
+import { ROOT_NODE_LINES, renderIncidentRoot } from '../../src/render/slack-incident.js';
+import { FIRST_REPLY_BUDGET } from '../../src/render/slack-evidence.js';
+import { visibleLines } from '../../src/slack/terminal-slack.js';
 import { nodeList } from '../../src/render/slack-members.js';
 import { renderResolution } from '../../src/render/slack-resolution.js';
 import { renderResolvedRoot } from '../../src/render/slack-resolved.js';
@@ -54,32 +56,35 @@ describe('the root is short; the thread has the rest', () => {
   const root = renderIncidentRoot(inc);
   const text = blocksText(root);
 
-  it('title, verdict, the one action, a few node rows, buttons, a pointer to the thread: nothing else', () => {
+  it('title, status and verdict, the one action, a few node lines, buttons, a pointer to the thread: nothing else', () => {
     expect(root.blocks.map((b) => b.type)).toEqual([
       'header',
-      'section', // verdict and summary
-      'section', // Do not drain and the first next step
-      'section', // the node table
-      'context', // how many more nodes, the nodes on the new revision
+      'section', // status, severity, verdict and summary
+      'section', // Do not drain and the rollback command
+      'section', // the first stuck nodes, one line each
       'actions',
       'context', // the thread has the rest
     ]);
     expect(text).not.toContain('Affected workloads');
-    expect(text).not.toContain('Roll back to revision 1'); // the second step is in the thread
+    expect(text).not.toContain('Leave stuck pods alone'); // the other steps are in the thread
   });
 
-  it(`shows ${ROOT_NODE_ROWS} node rows, stuck nodes first, and says how many more`, () => {
-    const table = (root.blocks[3] as unknown as { text: { text: string } }).text.text;
-    expect(table.split('\n').filter((l) => /^(```)?node-/.test(l))).toHaveLength(ROOT_NODE_ROWS);
-    expect(text).toContain(`...and ${inc.nodes.length - ROOT_NODE_ROWS} more in the thread`);
-    expect(text).toContain('40 nodes on revision 2: node-19 ... node-135');
+  it(`names ${ROOT_NODE_LINES} stuck nodes, one line each, and says how many more`, () => {
+    const nodes = (root.blocks[3] as unknown as { text: { text: string } }).text.text;
+    expect(nodes.split('\n').filter((l) => l.startsWith('• `node-'))).toHaveLength(ROOT_NODE_LINES);
+    expect(nodes).toContain(`...and ${inc.nodes.length - ROOT_NODE_LINES} more`);
+    expect(visibleLines(root).join('').length).toBeLessThanOrEqual(700);
   });
 
-  it('the evidence reply has every next step, every node row and the workloads', () => {
-    const ev = blocksText(renderEvidenceReply(inc));
-    inc.nextSteps.forEach((s, i) => expect(ev).toContain(`${i + 1}. ${s.slice(0, 40)}`));
-    for (const n of inc.nodes) expect(ev).toContain(n.node);
+  it('the first reply has every step for now, node lines and the workloads, within its budget', () => {
+    const reply = renderEvidenceReply(inc);
+    const ev = blocksText(reply);
+    inc.nextSteps
+      .filter((s) => !s.startsWith('Verify'))
+      .forEach((s, i) => expect(ev).toContain(`${i + 1}. ${s.slice(0, 40)}`));
+    expect(ev).toContain('...and 30 more nodes'); // 40 stuck nodes: ten named
     expect(ev).toContain('Affected workloads');
+    expect(visibleLines(reply).join('').length).toBeLessThanOrEqual(FIRST_REPLY_BUDGET);
   });
 
   it('a node incident leads with its first next step', () => {

@@ -24,30 +24,30 @@ describe('the proof in the thread', () => {
     const incident = { ...rolloutIncident(), proof: proofOf({ 'node-19': report(lostReport('node-19')) }) };
     const line =
       "node-19: the node plugin's mount namespace holds 3 CSI mounts under /var/lib/kubelet that the host cannot see: propagation lost";
-    expect(text(renderIncidentRoot(incident))).toContain(line);
-    expect(text(renderIncidentRoot(incident))).toContain(
-      'Proof from the nodes: propagation lost on 1 of 1 node checked',
-    );
+    // The root says what is proven in one line; the thread has each node's finding.
+    expect(text(renderIncidentRoot(incident))).toContain('*Proof:* propagation lost on 1 of 1 node checked');
+    expect(text(renderIncidentRoot(incident))).not.toContain(line);
     expect(text(renderEvidenceReply(incident))).toContain(line);
   });
 
   it('says the proof is unavailable where no agent runs, and how to enable it, in one line', () => {
     const incident = { ...rolloutIncident(), proof: proofOf({ 'node-19': { kind: 'no-agent' } }) };
     const root = text(renderIncidentRoot(incident));
-    expect(root).toContain('Proof from the nodes: unavailable');
-    expect(root).toMatch(
-      /proof unavailable: no rwx agent runs on node-19; the node agent is opt-in: [^"\\]*docs\/agent\.md/,
+    // The root says only that there is no agent; the thread points to how to get one, without the commands.
+    expect(root).toContain('*Proof:* no agent on these nodes');
+    expect(root).not.toMatch(/kubectl apply|Helm|visible from the host|propagation lost/);
+    expect(text(renderEvidenceReply(incident))).toContain(
+      'proof unavailable: no rwx agent runs on node-19 (opt-in: docs/agent.md)',
     );
-    expect(root).not.toMatch(/visible from the host|propagation lost/);
   });
 
-  it('escapes what came from the node (a process can name itself anything)', () => {
+  it('escapes what came from the node in the thread (a process can name itself anything)', () => {
     const r = lostReport('node-19');
     r.propagation.namespaces[0]!.processes = [{ pid: 7, comm: '<!channel>' }];
     const incident = { ...rolloutIncident(), proof: proofOf({ 'node-19': report(r) }) };
-    const root = text(renderIncidentRoot(incident));
-    expect(root).toContain('&lt;!channel&gt;');
-    expect(root).not.toContain('<!channel>');
+    const thread = text(renderEvidenceReply(incident));
+    expect(thread).toContain('&lt;!channel&gt;');
+    expect(thread).not.toContain('<!channel>');
   });
 
   it('names in a change reply only the proof the last post did not state', () => {

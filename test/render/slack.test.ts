@@ -8,6 +8,8 @@ import { defaultFacts } from '../../src/domain/resolution.js';
 import { renderResolution } from '../../src/render/slack-resolution.js';
 import { renderResolvedRoot } from '../../src/render/slack-resolved.js';
 import { renderChangeReply, renderEvidenceReply } from '../../src/render/slack-thread.js';
+import { FIRST_REPLY_BUDGET } from '../../src/render/slack-evidence.js';
+import { visibleLines } from '../../src/slack/terminal-slack.js';
 import { FIXTURE_NOW, nodeIncident, rolloutIncident } from './incident-fixtures.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
@@ -72,15 +74,19 @@ describe('renderIncidentRoot', () => {
 
   it.each([
     ['title names driver and revision', 'ebs-csi-node revision 2'],
-    ['verdict with counts', 'all on revision 2; 0 stuck on 36 nodes still on revision 1'],
-    ['Do not drain, prominently', ':no_entry: *Do not drain.*'],
-    ['the first next step after it', 'Stop any drain in progress.'],
-    ['the nodes on the new revision', '4 nodes on revision 2: node-19, node-27, node-33, node-41'],
-    ['the node table header', 'node    | plugin revision | plugin pod age | stuck pods'],
-    ['a node row with age', 'node-19 | 2               | 3h1m'],
+    ['status, severity and verdict in words', '*Open · SEV1 · Follows a node plugin rollout*'],
+    ['verdict with counts, without its code', 'all on revision 2; 0 stuck on 36 nodes still on revision 1'],
+    ['Do not drain and the rollback, prominently', ':no_entry: *Do not drain. Roll back to revision 1:*'],
+    ['the rollback command', '`kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1`'],
+    ['one line per stuck node, no table', '• `node-19`: platform/postgres-2'],
     ['where the rest is', 'in the thread'],
   ])('shows %s', (_name, want) => {
     expect(text).toContain(want);
+  });
+
+  it('says each thing once: no verdict code, no table, "Do not drain" once', () => {
+    expect(text).not.toMatch(/FOLLOWS_ROLLOUT|```|\| plugin revision/);
+    expect(text.match(/Do not drain/g)).toHaveLength(1);
   });
 
   it('has the four buttons carrying the incident key', () => {
@@ -140,36 +146,32 @@ describe('renderIncidentRoot', () => {
 });
 
 describe('renderEvidenceReply', () => {
-  // The rollout incident through the real correlator: the thread states the explanations `rwx scan` prints.
+  // The rollout incident through the real correlator: the thread states the explanations `rwx scan` prints, as
+  // many as FIRST_REPLY_BUDGET holds, and names what it leaves out.
   const correlated = evaluate(ClusterIndex.fromSnapshot(snapshotOf(rolloutObjects())), { now: NOW }).incidents[0]!;
-  const text = all(renderEvidenceReply(correlated));
-  // Every observation that misleads on-call engineers becomes one line of the thread.
+  const reply = renderEvidenceReply(correlated);
+  const text = all(reply);
+  // What to do comes first and always fits; each case: what it is, the words.
   it.each([
-    ['the useless kubelet message', 'says "timed out waiting for the condition": it names no component'],
-    ['what happened at 06:40', `What happened at ${dated('2026-11-30T06:40:00.000Z')}: ControllerRevision 2`],
-    ['storage team says attached and healthy', 'are attached to their node (VolumeAttachment attached=true)'],
-    ['the driver is healthy by every check', '40 of 40 node plugin pods are Ready'],
-    ['deleting fixes it half the time', 'Deleting a stuck pod helps only when the scheduler places it on one of the'],
-    ['search pods that started', 'node-02, node-08, node-14'],
-    ['nodes look flaky / the drain', 'Not flaky nodes'],
-    ['the revision diff line', 'kubelet-dir: mountPropagation Bidirectional -&gt; none'],
-    ['the backup never failed, it never ran', 'raises no job-failure alert'],
-    ['the events, grouped across pods', 'Warning FailedMount x'],
     ['the rollback command', 'kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1'],
     ['what the rollback restores', 'restores volumeMount kubelet-dir mountPropagation Bidirectional'],
     ['leave stuck pods alone', 'Leave stuck pods alone: the kubelet retries'],
-    ['the storage path', 'volume data -&gt; claim platform/data-postgres-2'],
-    // What the short root leaves out is here.
-    ['every next step', '11. Verify no VolumeAttachment was force-removed'],
-    ['the 2x2 counts in the reason', 'on revision 2: 4 stuck, 8 fine; on revision 1: 0 stuck, 28 fine'],
+    ['what cordoning costs', 'out of scheduling: if the other'],
     ['symptom 1: postgres-2', 'StatefulSet *postgres*: postgres-2 (ContainerCreating 24m on node-19)'],
     ['symptom 2: the backup CronJob with missed runs', 'CronJob *nightly-backup*: 2 scheduled runs missed'],
     ['symptom 3: search', 'Deployment *search*'],
+    ['a stuck node, one line', '• `node-19` revision 2, plugin pod'],
   ])('has %s', (_name, want) => {
     expect(text).toContain(want);
   });
-  it('has every explanation, escaped', () => {
-    for (const e of correlated.explanations ?? []) expect(text).toContain(slackDates(escapeSlack(e)));
+
+  it('holds what fits of the evidence, whole lines, and names the rest', () => {
+    expect(visibleLines(reply).join('').length).toBeLessThanOrEqual(FIRST_REPLY_BUDGET);
+    const explanations = (correlated.explanations ?? []).map((e) => slackDates(escapeSlack(e)));
+    const shown = explanations.filter((e) => text.includes(e)).length;
+    if (shown < explanations.length) expect(text).toMatch(/Not shown here: [^"]*explanations[^"]*`rwx scan` prints/);
+    expect(text).not.toMatch(/Do not drain\.\* Stuck mounts follow/); // said once, in the first step
+    expect(text).not.toContain('```');
   });
 });
 

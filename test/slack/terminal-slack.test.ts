@@ -27,7 +27,7 @@ describe('TerminalSlack', () => {
     await slack.update({ channel: 'C1', ts, ...renderIncidentRoot(inc, { ack: { user: 'U1', at: 0 } }) });
     expect(printed).toContain(`new root message ${ts} in C1`);
     expect(printed).toContain('Do not drain.');
-    expect(printed).toContain('  node    | plugin revision | plugin pod age | stuck pods');
+    expect(printed).toContain('• node-19: platform/postgres-2'); // one line per node, markup dropped
     expect(printed).toContain('    ── reply in thread');
     expect(printed).toContain('mountPropagation Bidirectional -> none'); // unescaped for the terminal
     expect(printed).toContain(`root ${ts} edited`);
