@@ -1,5 +1,5 @@
 // `/rwx drain NODE`: the drain advice as a Slack message. BLOCK says why with the 2x2 counts of the rollout the
-// node's stuck mounts follow (a drain turns working nodes into broken ones) and what to do
+// node's stuck mounts follow, in words (a drain turns working nodes into broken ones) and what to do
 // instead; CAUTION says what will hang; OK gives the one-line reason.
 import type { DrainAdvice, Incident, RolloutEvidence } from '../domain/incident.js';
 import { escapeSlack, untrusted } from '../render/escape.js';
@@ -22,17 +22,13 @@ export function rolloutFor(node: string, incidents: readonly Incident[]): Rollou
   return (mine ?? (rollouts.length === 1 ? rollouts[0] : undefined))?.rollout;
 }
 
-/** The 2x2 table: plugin revision (new / previous) x nodes with stuck mounts / mounting fine. */
-export function countsTable(r: RolloutEvidence): string {
+/** The 2x2 counts in words, one line per revision (new, previous): no table, a phone keeps its meaning. */
+export function countsLines(r: RolloutEvidence): string[] {
   const c = r.counts;
-  const rows: [string, string, string][] = [
-    ['', 'stuck mounts', 'mounting fine'],
-    [`revision ${r.newRevision} (new)`, String(c.newStuck), String(c.newFine)],
-    [`revision ${r.previousRevision ?? '?'} (previous)`, String(c.oldStuck), String(c.oldFine)],
+  return [
+    `• revision ${r.newRevision} (new): ${c.newStuck} with stuck mounts, ${c.newFine} mounting fine`,
+    `• revision ${r.previousRevision ?? '?'} (previous): ${c.oldStuck} with stuck mounts, ${c.oldFine} mounting fine`,
   ];
-  const w0 = Math.max(...rows.map((x) => x[0].length));
-  const w1 = Math.max(...rows.map((x) => x[1].length));
-  return rows.map(([a, b, d]) => `${a.padEnd(w0)}  ${b.padStart(w1)}  ${d.padStart(13)}`.trimEnd()).join('\n');
 }
 
 /** Renders drain advice; `incidents` supply the rollout evidence for BLOCK. */
@@ -47,7 +43,7 @@ export function renderDrain(advice: DrainAdvice, incidents: readonly Incident[],
     const ds = escapeSlack(`${rollout.daemonSet.namespace}/${rollout.daemonSet.name}`);
     const table =
       `*Nodes by node plugin revision* (\`${ds}\`: ${rollout.updatedNodes} of ${rollout.desiredNodes} nodes updated)\n` +
-      `\`\`\`${escapeSlack(countsTable(rollout))}\`\`\``;
+      countsLines(rollout).join('\n');
     blocks.push(section(table));
     lines.push(table);
   }

@@ -120,9 +120,9 @@ function firstAction(incident: Incident): Block | undefined {
   const cmd = rb?.command ? `\n\`${escapeSlack(rb.command)}\`` : '';
   if (incident.verdict === 'FOLLOWS_ROLLOUT' && r && rb) {
     if (!saysDoNotDrain(incident)) {
-      const nodes = `${r.updatedNodes} of ${r.desiredNodes} nodes still on revision ${r.newRevision}`;
+      const nodes = `${r.updatedNodes} of ${r.desiredNodes} nodes to go`;
       const to = rb.toRevision !== undefined ? ` to revision ${rb.toRevision}` : '';
-      return section(`:hourglass_flowing_sand: *Wait: the rollback${to} is under way* (${nodes}). Watch it:${cmd}`);
+      return section(`:hourglass_flowing_sand: *Wait: the rollback${to} is under way* (${nodes}):${cmd}`);
     }
     if (rb.state === 'undo' && rb.command)
       return section(`:no_entry: *Do not drain. Roll back to revision ${rb.toRevision ?? '?'}:*${cmd}`);
@@ -136,10 +136,11 @@ function firstAction(incident: Incident): Block | undefined {
   return step ? section(`*First:* ${escapeSlack(step)}`) : undefined;
 }
 
-// The first stuck nodes, one line each, and how many more the thread lists.
+// The first stuck nodes, one line each, and how many more the thread lists; none when the summary names them all.
 function nodeBlocks(incident: Incident): Block[] {
   const stuck = byStuckPods(incident.nodes).filter((n) => n.stuckPods.length > 0);
-  if (stuck.length === 0) return [];
+  // Said once: nodes the summary already names are not listed again.
+  if (stuck.every((n) => incident.summary.includes(n.node))) return [];
   const total = nodeRowCount(incident).withStuckPods;
   const lines = nodeLines(stuck.slice(0, ROOT_NODE_LINES), false);
   const more = total - Math.min(stuck.length, ROOT_NODE_LINES);

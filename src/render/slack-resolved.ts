@@ -11,17 +11,18 @@ import {
   context,
   formatSeconds,
   slackDate,
-  slackDates,
   header,
   listSection,
   plural,
   section,
 } from './slack-blocks.js';
-import { VERDICT_TEXT, incidentFallback, summaryWords } from './slack-fallback.js';
-import { type RootOptions, statusLine } from './slack-incident.js';
+import { incidentFallback } from './slack-fallback.js';
+import { type RootOptions, headline, statusLine } from './slack-incident.js';
 import { parentThreadLine } from './slack-links.js';
 import { nodeList } from './slack-members.js';
 
+/** Workload lines the resolved root shows; the resolution reply names every pod. */
+const ROOT_WORKLOADS = 2;
 /** Pods named per workload line; the rest are counted. */
 const PODS_PER_WORKLOAD = 10;
 
@@ -38,17 +39,22 @@ export function renderResolvedRoot(
     `At its worst: ${plural(p.pods, 'stuck pod')} on ${plural(p.nodes, 'node')}` +
     `${p.cronJobs > 0 ? `, ${plural(p.cronJobs, 'CronJob')} with missed runs` : ''}` +
     ` (${plural(history.pods.length + history.omittedPods, 'pod')} stuck over the whole incident).`;
-  blocks.push(section(`*${VERDICT_TEXT[incident.verdict]}*: resolved.\n${span(history)}${escapeSlack(worst)}`));
-  const status = statusLine(state);
+  blocks.push(section(`${headline(incident, true)}\n${span(history)}${escapeSlack(worst)}`));
+  // The headline says it is resolved: the status line only when it says more (who resolved it, an ack).
+  const status = statusLine(state.resolvedBy ? state : { ...state, resolvedAt: undefined, muteUntil: undefined });
   if (status) blocks.push(context(status));
-  if (p.summary) blocks.push(context(slackDates(escapeSlack(`Worst point: ${summaryWords(p.summary)}`))));
   const more = history.omittedNodes > 0 ? ` and at least ${history.omittedNodes} more` : '';
   blocks.push(section(`*Nodes involved:* ${nodeList(history.nodes)}${more}`));
-  blocks.push(listSection('*Affected workloads*', workloadLines(history)));
-  if (opts.parent) blocks.push(context(parentThreadLine(opts.parent)));
+  const workloads = workloadLines(history);
+  const hidden = workloads.length - ROOT_WORKLOADS;
   blocks.push(
-    context(`incident \`${escapeSlack(incident.key)}\` · see the thread for which pods recovered on their own`),
+    listSection(
+      '*Affected workloads*',
+      hidden > 0 ? [...workloads.slice(0, ROOT_WORKLOADS), `...and ${hidden} more in the thread`] : workloads,
+    ),
   );
+  if (opts.parent) blocks.push(context(parentThreadLine(opts.parent)));
+  blocks.push(context(`Which pods recovered on their own: in the thread · \`${escapeSlack(incident.key)}\``));
   return { text: incidentFallback(incident, incident.title, true), blocks: capBlocks(blocks) };
 }
 
@@ -83,6 +89,8 @@ function workloadLines(h: IncidentHistory): string[] {
       `• \`${escapeSlack(ns)}\` CronJob *${escapeSlack(name)}*: ${plural(c.missedRuns, 'scheduled run')} missed`,
     );
   }
+  // CronJobs first: a missed run is the finding a resolution most easily hides.
+  lines.sort((a, b) => Number(!a.includes(' CronJob ')) - Number(!b.includes(' CronJob ')));
   if (h.omittedPods + h.omittedCronJobs > 0)
     lines.push(`• ...and at least ${h.omittedPods + h.omittedCronJobs} more members not kept in the record`);
   return lines.length > 0 ? lines : ['• none recorded'];

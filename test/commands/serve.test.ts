@@ -96,8 +96,8 @@ describe('commandsForServe', () => {
     const [answer] = fake.responses.get('n19') as { text: string; response_type: string }[];
     expect(answer?.response_type).toBe('ephemeral');
     expect(answer?.text).toContain(':no_entry: *BLOCK*');
-    expect(answer?.text).toMatch(/revision 2 \(new\)\s+[1-9]\d*\s+\d+\n/); // stuck mounts on revision 2...
-    expect(answer?.text).toMatch(/revision 1 \(previous\)\s+0\s+\d+```/); // ...and none on revision 1
+    expect(answer?.text).toMatch(/revision 2 \(new\): [1-9]\d* with stuck mounts, \d+ mounting fine\n/); // stuck mounts on revision 2...
+    expect(answer?.text).toMatch(/revision 1 \(previous\): 0 with stuck mounts, \d+ mounting fine/); // ...and none on revision 1
   });
 
   it('/rwx drain node-02 (revision 1, nothing stuck): OK', async () => {
