@@ -14,6 +14,15 @@ export const USAGE_LINES: readonly string[] = [
   '`@CLUSTER` as the last word names the cluster a command is about, where several share this app: `/rwx drain node-19 @prod-eu-1`',
 ];
 
+/**
+ * Said once here (and in docs/agent.md), not in every incident root: proof from the nodes is possible, and how. A
+ * root only says "Proof: no agent on these nodes" where none runs.
+ */
+export const PROOF_LINE =
+  'Proof from the nodes is opt-in: the rwx node agent (a read-only DaemonSet, `agent.enabled=true` in the chart; ' +
+  'docs/agent.md) shows CSI mounts the host cannot see and volumes still staged with no pod. Without it, answers ' +
+  'say "no agent on these nodes".';
+
 const FOOTER =
   'Answers are visible only to you; add `public` at the end to post in the channel. ' +
   'Read-only: nothing here changes the cluster.';
@@ -21,7 +30,7 @@ const FOOTER =
 /** The reply to `/rwx help`. */
 export function renderHelp(): CommandReply {
   const text = ['*/rwx* — RWX / CSI storage triage', ...USAGE_LINES].join('\n');
-  return { response: respond(text, [section(text), context(FOOTER)], false) };
+  return { response: respond(`${text}\n${PROOF_LINE}`, [section(text), context(PROOF_LINE), context(FOOTER)], false) };
 }
 
 /** The reply to a malformed command: the one-line reason (untrusted parts escaped here) and the usage. */

@@ -41,6 +41,9 @@ describe('help and usage', () => {
     const r = renderHelp().response;
     expect(r.response_type).toBe('ephemeral');
     for (const c of ['/rwx triage', '/rwx drain NODE', '/rwx status', '/rwx help']) expect(r.text).toContain(c);
+    // How to get proof from the nodes is said here once, not in every incident root.
+    expect(r.text).toContain('node agent');
+    expect(r.text).toContain('docs/agent.md');
     assertSafe(r);
   });
 
