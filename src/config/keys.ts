@@ -12,6 +12,13 @@ export type ConfigKey =
   | 'port'
   | 'redisUrl'
   | 'redisPassword'
+  | 'redisUsername'
+  | 'redisSentinels'
+  | 'redisSentinelName'
+  | 'redisSentinelPassword'
+  | 'redisClusterNodes'
+  | 'redisTls'
+  | 'redisTlsCaFile'
   | 'redisPrefix'
   | 'stuckAfter'
   | 'groupWait'
@@ -64,6 +71,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   port: 3000,
   redisUrl: 'redis://127.0.0.1:6379',
   redisPrefix: 'rwx',
+  redisTls: false,
   stuckAfter: '5m',
   groupWait: '30s',
   groupInterval: '5m',
@@ -140,12 +148,61 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     key: 'redisPassword',
     form: 'text',
     secret: true,
-    doc: 'Redis password, when REDIS_URL carries none (the Helm chart sets it from the Redis Secret). Not both.',
+    doc: 'Redis password, when REDIS_URL carries none (the Helm chart sets it from the Redis Secret). Not both. Also the password of the Sentinel-watched primary and of every Cluster node.',
+  },
+  {
+    env: 'REDIS_USERNAME',
+    key: 'redisUsername',
+    form: 'ACL user name',
+    secret: false,
+    doc: 'Redis ACL user (managed services), with REDIS_PASSWORD; when REDIS_URL carries none. Default: the default user.',
+  },
+  {
+    env: 'REDIS_SENTINELS',
+    key: 'redisSentinels',
+    form: 'host:port,host:port,...',
+    secret: false,
+    doc: 'Sentinels watching the Redis primary (instead of REDIS_URL): the bot asks them where the primary is, and again after a failover. Needs REDIS_SENTINEL_NAME.',
+  },
+  {
+    env: 'REDIS_SENTINEL_NAME',
+    key: 'redisSentinelName',
+    form: 'text',
+    secret: false,
+    doc: "The primary's name the sentinels monitor (`sentinel monitor <name> ...`, often mymaster).",
+  },
+  {
+    env: 'REDIS_SENTINEL_PASSWORD',
+    key: 'redisSentinelPassword',
+    form: 'text',
+    secret: true,
+    doc: "The sentinels' own password (`requirepass` in sentinel.conf), when they have one.",
+  },
+  {
+    env: 'REDIS_CLUSTER_NODES',
+    key: 'redisClusterNodes',
+    form: 'host:port,host:port,...',
+    secret: false,
+    doc: 'Seed nodes of a Redis Cluster (instead of REDIS_URL). The key prefix then holds a hash tag (rwx becomes {rwx}), so every key of the bot is in one slot.',
+  },
+  {
+    env: 'REDIS_TLS',
+    key: 'redisTls',
+    form: 'true or false',
+    secret: false,
+    doc: 'Speak TLS to Redis (and to the sentinels). A rediss:// REDIS_URL turns it on by itself.',
+  },
+  {
+    env: 'REDIS_TLS_CA_FILE',
+    key: 'redisTlsCaFile',
+    form: 'file path',
+    secret: false,
+    doc: "CA bundle (PEM) that signed Redis' certificate, when not a public one; implies REDIS_TLS.",
   },
   {
     env: 'RWX_REDIS_PREFIX',
     key: 'redisPrefix',
-    form: 'letters, digits, - _ :',
+    form: 'letters, digits, - _ :, one {hash tag}',
     secret: false,
     doc: 'Key prefix in Redis; give each cluster its own when several bots share one Redis.',
   },

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { isClusterName } from '../domain/cluster.js';
 import { RwxError } from '../errors.js';
 import { CONFIG_KEYS, DEFAULT_CONFIG, boolWord, type ConfigKey } from './keys.js';
+import { redisProblems } from './redis.js';
 import { rawConfigSchema, toConfig, type Config, type RawConfig } from './schema.js';
 
 /** Where loadConfig reads from. */
@@ -85,11 +86,13 @@ export function loadConfig(opts: LoadConfigOptions): Config {
   const problems: string[] = [];
   const raw: Record<string, unknown> = { ...DEFAULT_CONFIG };
   const label = new Map<string, string>(CONFIG_KEYS.map((k) => [k.key, k.env]));
+  const given = new Set<string>();
 
   const file = opts.file ?? (opts.env.RWX_CONFIG || undefined);
   if (file !== undefined) {
     for (const [k, v] of Object.entries(readFile(file, problems))) {
       raw[k] = v;
+      given.add(k);
       label.set(k, `${file}: ${k}`);
     }
   }
@@ -98,6 +101,7 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     if (v !== undefined && v !== '') {
       // Kubernetes ConfigMaps often carry empty values: treat them as unset
       raw[info.key] = v;
+      given.add(info.key);
       label.set(info.key, info.env);
     }
   }
@@ -120,7 +124,7 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   }
   for (const [key, text] of fleetProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
-  for (const [key, text] of redisProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
+  for (const [key, text] of redisProblems(raw, given)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   if (parsed.success)
     for (const [key, text] of teamProblems(parsed.data)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   if (opts.slack !== 'optional') {
@@ -146,17 +150,6 @@ function hide(key: string, message: string, value: unknown): string {
   const masked =
     key === 'redisUrl' ? v.replace(/:[^:@/]*@/, ':****@') : `${/^(xox[a-z]-|xapp-)/.exec(v)?.[1] ?? ''}****`;
   return message.split(v).join(masked);
-}
-
-/** A Redis password given twice (in REDIS_URL and REDIS_PASSWORD): which one is meant is not ours to guess. */
-function redisProblems(raw: Record<string, unknown>): [ConfigKey, string][] {
-  if (raw.redisPassword === undefined || String(raw.redisPassword).trim() === '') return [];
-  try {
-    if (!new URL(String(raw.redisUrl ?? '')).password) return [];
-  } catch {
-    return []; // a malformed REDIS_URL is reported on its own
-  }
-  return [['redisPassword', 'REDIS_URL already carries a password: give it in one of the two only']];
 }
 
 /** A team channel that is the incident channel would get every incident twice in one place. */

@@ -37,6 +37,7 @@ export function maskSecrets(config: Config): Config {
   if (slack.signingSecret !== undefined) slack.signingSecret = MASK;
   const redis = { ...config.redis, url: maskUrl(config.redis.url) };
   if (redis.password !== undefined) redis.password = MASK;
+  if (redis.sentinel?.password !== undefined) redis.sentinel = { ...redis.sentinel, password: MASK };
   return { ...config, slack, redis };
 }
 
@@ -62,6 +63,9 @@ export function formatDuration(ms: number): string {
   return out || '0s';
 }
 
+const hostPort = (n: { host: string; port: number }): string =>
+  `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`;
+
 /** The config in file form (the flat keys a YAML file uses), so it can be read, compared and pasted back. */
 export function toFileForm(c: Config): Record<ConfigKey, unknown> {
   const opt = <T>(v: T | undefined | ''): T | null => (v === undefined || v === '' ? null : v);
@@ -72,8 +76,15 @@ export function toFileForm(c: Config): Record<ConfigKey, unknown> {
     slackChannel: opt(c.slack.channel),
     slackApiUrl: opt(c.slack.apiUrl),
     port: c.port,
-    redisUrl: c.redis.url,
+    redisUrl: opt(c.redis.url),
     redisPassword: opt(c.redis.password),
+    redisUsername: opt(c.redis.username),
+    redisSentinels: c.redis.sentinel ? c.redis.sentinel.nodes.map(hostPort) : null,
+    redisSentinelName: opt(c.redis.sentinel?.name),
+    redisSentinelPassword: opt(c.redis.sentinel?.password),
+    redisClusterNodes: c.redis.cluster ? c.redis.cluster.nodes.map(hostPort) : null,
+    redisTls: c.redis.tls !== undefined,
+    redisTlsCaFile: opt(c.redis.tls?.caFile),
     redisPrefix: c.redis.prefix,
     stuckAfter: formatDuration(c.timers.stuckAfterMs),
     groupWait: formatDuration(c.timers.groupWaitMs),

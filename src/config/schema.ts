@@ -7,6 +7,7 @@ import { parseDuration } from '../domain/duration.js';
 import type { NsName } from '../domain/findings.js';
 import type { TeamRoute } from '../domain/teams.js';
 import { boolWord } from './keys.js';
+import { hostPorts, redisConfig, type RedisConfig } from './redis.js';
 
 /** pino levels accepted by LOG_LEVEL. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -26,8 +27,8 @@ export interface Config {
     apiUrl?: string;
   };
   port: number;
-  /** `password` from REDIS_PASSWORD (REDIS_URL then has none). */
-  redis: { url: string; prefix: string; password?: string };
+  /** Where Redis is (one server, Sentinel or Cluster) and how to speak to it: src/config/redis.ts. */
+  redis: RedisConfig;
   /** All durations in milliseconds. */
   timers: {
     stuckAfterMs: number;
@@ -240,7 +241,22 @@ export const rawConfigSchema = z.strictObject({
   port,
   redisUrl: url(['redis:', 'rediss:'], 'a redis:// or rediss:// URL'),
   redisPassword: optText('a password'),
-  redisPrefix: text('a key prefix').regex(/^[A-Za-z0-9_:-]{1,64}$/, 'expected 1-64 letters, digits, - _ or :'),
+  redisUsername: optText('an ACL user name'),
+  redisSentinels: hostPorts,
+  redisSentinelName: optText("the primary's name"),
+  redisSentinelPassword: optText('a password'),
+  redisClusterNodes: hostPorts,
+  redisTls: bool,
+  redisTlsCaFile: optText('a file path'),
+  redisPrefix: text('a key prefix')
+    .regex(
+      /^[A-Za-z0-9_:-]*(\{[A-Za-z0-9_:-]+\})?[A-Za-z0-9_:-]*$/,
+      'expected 1-64 letters, digits, - _ or :, with at most one {hash tag}',
+    )
+    .refine(
+      (s) => s.length >= 1 && s.length <= 64,
+      'expected 1-64 letters, digits, - _ or :, with at most one {hash tag}',
+    ),
   stuckAfter: duration,
   groupWait: duration,
   groupInterval: duration,
@@ -286,7 +302,7 @@ export function toConfig(r: RawConfig): Config {
       ...(r.slackApiUrl ? { apiUrl: r.slackApiUrl } : {}),
     },
     port: r.port,
-    redis: { url: r.redisUrl ?? '', prefix: r.redisPrefix, ...(r.redisPassword ? { password: r.redisPassword } : {}) },
+    redis: redisConfig(r),
     timers: {
       stuckAfterMs: r.stuckAfter,
       groupWaitMs: r.groupWait,

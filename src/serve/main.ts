@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import { buildInfo } from '../build-info.js';
 import { type Config, maskUrl } from '../config/index.js';
+import { describeRedis } from '../config/redis.js';
 import { systemClock } from '../domain/clock.js';
 import { fleetSlack, memberNotifier } from '../fleet/member.js';
 import { scopedKey } from '../fleet/keys.js';
@@ -36,11 +37,10 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     new KubeClusterSource(
       await openApi({ kubeconfig: config.kube.kubeconfig, context: config.kube.context, env: o.env ?? process.env }),
     );
-  const redis = await connectRedis(config.redis.url, {
-    password: config.redis.password,
-    fix: 'check REDIS_URL (and REDIS_PASSWORD), that Redis runs, and that this pod may reach it',
+  const redis = await connectRedis(config.redis, {
+    fix: 'check REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES) and REDIS_PASSWORD, that Redis runs, and that this pod may reach it',
   });
-  log.info({ redis: maskUrl(config.redis.url), prefix: config.redis.prefix }, 'redis connected');
+  log.info({ redis: describeRedis(config.redis, maskUrl), prefix: config.redis.prefix }, 'redis connected');
   const metrics = new ServeMetrics({ processMetrics: true, build: buildInfo(o.env ?? process.env) });
   watchRedisLink(redis, log, (up) => metrics.redisUp.set(up ? 1 : 0));
   // Every message posted or edited is counted (metrics) and leaves one audit line (slack/audit.ts).

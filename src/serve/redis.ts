@@ -1,8 +1,10 @@
-// Redis for the pipeline: one ioredis connection checked at start (a clear one-line error when nothing answers,
-// rather than ioredis retrying forever) and a readiness probe.
-import { Redis } from 'ioredis';
+// Redis for the pipeline: one ioredis connection (one server, Sentinel or Cluster: redis-topology.ts) checked at
+// start (a clear one-line error when nothing answers, rather than ioredis retrying forever) and a readiness probe.
+import type { Redis } from 'ioredis';
 import { maskUrl } from '../config/mask.js';
+import { describeRedis, type RedisConfig } from '../config/redis.js';
 import { RwxError } from '../errors.js';
+import { redisClient } from './redis-topology.js';
 
 /** How connectRedis connects, and what its error tells the reader to do. */
 export interface ConnectOptions {
@@ -14,20 +16,20 @@ export interface ConnectOptions {
   fix?: string;
 }
 
-/** Connects and PINGs within the timeout; throws RwxError REDIS_UNREACHABLE naming the (masked) URL and the fix. */
-export async function connectRedis(url: string, o: ConnectOptions = {}): Promise<Redis> {
+/**
+ * Connects to `target` (a URL, or Config.redis for any topology) and PINGs within the timeout; throws RwxError
+ * REDIS_UNREACHABLE naming where (the masked URL, or the topology and its seeds) and the fix.
+ */
+export async function connectRedis(target: string | RedisConfig, o: ConnectOptions = {}): Promise<Redis> {
   const { timeoutMs = 3000, password, fix = 'start one (redis-server) or set REDIS_URL' } = o;
+  const r: RedisConfig =
+    typeof target === 'string' ? { url: target, prefix: '', ...(password ? { password } : {}) } : target;
+  const where = describeRedis(r, maskUrl);
   let redis: Redis;
   try {
-    redis = new Redis(url, {
-      ...(password ? { password } : {}),
-      lazyConnect: true,
-      maxRetriesPerRequest: 1,
-      connectTimeout: timeoutMs,
-      enableOfflineQueue: true,
-    });
+    redis = redisClient(r, timeoutMs);
   } catch (e) {
-    throw new RwxError('CONFIG', `REDIS_URL ${maskUrl(url)} is not a Redis URL`, { cause: e });
+    throw new RwxError('CONFIG', `REDIS_URL ${where} is not a Redis URL`, { cause: e });
   }
   // Errors surface through connect()/ping below; an unhandled 'error' event would crash the process.
   let lastError: unknown;
@@ -49,8 +51,8 @@ export async function connectRedis(url: string, o: ConnectOptions = {}): Promise
     // It answered, but wants a (different) password: say so, rather than "no Redis answers".
     const auth = /NOAUTH|WRONGPASS|invalid password/i.test(why ?? '');
     const text = auth
-      ? `Redis at ${maskUrl(url)} refused to authenticate (${why}); set REDIS_PASSWORD or the password in REDIS_URL`
-      : `no Redis answers at ${maskUrl(url)} (${why}); ${fix}`;
+      ? `Redis at ${where} refused to authenticate (${why}); set REDIS_PASSWORD (and REDIS_USERNAME) or the password in REDIS_URL`
+      : `no Redis answers at ${where} (${why}); ${fix}`;
     throw new RwxError('REDIS_UNREACHABLE', text, { cause: e });
   } finally {
     clearTimeout(timer);
