@@ -64,11 +64,17 @@ export interface SentinelSet {
   env: Record<string, string>;
   /** The port the sentinels name as primary now. */
   primaryPort(): Promise<number>;
+  /** Subscribes to the sentinels' +switch-master; `at` resolves with the time (ms) the first announces it. */
+  watchSwitch(): Promise<{ at: Promise<number> }>;
+  /** Replication stops: each replica fails to authenticate to the primary, so what the primary writes is its own. */
+  cutReplication(): Promise<void>;
+  /** Replication can resume (to whichever primary the sentinels name). */
+  restoreReplication(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /** Starts the set and waits until every sentinel knows both replicas and the two other sentinels. */
-export async function sentinelSet(name = 'rwxm'): Promise<SentinelSet> {
+export async function sentinelSet(name = 'rwxm', downAfterMs = 500): Promise<SentinelSet> {
   const dir = mkdtempSync(join(tmpdir(), 'rwx-sentinel-'));
   const pp = await freePort();
   const primary = await spawnNode(['--port', String(pp), '--dir', dir, ...DATA], pp);
@@ -89,7 +95,7 @@ export async function sentinelSet(name = 'rwxm'): Promise<SentinelSet> {
         'bind 127.0.0.1',
         `dir ${dir}`,
         `sentinel monitor ${name} 127.0.0.1 ${pp} 2`,
-        `sentinel down-after-milliseconds ${name} 500`,
+        `sentinel down-after-milliseconds ${name} ${downAfterMs}`,
         `sentinel failover-timeout ${name} 5000`,
         `sentinel parallel-syncs ${name} 2`,
       ].join('\n'),
@@ -112,8 +118,30 @@ export async function sentinelSet(name = 'rwxm'): Promise<SentinelSet> {
     },
     primaryPort: async () =>
       Number(((await ask(sentinels[0]!.port, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name])) as string[])[1]),
+    watchSwitch: () => switchedAt(sentinels.map((n) => n.port)),
+    cutReplication: async () => {
+      for (const r of replicas) {
+        await ask(r.port, ['CONFIG', 'SET', 'masterauth', 'not-the-password']);
+        await ask(r.port, ['CLIENT', 'KILL', 'TYPE', 'master']);
+      }
+      const down = async (r: Node): Promise<boolean> =>
+        /master_link_status:down/.test(String(await ask(r.port, ['INFO', 'replication'])));
+      await until(async () => (await Promise.all(replicas.map(down))).every(Boolean), 'replication cut');
+    },
+    restoreReplication: async () => {
+      for (const r of replicas) await ask(r.port, ['CONFIG', 'SET', 'masterauth', '']).catch(() => undefined);
+    },
     stop: async () => void (await Promise.all(all.map((n) => n.kill()))),
   };
+}
+
+/** The time the first of `ports` (sentinels) publishes +switch-master, subscribed before this returns. */
+async function switchedAt(ports: number[]): Promise<{ at: Promise<number> }> {
+  const subs = ports.map((port) => new Redis({ port, host: '127.0.0.1', lazyConnect: true }));
+  for (const s of subs) s.on('error', () => undefined);
+  await Promise.all(subs.map((s) => s.connect().then(() => s.subscribe('+switch-master'))));
+  const at = new Promise<number>((r) => subs.forEach((s) => s.on('message', () => r(Date.now()))));
+  return { at: at.finally(() => subs.forEach((s) => s.disconnect())) };
 }
 
 /** A port whose cluster bus port (+10000) is free and valid too. */
