@@ -16,6 +16,7 @@ import { createWebSlackApi } from '../slack/web-api.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import { serveProjector } from '../watch/slim.js';
 import { startServe, type RunningServe } from './app.js';
+import { clusterClaim } from './cluster-claim.js';
 import { namedNotifier } from './cluster-name.js';
 import { DeadMan } from './dead-man.js';
 import { redisEvaluatorLease } from './lease.js';
@@ -41,6 +42,12 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     fix: 'check REDIS_URL (or REDIS_SENTINELS, REDIS_CLUSTER_NODES) and REDIS_PASSWORD, that Redis runs, and that this pod may reach it',
   });
   log.info({ redis: describeRedis(config.redis, maskUrl), prefix: config.redis.prefix }, 'redis connected');
+  // Outside a fleet one prefix is one cluster's: another cluster's bot on it refuses to start (cluster-claim.ts).
+  const claim = config.fleet.enabled ? undefined : clusterClaim(redis, config.redis.prefix, config.clusterName);
+  await claim?.check().catch((e: unknown) => {
+    redis.disconnect();
+    throw e;
+  });
   const metrics = new ServeMetrics({ processMetrics: true, build: buildInfo(o.env ?? process.env) });
   watchRedisLink(redis, log, (up) => metrics.redisUp.set(up ? 1 : 0));
   // Every message posted or edited is counted (metrics) and leaves one audit line (slack/audit.ts).
@@ -97,7 +104,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     source,
     openKeys: ownKeys,
     openNodes,
-    lease,
+    lease: claim ? claim.guard(lease, log) : lease,
     notifier: namedNotifier(
       config.fleet.enabled
         ? memberNotifier(
@@ -118,7 +125,11 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       driverDaemonSets: config.driverDaemonSets,
     }),
     watchIdleMs: config.timers.watchIdleTimeoutMs,
-    checks: [{ name: 'redis', probe: redisProbe(redis) }, ...slackCheck],
+    checks: [
+      { name: 'redis', probe: redisProbe(redis) },
+      ...(claim ? [{ name: 'prefix', probe: claim.probe }] : []),
+      ...slackCheck,
+    ],
     ...(boltOnPort ? {} : { port: o.port ?? config.port }),
     closers: [{ name: 'redis', close: () => redis.quit() }],
     // The node agents are asked whenever any runs; without them the thread says the proof is unavailable.
