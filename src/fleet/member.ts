@@ -17,7 +17,7 @@ import { routedActions, startActionWorker } from './actions.js';
 import type { FleetCorrelator } from './correlation.js';
 import { beat, fleetHealth, HEARTBEAT_EVERY_MS } from './heartbeat.js';
 import { fleetKeys, type FleetKeys } from './keys.js';
-import { namesOf, publishNames, PUBLISH_EVERY_MS } from './names.js';
+import { namesOf, namesSignature, publishDue, publishNames, PUBLISH_EVERY_MS } from './names.js';
 import { fromCluster } from './render.js';
 import { rateLimitedSlack, redisChannelLimiter } from './rate-limit.js';
 import { createRouter } from './router.js';
@@ -77,6 +77,8 @@ export interface FleetMemberOptions {
   /** The watcher's cache and whether it has synced (names are published only from a complete cache). */
   index: () => ClusterIndex | undefined;
   synced: () => boolean;
+  /** Resolves when the cache first syncs: the names are published then, not at the next period. */
+  whenSynced?: () => Promise<void>;
   /**
    * This cluster's notifier (its button operations) and its store, and Slack for private replies to clicks and
    * the thread links of /rwx status (one Slack app for the whole fleet: any member can link any thread).
@@ -128,17 +130,29 @@ export async function startFleetMember(o: FleetMemberOptions): Promise<FleetMemb
   const actions = routedActions({ connection: o.connection, keys, self: o.self, local: o.local, health, ...wait });
   const worker = startActionWorker({ ...o, prefix: keys.cluster(o.self) });
   const heartbeat = () => beat(o.redis, keys.heartbeats, o.self, o.clock.now());
-  const publish = async () => {
+  // Published once the cache is synced, then on a change or every publishMs (publishDue), checked every second.
+  const every = t.publishMs ?? PUBLISH_EVERY_MS;
+  let last: { at: number; signature: string } | undefined;
+  const publish = async (force = false) => {
     const index = o.index();
-    if (index && o.synced()) await publishNames(o.redis, keys, o.self, namesOf(index));
+    if (!index || !o.synced()) return;
+    const signature = namesSignature(index);
+    const now = Date.now();
+    if (!force && !publishDue(last, signature, now, every)) return;
+    await publishNames(o.redis, keys, o.self, namesOf(index));
+    last = { at: now, signature };
   };
   const quietly = (what: string, f: () => Promise<void>) => () =>
     void f().catch((e: unknown) => o.log?.warn({ err: String(e) }, `fleet: ${what} failed`));
   await heartbeat();
   await publish();
+  void o.whenSynced?.().then(
+    quietly('publishing names', () => publish(true)),
+    () => undefined,
+  );
   const timers = [
     setInterval(quietly('heartbeat', heartbeat), t.heartbeatMs ?? HEARTBEAT_EVERY_MS),
-    setInterval(quietly('publishing names', publish), t.publishMs ?? PUBLISH_EVERY_MS),
+    setInterval(quietly('publishing names', publish), Math.min(1000, every)),
   ];
   const permalinks = cachedPermalinks(o.slack);
   const status = fleetStatusSources({ redis: o.redis, keys, self: o.self, clock: o.clock, permalinks, ...t });
@@ -150,7 +164,7 @@ export async function startFleetMember(o: FleetMemberOptions): Promise<FleetMemb
     sender: { send: (url, body) => o.sender.send(url, fromCluster(body, o.self)) },
     async refresh() {
       await heartbeat();
-      await publish();
+      await publish(true);
     },
     async close() {
       for (const timer of timers) clearInterval(timer);

@@ -10,12 +10,34 @@ import type { FleetKeys, NameSet } from './keys.js';
 export const MAX_NAMES = 50_000;
 /** How long a published set lives without being refreshed. */
 export const NAMES_TTL_MS = 5 * 60_000;
-/** How often a member republishes (the sets follow the cluster within a minute). */
+/** How often a member republishes unchanged sets (a changed one sooner: publishDue). */
 export const PUBLISH_EVERY_MS = 60_000;
+/** The least time between two publications of changed sets (a cluster's nodes and claims churn in bursts). */
+export const PUBLISH_MIN_GAP_MS = 5_000;
 /** The member that marks a set as incomplete: a miss in it is not proof. No Kubernetes name is "*". */
 export const TRUNCATED = '*';
 /** The member every published set holds, so an empty cluster ("no claims") differs from one that never published. */
 const PUBLISHED = '.';
+
+/** What a publication was made from: the node and claim counts (cheap; a same-count swap waits for the minute). */
+export function namesSignature(index: ClusterIndex): string {
+  return `${index.count('nodes')}/${index.count('pvcs')}/${index.readable('nodes')}/${index.readable('pvcs')}`;
+}
+
+/**
+ * Whether a member publishes now: at once when it never did (the cache just synced), then when the signature
+ * changed (at most every PUBLISH_MIN_GAP_MS) or `everyMs` after the last publication.
+ */
+export function publishDue(
+  last: { at: number; signature: string } | undefined,
+  signature: string,
+  now: number,
+  everyMs = PUBLISH_EVERY_MS,
+): boolean {
+  if (last === undefined) return true;
+  const since = now - last.at;
+  return since >= everyMs || (signature !== last.signature && since >= Math.min(PUBLISH_MIN_GAP_MS, everyMs));
+}
 
 /** The names of one cluster, per set, from the watcher's cache. An unreadable kind gives a TRUNCATED set. */
 export function namesOf(index: ClusterIndex): Record<NameSet, string[]> {

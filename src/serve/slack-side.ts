@@ -42,6 +42,9 @@ export async function startFleet(
     clock: o.parts?.clock ?? systemClock,
     index: () => r.watcher.index,
     synced: () => r.watcher.synced(),
+    // An unreferenced timer: a bot that never syncs still stops.
+    whenSynced: () =>
+      r.watcher.waitSynced(86_400_000, { set: (f, ms) => setTimeout(f, ms).unref(), clear: clearTimeout }),
     local: s.notifier,
     store: s.notifier.store,
     slack: s.slack,
