@@ -10,14 +10,25 @@ const schema = JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8'
   properties: { config: { properties: Record<string, unknown> } };
 };
 /**
- * Set by the chart from its own values (slack.channel, clusterName, port), or meaningless in a pod. RWX_REPLICA_ID
- * must differ between pods: its default (the host name, which is the pod name) is right, one value for all is not.
+ * Set by the chart from its own values (slack.channel, clusterName, port, the Redis topology under redis.*), or
+ * meaningless in a pod. RWX_REPLICA_ID must differ between pods: its default (the host name, which is the pod name)
+ * is right, one value for all is not.
  */
 const NOT_IN_CONFIG = ['SLACK_CHANNEL', 'RWX_CLUSTER_NAME', 'PORT', 'KUBECONFIG', 'RWX_KUBE_CONTEXT', 'RWX_REPLICA_ID'];
+const REDIS_TOPOLOGY = [
+  'REDIS_USERNAME',
+  'REDIS_SENTINELS',
+  'REDIS_SENTINEL_NAME',
+  'REDIS_CLUSTER_NODES',
+  'REDIS_TLS',
+  'REDIS_TLS_CA_FILE',
+];
 
 describe('values.schema.json', () => {
   it('config takes every non-secret variable the chart does not set itself, and nothing else', () => {
-    const want = CONFIG_KEYS.filter((k) => !k.secret && !NOT_IN_CONFIG.includes(k.env)).map((k) => k.env);
+    const want = CONFIG_KEYS.filter((k) => !k.secret && ![...NOT_IN_CONFIG, ...REDIS_TOPOLOGY].includes(k.env)).map(
+      (k) => k.env,
+    );
     expect(Object.keys(schema.properties.config.properties).sort()).toEqual(want.sort());
   });
 });
