@@ -187,7 +187,11 @@ describe('loadConfig', () => {
       { LOG_LEVEL: 'verbose' },
       'LOG_LEVEL: "verbose": expected one of fatal, error, warn, info, debug, trace, silent',
     ],
-    ['bad prefix', { RWX_REDIS_PREFIX: 'a b' }, 'RWX_REDIS_PREFIX: "a b": expected 1-64 letters, digits, - _ or :, with at most one {hash tag}'],
+    [
+      'bad prefix',
+      { RWX_REDIS_PREFIX: 'a b' },
+      'RWX_REDIS_PREFIX: "a b": expected 1-64 letters, digits, - _ or :, with at most one {hash tag}',
+    ],
     ['bad api url', { SLACK_API_URL: 'slack.com/api' }, 'SLACK_API_URL: "slack.com/api" is not an http(s) URL'],
     // A link button opens in a phone's browser: https only.
     [
