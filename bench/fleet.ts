@@ -16,7 +16,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -31,6 +30,7 @@ import { DemoCommandApp, demoAnswers } from '../src/serve/demo-route.js';
 import { runServe } from '../src/serve/main.js';
 import { TerminalSlack } from '../src/slack/terminal-slack.js';
 import { KubeClusterSource } from '../src/watch/kube-source.js';
+import { freePort } from '../test/support/free-port.js';
 
 const WINDOW_MS = 20_000;
 const ROUTED = 20;
@@ -40,14 +40,6 @@ const NODES = 40;
 const nowhere = new Writable({ write: (_c, _e, cb) => cb() });
 const log = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** A redis-server of our own: its URL, a connection and the process. */
 async function ownRedis(): Promise<{ url: string; redis: Redis; proc: ChildProcess }> {

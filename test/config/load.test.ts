@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, loadConfig, type ConfigError } from '../../src/config/index.js';
-import { isRwxError } from '../../src/errors.js';
+import { DEFAULT_CONFIG, loadConfig } from '../../src/config/index.js';
+import { problems } from './helpers.js';
 
 const SOCKET = { SLACK_BOT_TOKEN: 'xoxb-1-2-abc', SLACK_APP_TOKEN: 'xapp-1-A-xyz', SLACK_CHANNEL: 'C0123ABCD' };
 const dir = mkdtempSync(join(tmpdir(), 'rwx-config-'));
@@ -14,16 +14,6 @@ function file(name: string, text: string): string {
   const p = join(dir, name);
   writeFileSync(p, text);
   return p;
-}
-
-function problems(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (e) {
-    expect(isRwxError(e, 'CONFIG')).toBe(true);
-    return [...(e as ConfigError).problems];
-  }
-  throw new Error('expected a ConfigError');
 }
 
 describe('loadConfig', () => {

@@ -1,22 +1,13 @@
 // The Redis topologies in the configuration: one server, Sentinel, Cluster, with ACL user and TLS; every
 // contradiction is a CONFIG error naming its variable, and Cluster's prefix always carries a hash tag.
 import { describe, expect, it } from 'vitest';
-import { loadConfig, maskSecrets, toFileForm, type ConfigError } from '../../src/config/index.js';
+import { loadConfig, maskSecrets, toFileForm } from '../../src/config/index.js';
 import { hashTagOf } from '../../src/config/redis.js';
-import { isRwxError } from '../../src/errors.js';
+import { problems as problemsOf } from './helpers.js';
 
 const SOCKET = { SLACK_BOT_TOKEN: 'xoxb-1-2-abc', SLACK_APP_TOKEN: 'xapp-1-A-xyz', SLACK_CHANNEL: 'C0123ABCD' };
 const load = (env: Record<string, string>) => loadConfig({ env: { ...SOCKET, ...env } });
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    load(env);
-  } catch (e) {
-    expect(isRwxError(e, 'CONFIG')).toBe(true);
-    return [...(e as ConfigError).problems];
-  }
-  throw new Error('expected a ConfigError');
-}
+const problems = (env: Record<string, string>) => problemsOf(() => load(env));
 
 describe('Redis topologies', () => {
   it('Sentinel: the seeds, the primary name and the sentinel password; no URL', () => {
