@@ -140,7 +140,10 @@ async function switchedAt(ports: number[]): Promise<{ at: Promise<number> }> {
   const subs = ports.map((port) => new Redis({ port, host: '127.0.0.1', lazyConnect: true }));
   for (const s of subs) s.on('error', () => undefined);
   await Promise.all(subs.map((s) => s.connect().then(() => s.subscribe('+switch-master'))));
-  const at = new Promise<number>((r) => subs.forEach((s) => s.on('message', () => r(Date.now()))));
+  const at = new Promise<number>((r, reject) => {
+    subs.forEach((s) => s.on('message', () => r(Date.now())));
+    setTimeout(() => reject(new Error('no +switch-master within 60 s')), 60_000).unref();
+  });
   return { at: at.finally(() => subs.forEach((s) => s.disconnect())) };
 }
 

@@ -31,8 +31,9 @@ async function threadKnownTo(port: number, prefix: string, ts: string): Promise<
 /** One failover mid-incident; `lostWrites`: the replicas stop replicating as the bot starts. */
 async function failover(lostWrites: boolean): Promise<void> {
   redisServerTool.check();
-  // down-after 1 s with lost writes: a replica whose link is down longer than ten times it is not promoted.
-  const s = (set = await sentinelSet('rwxm', lostWrites ? 1000 : 500));
+  // down-after 2 s with lost writes: a replica whose link is down longer than ten times it is not promoted, and on
+  // a loaded machine the root and the first change may take seconds.
+  const s = (set = await sentinelSet('rwxm', lostWrites ? 2000 : 500));
   const i = (inc = await haIncident(s.env, lostWrites ? () => s.cutReplication() : undefined));
   if (lostWrites)
     expect(await threadKnownTo(s.replicas[0]!.port, i.prefix, i.root.ts)).toBe(false); // truly lost
