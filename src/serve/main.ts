@@ -25,6 +25,7 @@ import { ServeMetrics } from './metrics.js';
 import type { ServeOverrides } from './overrides.js';
 import { connectRedis, redisProbe, watchRedisLink } from './redis.js';
 import { RedisNotice } from './redis-notice.js';
+import { doubtfulReplies, doubtWindowMs } from './reply-doubt.js';
 import { startOwnCommands, startSlackApp } from './slack-side.js';
 import { realStages } from './stages.js';
 import { fleetCorrelator, ownScope, serveNotifier } from './wiring.js';
@@ -49,7 +50,6 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     throw e;
   });
   const metrics = new ServeMetrics({ processMetrics: true, build: buildInfo(o.env ?? process.env) });
-  watchRedisLink(redis, log, (up) => metrics.redisUp.set(up ? 1 : 0));
   // Every message posted or edited is counted (metrics) and leaves one audit line (slack/audit.ts).
   const slack = auditSlack(
     metrics.countSlack(
@@ -68,10 +68,16 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const prefix = ownScope(config).prefix;
   // A fleet shares Slack's per-channel rate: the notifier's posts take turns from one limiter in Redis.
   const posting = config.fleet.enabled ? fleetSlack(slack, redis, config.redis.prefix) : slack;
+  // Redis back (a failover may have lost the last writes): replies are looked up before posting for a while.
+  const replies = doubtfulReplies(posting);
+  watchRedisLink(redis, log, (up) => {
+    metrics.redisUp.set(up ? 1 : 0);
+    if (up) replies.doubt(doubtWindowMs(config.timers.groupIntervalMs));
+  });
   const notifier = serveNotifier(
     config,
     prefix,
-    { redis, slack: posting, log, metrics },
+    { redis, slack: replies.slack, log, metrics },
     o,
     () => late.running?.watcher.index,
     () => late.running?.proofs,

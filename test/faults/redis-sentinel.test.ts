@@ -76,6 +76,36 @@ async function failover(lostWrites: boolean): Promise<void> {
   expect(i.child.lines.join('\n')).toMatch(/redis connection back/);
 }
 
+/**
+ * The failover loses the record write of the last change reply (replication cut after the reply's record was
+ * replicated up to the change before it): the step that told it runs again on the promoted replica, and the reply,
+ * looked up by its id (src/serve/reply-doubt.ts), is not posted twice.
+ */
+async function lostReplyWrite(): Promise<void> {
+  redisServerTool.check();
+  const s = (set = await sentinelSet('rwxm', 2000));
+  const i = (inc = await haIncident(s.env));
+  await ask(s.primary.port, ['SET', 'rwx-fault-sync', '1']);
+  expect(await ask(s.primary.port, ['WAIT', '2', '5000'])).toBe(2);
+  await s.cutReplication();
+  i.recover(DURING);
+  await until(() => i.told(DURING) >= 0, 'the change told before the failover', 20_000);
+  const lookups = () => i.slack.callsOf('conversations.replies').length;
+  const lookupsBefore = lookups();
+  const told = () => i.slack.replies(i.root.ts).filter((r) => r.metadata?.event_payload.reply !== 'evidence').length;
+  const toldBefore = told();
+  const { at } = await s.watchSwitch();
+  await s.primary.kill();
+  await s.restoreReplication();
+  const promoted = await at;
+  // The step runs again from the promoted replica's record: it looks the reply up (or, without the look-up, posts
+  // it a second time, which the checks below refuse).
+  await until(() => lookups() > lookupsBefore || told() > toldBefore, 'the step run again', 20_000);
+  console.log(`sentinel failover losing a reply's record: step run again ${Date.now() - promoted} ms after`);
+  expectOneThread(i.slack, i.root.ts, { noInventedChange: true });
+  expect(i.told(BEFORE)).toBeLessThan(i.told(DURING));
+}
+
 describe.runIf(redisServerTool.run)(`Redis Sentinel failover${redisServerTool.note}`, () => {
   it('the primary killed mid-incident: one thread, each change once and in order, ready within 10 s', async () => {
     await failover(false);
@@ -83,5 +113,9 @@ describe.runIf(redisServerTool.run)(`Redis Sentinel failover${redisServerTool.no
 
   it('with the last writes lost: the thread found again from Slack, each change once', async () => {
     await failover(true);
+  }, 120_000);
+
+  it("with the last reply's record write lost: the reply is not posted twice", async () => {
+    await lostReplyWrite();
   }, 120_000);
 });
