@@ -7,6 +7,7 @@
 import type { Redis } from 'ioredis';
 import { RwxError } from '../errors.js';
 import type { SlackApi } from '../slack/api.js';
+import { withPost } from '../slack/with-post.js';
 
 /** Spacing of posts per channel: a little over Slack's one per second, for the time from Redis to Slack. */
 export const CHANNEL_INTERVAL_MS = 1100;
@@ -60,16 +61,8 @@ export function redisChannelLimiter(
 
 /** `slack` with every chat.postMessage taking its channel's turn first. */
 export function rateLimitedSlack(slack: SlackApi, limiter: ChannelLimiter): SlackApi {
-  return {
-    postMessage: async (args) => {
-      await limiter.take(args.channel);
-      return slack.postMessage(args);
-    },
-    update: (args) => slack.update(args),
-    postEphemeral: (args) => slack.postEphemeral(args),
-    findRootByIncidentKey: (c, k, s) => slack.findRootByIncidentKey(c, k, s),
-    findThreadReply: (c, t, k, r) => slack.findThreadReply(c, t, k, r),
-    permalink: (c, ts) => slack.permalink(c, ts),
-    uploadFile: (args) => slack.uploadFile(args),
-  };
+  return withPost(slack, async (args) => {
+    await limiter.take(args.channel);
+    return slack.postMessage(args);
+  });
 }

@@ -4,6 +4,7 @@
 // with the same id. So for a while after the connection to Redis came back, a reply is looked up by its id before
 // it is posted (one conversations.replies call), and one already in the thread is not posted twice.
 import type { SlackApi } from '../slack/api.js';
+import { withPost } from '../slack/with-post.js';
 
 /** How long after Redis came back replies are looked up first: longer than a job waits (group interval). */
 export function doubtWindowMs(groupIntervalMs: number): number {
@@ -18,21 +19,13 @@ export function doubtfulReplies(
   let until = 0;
   return {
     doubt: (forMs) => void (until = Math.max(until, now() + forMs)),
-    slack: {
-      postMessage: async (args) => {
-        const p = args.metadata?.event_payload as { key?: unknown; reply?: unknown } | undefined;
-        if (now() < until && args.threadTs && typeof p?.key === 'string' && typeof p.reply === 'string') {
-          const ts = await slack.findThreadReply(args.channel, args.threadTs, p.key, p.reply);
-          if (ts) return { ts, channel: args.channel };
-        }
-        return slack.postMessage(args);
-      },
-      update: (args) => slack.update(args),
-      postEphemeral: (args) => slack.postEphemeral(args),
-      findRootByIncidentKey: (c, k, s) => slack.findRootByIncidentKey(c, k, s),
-      findThreadReply: (c, t, k, r) => slack.findThreadReply(c, t, k, r),
-      permalink: (c, ts) => slack.permalink(c, ts),
-      uploadFile: (args) => slack.uploadFile(args),
-    },
+    slack: withPost(slack, async (args) => {
+      const p = args.metadata?.event_payload as { key?: unknown; reply?: unknown } | undefined;
+      if (now() < until && args.threadTs && typeof p?.key === 'string' && typeof p.reply === 'string') {
+        const ts = await slack.findThreadReply(args.channel, args.threadTs, p.key, p.reply);
+        if (ts) return { ts, channel: args.channel };
+      }
+      return slack.postMessage(args);
+    }),
   };
 }
