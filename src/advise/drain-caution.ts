@@ -11,6 +11,9 @@ import type { StuckPodFinding } from '../domain/findings.js';
 import type { Incident } from '../domain/incident.js';
 import type { VolumeAttachment } from '../domain/objects.js';
 import { nameList } from '../domain/names.js';
+import type { NodeHealth } from '../domain/location.js';
+import { describeHealth } from '../domain/node-health.js';
+import { outOfServiceStep } from './held-steps.js';
 
 /** The stuck pods ("namespace/name") an incident has on one node. */
 export interface StuckHere {
@@ -29,30 +32,44 @@ export interface NodeBurden {
   terminating: readonly StuckPodFinding[];
   stale: readonly VolumeAttachment[];
   stuck: readonly StuckHere[];
+  /** The node's health when it is not Ready (domain/node-health.ts): nothing on it can be evicted or inspected. */
+  down?: NodeHealth;
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** Why a stuck pod of a non-rollout incident makes a drain risky. */
-function whyStuck(s: StuckHere, node: string): string {
+/** Why a stuck pod of a non-rollout incident makes a drain risky, by the incident's location and verdict. */
+function whyStuck(s: StuckHere, node: string, down: NodeHealth | undefined): string {
   const pods = `${plural(s.pods.length, 'stuck pod')} of incident ${s.incident.key} (${nameList(s.pods, 5, ', ')})`;
   const them = s.pods.length === 1 ? 'it' : 'them';
+  const holder = s.incident.location?.holder;
+  if (heldElsewhere(s, node))
+    return `${node} holds ${pods}, waiting for an attachment ${holder} holds: ${node} is not at fault, and evicted, ${them} will wait the same way on any node until the volume is detached from ${holder}`;
+  if (down) return `${node} holds ${pods}`;
   switch (s.incident.verdict) {
     case 'FOLLOWS_NODE':
       return `${node} holds ${pods}: the fault follows ${node}, so draining moves its pods to nodes where mounts work, but a pod stuck on a mount can hang the drain`;
     case 'NOT_STORAGE':
-      // The cause is the pods' own: a missing Secret/ConfigMap is missing on every node; a sandbox fault may be too.
-      return s.incident.pods.some((p) => p.cause === 'config')
-        ? `${node} holds ${pods}, waiting for a Secret or ConfigMap that does not exist (configuration, not storage): evicted, ${them} will wait the same way on any node`
-        : `${node} holds ${pods}, stuck creating a pod sandbox (not storage): evicted, ${them} may meet the same network fault on another node`;
+      return notStorageWhy(s, node, pods, them);
     default:
       return `${node} holds ${pods} whose cause is not known: the drain may hang on ${them}, or move ${them} onto the same fault on another node`;
   }
 }
 
+/** A NOT_STORAGE incident's pods, by their layer: a missing Secret/ConfigMap, an image pull, a pod sandbox. */
+function notStorageWhy(s: StuckHere, node: string, pods: string, them: string): string {
+  // The cause is the pods' own: a missing Secret/ConfigMap is missing on every node; a sandbox fault may be too.
+  const layer = s.incident.location?.layer;
+  if (s.incident.pods.some((p) => p.cause === 'config'))
+    return `${node} holds ${pods}, waiting for a Secret or ConfigMap that does not exist (configuration, not storage): evicted, ${them} will wait the same way on any node`;
+  if (layer === 'image')
+    return `${node} holds ${pods}, still pulling ${s.pods.length === 1 ? 'its image' : 'their images'} (not storage): evicted, ${them} will pull again from the start on another node`;
+  return `${node} holds ${pods}, stuck creating a pod sandbox (not storage): evicted, ${them} may meet the same network fault on another node`;
+}
+
 /** The steps for the stuck pods of non-rollout incidents on the node. */
-function stuckSteps(stuck: readonly StuckHere[]): string[] {
-  const own = stuck.some((s) => s.incident.verdict === 'FOLLOWS_NODE');
+function stuckSteps(stuck: readonly StuckHere[], node: string, down: NodeHealth | undefined): string[] {
+  const own = !down && stuck.some((s) => s.incident.verdict === 'FOLLOWS_NODE' && s.incident.location?.holder === node);
   const first = stuck.flatMap((s) => s.pods)[0] ?? '';
   const [ns, name] = first.split('/');
   return [
@@ -71,11 +88,21 @@ export function cautionFor(node: string, b: NodeBurden): Caution | undefined {
     .filter((s) => s.incident.verdict !== 'FOLLOWS_ROLLOUT')
     .map((s) => ({ ...s, pods: s.pods.filter((p) => !terminatingKeys.has(p)) }))
     .filter((s) => s.pods.length > 0);
-  if (b.terminating.length + b.stale.length + stuck.length === 0) return undefined;
+  if (b.terminating.length + b.stale.length + stuck.length === 0 && !b.down) return undefined;
+  return { reason: cautionReasons(node, b, stuck).join(' '), steps: cautionSteps(node, b, stuck) };
+}
+
+/** The reasons of a CAUTION, one sentence per burden. */
+function cautionReasons(node: string, b: NodeBurden, stuck: readonly StuckHere[]): string[] {
   const rwx = b.terminating.filter((f) => f.storage.some((s) => s.accessModes?.includes('ReadWriteMany'))).length;
   // A drain waits for every evicted pod to be gone, so pods stuck Terminating hang it; it does not wait for
   // VolumeAttachments, but a volume still attached here cannot attach where its pods land (Multi-Attach).
-  const reasons = [
+  return [
+    ...(b.down
+      ? [
+          `${describeHealth(b.down)}: a drain cannot finish there (its kubelet does not confirm any eviction, so evicted pods stay Terminating) and releases none of its volumes.`,
+        ]
+      : []),
     ...(b.terminating.length > 0
       ? [
           `${plural(b.terminating.length, 'pod')} stuck Terminating${rwx > 0 ? ` (${rwx} on RWX volumes)` : ''} on ${node}: the drain will hang on them.`,
@@ -86,13 +113,34 @@ export function cautionFor(node: string, b: NodeBurden): Caution | undefined {
           `${plural(b.stale.length, 'stale VolumeAttachment')} on ${node}: pods the drain moves cannot attach those volumes on another node until they are detached.`,
         ]
       : []),
-    ...stuck.map((s) => `${whyStuck(s, node)}.`),
+    ...stuck.map((s) => `${whyStuck(s, node, b.down)}.`),
   ];
-  const steps = [
+}
+
+/** Whether a stuck pod here waits for a fault another node holds (Incident.location.holder). */
+const heldElsewhere = (s: StuckHere, node: string): boolean =>
+  s.incident.verdict === 'FOLLOWS_NODE' && !!s.incident.location?.holder && s.incident.location.holder !== node;
+
+/** The closing step: what a drain does here (nothing, on a dead node or for a fault another node holds). */
+function lastStep(node: string, b: NodeBurden, stuck: readonly StuckHere[]): string {
+  if (b.down) return `Do not drain ${node} to fix this: it cannot evict anything until its kubelet is back.`;
+  if (b.terminating.length + b.stale.length === 0 && stuck.every((s) => heldElsewhere(s, node))) {
+    const holders = [...new Set(stuck.map((s) => s.incident.location?.holder ?? '?'))].sort();
+    return `Draining ${node} does nothing for this: the fault is held by ${nameList(holders, 5, ', ')}.`;
+  }
+  return `If you drain anyway, bound it: kubectl drain ${node} --ignore-daemonsets --timeout=5m, and stop when it hangs.`;
+}
+
+/** The steps of a CAUTION: never a force delete, nothing run on a node whose kubelet is gone. */
+function cautionSteps(node: string, b: NodeBurden, stuck: readonly StuckHere[]): string[] {
+  const terminating = b.terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`).join(', ');
+  return [
     ...(b.terminating.length > 0
       ? [
-          `Do not force-delete the pods stuck Terminating (${b.terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`).join(', ')}): force-deleting leaves the volume staged on the node with no pod using it (an orphaned mount, see docs/failure-modes.md) and the volume needs a filesystem check.`,
-          `Find what holds the mount on ${node} ("device or resource busy") and release it; the pods then finish terminating.`,
+          `Do not force-delete the pods stuck Terminating (${terminating}): force-deleting leaves the volume staged on the node with no pod using it (an orphaned mount, see docs/failure-modes.md) and the volume needs a filesystem check.`,
+          b.down
+            ? `Nothing can be released on ${node} while its kubelet is gone: ${outOfServiceStep(node)}`
+            : `Find what holds the mount on ${node} ("device or resource busy") and release it; the pods then finish terminating.`,
         ]
       : []),
     ...(b.stale.length > 0
@@ -100,8 +148,7 @@ export function cautionFor(node: string, b: NodeBurden): Caution | undefined {
           `Stale VolumeAttachments on ${node}: ${b.stale.map((v) => v.metadata?.name ?? '?').join(', ')}; do not remove them by hand while a pod may still use the volume.`,
         ]
       : []),
-    ...stuckSteps(stuck),
-    `If you drain anyway, bound it: kubectl drain ${node} --ignore-daemonsets --timeout=5m, and stop when it hangs.`,
+    ...stuckSteps(stuck, node, b.down),
+    lastStep(node, b, stuck),
   ];
-  return { reason: reasons.join(' '), steps };
 }

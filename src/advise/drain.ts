@@ -22,6 +22,8 @@ import { RwxError } from '../errors.js';
 import { DEFAULT_DETECT_CONFIG } from '../detect/config.js';
 import { claimOfVolume, holdsVolumes } from '../detect/storage-path.js';
 import { nameList } from '../domain/names.js';
+import type { NodeHealth } from '../domain/location.js';
+import { notReady } from '../domain/node-health.js';
 import { blindSentence, blindSteps } from './blind.js';
 import { cautionFor, type Caution, type StuckHere } from './drain-caution.js';
 import { rollbackOf, rollbackStep } from './rollback.js';
@@ -251,6 +253,7 @@ function adviser(
       terminating: lookup.terminating.get(node) ?? [],
       stale: staleAttachments(index, node, now, staleAfterMs),
       stuck: lookup.stuck.get(node) ?? [],
+      ...downOf(index, node),
     });
     const steps = caution?.steps ?? [];
     // A BLOCK holds whatever else could not be read; every other answer needs every input.
@@ -258,6 +261,12 @@ function adviser(
     if (blind.length > 0) return unknownAdvice(node, blind, caution);
     return caution ? { node, decision: 'CAUTION', ...caution } : okAdvice(incidents, node);
   };
+}
+
+/** The node's health for the CAUTION when it is not Ready. */
+function downOf(index: ClusterIndex, node: string): { down?: NodeHealth } {
+  const down = notReady(index, node);
+  return down ? { down } : {};
 }
 
 /** Drain advice for `node` alone (one advisor, used once); throws RwxError('NOT_FOUND') for an unknown node. */

@@ -8,6 +8,7 @@ import { configSteps, imagePullSteps } from './not-storage-steps.js';
 import { blindSentence } from './blind.js';
 import { cordonCost } from './cordon-cost.js';
 import { rollbackOf, rollbackStep } from './rollback.js';
+import { heldSteps } from './held-steps.js';
 
 /** The StorageClass of the first stuck claim, for the post-fix mount gate; a placeholder when unknown. */
 function storageClassOf(index: ClusterIndex, inc: Incident): string {
@@ -98,6 +99,8 @@ function stepsFor(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>)
     case 'FOLLOWS_ROLLOUT':
       return rolloutSteps(index, inc);
     case 'FOLLOWS_NODE': {
+      const held = heldSteps(inc);
+      if (held) return [...held, ...cronSteps(inc)];
       const terminating = inc.pods.some((f) => f.kind === 'stuck-terminating');
       return [
         `Confirm the fault follows ${node}. ${gateStep(index, inc, node, busy)}`,

@@ -17,6 +17,8 @@ import {
   type PluginMatch,
 } from './plugin-finder.js';
 import { describePlugin, pluginOnNode } from './plugin-revision.js';
+import { locate } from './locate.js';
+import { incidentLocation } from './incident-location.js';
 
 /** Options of one correlation pass. */
 export interface CorrelateOptions {
@@ -76,7 +78,8 @@ function* toIncident(
   now: number,
 ): Steps<Incident> {
   const nodes = yield* nodeRowsSteps(index, d.pods, pluginLookup(index, d, plugins, now));
-  const text = incidentText(index, d, nodes);
+  const location = incidentLocation(index, d);
+  const text = incidentText(index, d, nodes, location);
   const inc: Incident = {
     key: d.key,
     verdict: d.verdict,
@@ -97,6 +100,7 @@ function* toIncident(
     inc.revision = d.rollout.evidence.newRevision;
   }
   if (d.node) inc.node = d.node;
+  inc.location = location;
   return inc;
 }
 
@@ -118,7 +122,9 @@ export function* correlateSteps(
   const matches = matchPluginDaemonSets(index, overrides);
   const plugins = new Map([...matches].map(([driver, m]) => [driver, m.daemonSet]));
   const incidents: Incident[] = [];
-  for (const d of groupFindings(index, findings, plugins, opts.openKeys)) {
+  // Located once here, on copies: the grouping rules and every output read the same location.
+  const located = findings.map((f) => (f.kind === 'cronjob-missed' ? f : { ...f, location: locate(index, f) }));
+  for (const d of groupFindings(index, located, plugins, opts.openKeys)) {
     yield;
     incidents.push(yield* toIncident(index, d, plugins, matches, opts.now));
   }

@@ -10,8 +10,13 @@ import { memberKey } from './members.js';
 import { configText, imagePullText, type IncidentText } from './explain-config.js';
 import { controllerOf } from '../domain/refs.js';
 import { nameList } from '../domain/names.js';
+import type { Location } from '../domain/location.js';
+import { heldText } from './explain-held.js';
 
 export type { IncidentText } from './explain-config.js';
+
+/** The kubelet's words when a driver's node plugin is not registered on the node (csi_plugin.go). */
+const NOT_REGISTERED = /not found in the list of registered CSI drivers/;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -35,7 +40,14 @@ function cronLines(d: Draft, nodes: readonly IncidentNode[]): string[] {
 
 /** The kubelet's "timed out waiting for the condition" names no component: said once when a stuck pod shows it. */
 function timedOutLines(d: Draft): string[] {
-  const seen = d.pods.some((f) => f.events.some((e) => /timed out waiting for the condition/.test(e.message)));
+  // Only where the attach is done and the node plugin is registered: for an attach wait or a missing plugin the
+  // same words mean something else, and each has its own explanation.
+  const seen = d.pods.some(
+    (f) =>
+      (f.location?.layer === 'stage' || f.location?.layer === 'publish') &&
+      !f.events.some((e) => NOT_REGISTERED.test(e.message)) &&
+      f.events.some((e) => /timed out waiting for the condition/.test(e.message)),
+  );
   return seen
     ? [
         'The kubelet says "timed out waiting for the condition": it names no component and reads like a slow array. It asked for a mount, was told it succeeded (or is still waiting), and cannot see it.',
@@ -198,11 +210,18 @@ function withCron(t: IncidentText, d: Draft, nodes: readonly IncidentNode[]): In
 }
 
 /** Writes the text of a draft whose node rows are built. */
-export function incidentText(index: ClusterIndex, d: Draft, nodes: readonly IncidentNode[]): IncidentText {
+export function incidentText(
+  index: ClusterIndex,
+  d: Draft,
+  nodes: readonly IncidentNode[],
+  location: Location,
+): IncidentText {
   const pods = d.pods.length;
   const nodeCount = new Set(d.pods.map((f) => f.node ?? '')).size;
   const oldest = Math.max(0, ...d.pods.map((f) => f.stuckSeconds));
   const age = pods > 0 ? `, longest ${formatAge(oldest * 1000)}` : '';
+  if (d.verdict === 'FOLLOWS_NODE' && (location.holderHealth || d.key.startsWith('attach/')))
+    return withCron(heldText(d, location, age), d, nodes);
   switch (d.verdict) {
     case 'FOLLOWS_ROLLOUT':
       return rolloutText(index, d, nodes);

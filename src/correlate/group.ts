@@ -2,6 +2,10 @@
 // group, and which CronJob joins which group. Pure; see correlate.ts for the whole pipeline.
 //
 // Rules, in order:
+// 0. A pod whose location (locate.ts) is held by a node other than the one it waits on, or by a node that is not
+//    Ready, joins that node's incident: `node/<node>` when the holder is not Ready (every stuck pod on a dead
+//    node, its own plugin pod included, and the pods elsewhere waiting for an attachment it holds), else
+//    `attach/<node>` (a Ready node holds an exclusive attachment another node's pod waits for). Never by driver.
 // 1. Pods stuck for a network cause (FailedCreatePodSandBox) form one NOT_STORAGE incident `not-storage` for the
 //    whole cluster (a CNI rollout breaks nodes one after another: one thread that lists them, not one per node);
 //    never with storage. Pods whose Secret, ConfigMap, projected, downward API or emptyDir volumes fail (cause
@@ -87,7 +91,9 @@ export function groupFindings(
   const unknown: StuckPodFinding[] = [];
   const terminatingByDriver = new Map<string, StuckPodFinding[]>();
   for (const f of findings) {
+    const held = f.kind === 'cronjob-missed' ? undefined : heldBy(f);
     if (f.kind === 'cronjob-missed') cronJobs.push(f);
+    else if (held) draft(held.key, { verdict: 'FOLLOWS_NODE', node: held.node }).pods.push(f);
     else if (f.cause === 'network') draft('not-storage', { verdict: 'NOT_STORAGE' }).pods.push(f);
     else if (f.cause === 'config') draft(configKey(f), { verdict: 'NOT_STORAGE' }).pods.push(f);
     else if (f.cause === 'image') draft('not-storage/image-pull', { verdict: 'NOT_STORAGE' }).pods.push(f);
@@ -224,6 +230,15 @@ export function groupFindings(
     (home ?? draft(`cronjob/${c.cronJob.namespace}/${c.cronJob.name}`, { verdict: 'UNEXPLAINED' })).cronJobs.push(c);
   }
   return [...drafts.values()];
+}
+
+/** Rule 0: the incident of the node that holds a pod's fault when that is not simply the pod's own (see above). */
+function heldBy(f: StuckPodFinding): { key: string; node: string } | undefined {
+  const l = f.location;
+  if (!l?.holder) return undefined;
+  if (l.holderHealth) return { key: `node/${l.holder}`, node: l.holder };
+  if (l.layer === 'attach' && l.holder !== f.node) return { key: `attach/${l.holder}`, node: l.holder };
+  return undefined;
 }
 
 /** The NOT_STORAGE key of a configuration fault: the first missing object, else the namespace. */

@@ -1,5 +1,6 @@
 // Findings: what the pure detectors report. One finding per stuck pod or per CronJob with a missed run.
 // Keys are stable across evaluations so the incident store can tell new members from known ones.
+import type { Location } from './location.js';
 
 /** What a stuck pod is waiting on, decided from its events. */
 export type Cause = 'storage' | 'network' | 'config' | 'image' | 'unknown';
@@ -70,6 +71,8 @@ export interface StuckPodFinding {
   /** For cause 'config': the pod's volumes that failed (secret, configMap, projected, downwardAPI, emptyDir...). */
   configVolumes?: string[];
   events: EventEvidence[];
+  /** Where the pod is stuck: layer, actor, the node holding the fault (set by the correlator, src/correlate/locate.ts). */
+  location?: Location;
 }
 
 /** A non-suspended CronJob whose latest scheduled run has not completed in time. */

@@ -3,6 +3,7 @@
 import type { CronJobFinding, NsName, StuckPodFinding, WorkloadRef } from './findings.js';
 import type { IncidentProof } from './proof.js';
 import type { KindKey } from './kinds.js';
+import type { Location } from './location.js';
 
 /** Where the fault lies. NOT_STORAGE groups pods stuck for a non-storage cause (sandbox/CNI). */
 export type Verdict = 'FOLLOWS_ROLLOUT' | 'FOLLOWS_NODE' | 'UNEXPLAINED' | 'NOT_STORAGE';
@@ -167,6 +168,8 @@ export interface Incident {
   daemonSet?: NsName;
   revision?: number;
   node?: string;
+  /** Where the incident's pods are stuck: the layer, its actor and the node holding the fault (correlate/locate.ts). */
+  location?: Location;
   pods: StuckPodFinding[];
   cronJobs: CronJobFinding[];
   nodes: IncidentNode[];

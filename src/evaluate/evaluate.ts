@@ -14,6 +14,7 @@ import { blindSpots } from '../advise/blind.js';
 import { type IncidentsInput, drainAdvisor } from '../advise/drain.js';
 import { nextSteps } from '../advise/next-steps.js';
 import { rollbackFor } from '../advise/rollback.js';
+import { RwxError } from '../errors.js';
 
 /** Options of one evaluation. */
 export interface EvaluateOptions {
@@ -102,8 +103,9 @@ export function* evaluationSteps(
       yield;
       try {
         inc.drain.push(drain(n.node));
-      } catch {
-        // A node the cache no longer knows gets no advice rather than failing the whole pass.
+      } catch (e) {
+        // A node the cache no longer knows gets no advice rather than failing the whole pass; anything else is a bug.
+        if (!(e instanceof RwxError && e.code === 'NOT_FOUND')) throw e;
       }
     }
   }

@@ -34,6 +34,10 @@ const ADVICE: Record<Phase, string[]> = {
     'On {nodes}, find it (fuser -vm / lsof on the pod volume directory) and let it exit.',
     'Never remove the finalizers by hand and never force-delete (--grace-period=0 --force) a pod that holds an RWX volume: both strand the staged mount on the node.',
   ],
+  UNSCHEDULABLE: [
+    'Not a storage fault: the claim waits (WaitForFirstConsumer) for its pod to be scheduled, and the provisioner has not been asked yet.',
+    'Read why the scheduler places the pod nowhere (kubectl describe pod: FailedScheduling): resources, node selectors, taints, affinity. Once it is scheduled, the claim is provisioned on its node.',
+  ],
   STALE_ATTACHMENT: [], // staleStageSteps: the one recovery order, drain advice's too
   OK: [],
 };

@@ -3,7 +3,7 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { EventEvidence } from '../domain/findings.js';
 import type { KubeEvent, PersistentVolumeClaim, Pod } from '../domain/objects.js';
-import { timeMs } from '../domain/refs.js';
+import { nsKey, timeMs } from '../domain/refs.js';
 import { formatAge } from '../domain/duration.js';
 import { causeFromEvents } from '../detect/events.js';
 import { blamesClaim, claimDriver, claimStorageKind, holdsVolumes, type StorageKind } from '../detect/storage-path.js';
@@ -178,6 +178,35 @@ function waitsByDesign(index: ClusterIndex, scName: string | null): boolean {
   return !!scName && index.get('storageClasses', scName)?.volumeBindingMode === 'WaitForFirstConsumer';
 }
 
+/** The annotation the scheduler sets on a WaitForFirstConsumer claim once it picked a node: provisioning asked. */
+const SELECTED_NODE = 'volume.kubernetes.io/selected-node';
+
+/**
+ * A claim of a WaitForFirstConsumer class that no node was selected for, whose pods are all unscheduled: the
+ * provisioner was never asked, the scheduling layer holds it. The detail names the scheduler's last word.
+ */
+function waitingToSchedule(
+  index: ClusterIndex,
+  c: ClaimRef,
+  consumers: Pod[],
+  now: number,
+): { detail: string; events: EventEvidence[] } | undefined {
+  if (consumers.length === 0 || !waitsByDesign(index, c.scName)) return undefined;
+  const pvc = index.get('pvcs', nsKey(c.namespace, c.name));
+  if (pvc?.metadata?.annotations?.[SELECTED_NODE] || consumers.some((p) => p.spec?.nodeName)) return undefined;
+  const events = consumers.flatMap((p) =>
+    eventEvidence(index, 'Pod', p.metadata?.namespace ?? '', p.metadata?.name ?? '', SCHEDULING, now),
+  );
+  const top = events[0];
+  return {
+    detail: `unbound by design: class ${c.scName} is WaitForFirstConsumer and ${consumers.length} pod(s) using it are not scheduled${top ? `: ${top.reason}: ${top.message}` : ''}; the provisioner has not been asked`,
+    events,
+  };
+}
+
+/** The scheduler's reason when it places a pod nowhere (pkg/scheduler/schedule_one.go). */
+const SCHEDULING: ReadonlySet<string> = new Set(['FailedScheduling']);
+
 function classifyUnbound(
   index: ClusterIndex,
   c: ClaimRef,
@@ -192,6 +221,8 @@ function classifyUnbound(
   // The newest Warning says why (ProvisioningFailed); Normal ones (ExternalProvisioning) only say it is waiting.
   const top = events.find((e) => e.type === 'Warning') ?? events[0];
   const why = top ? `: ${top.reason}: ${top.message}` : '';
+  const unscheduled = waitingToSchedule(index, c, consumers, ctx.now);
+  if (unscheduled) return report('UNSCHEDULABLE', unscheduled.detail, { events: unscheduled.events, pods });
   if (consumers.length > 0)
     return report('PROVISION_FAILED', `unbound but ${consumers.length} pod(s) waiting${why}`, { events, pods });
   if (scName === '')

@@ -15,6 +15,7 @@ export type Phase =
   | 'MOUNT_FAILED'
   | 'UNPUBLISH_STUCK'
   | 'STALE_ATTACHMENT'
+  | 'UNSCHEDULABLE'
   | 'OK';
 
 /** Every phase, in the order the table prints them (OK last). */
@@ -26,6 +27,7 @@ export const PHASES: readonly Phase[] = [
   'PROVISION_FAILED',
   'STALE_ATTACHMENT',
   'UNPUBLISH_STUCK',
+  'UNSCHEDULABLE',
   'OK',
 ];
 

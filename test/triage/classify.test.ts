@@ -110,16 +110,32 @@ const CASES: Case[] = [
       s.pvcs.push(pvc(NS, 'data', { volume: null, sc: 'legacy' }));
     },
   },
-  // Pending with pods waiting for it: provisioning failed whatever the binding mode.
+  // WaitForFirstConsumer, its only pod not scheduled and no node selected: the provisioner was never asked, the
+  // scheduling layer holds it (UNSCHEDULABLE, never PROVISION_FAILED).
   {
-    name: 'wffc pending with a waiting pod',
-    phase: 'PROVISION_FAILED',
-    detail: /unbound but 1 pod\(s\) waiting/,
+    name: 'wffc pending with an unscheduled pod',
+    phase: 'UNSCHEDULABLE',
+    detail: /WaitForFirstConsumer and 1 pod\(s\) using it are not scheduled.*the provisioner has not been asked/,
     build: (s) => {
       s.pvcs.push(pvc(NS, 'data', { volume: null, sc: 'vmstore-rwx-wffc' }));
       s.pods.push(pod(NS, 'web-0', { claim: 'data', node: null, state: 'pending-unscheduled' }));
     },
-    check: (c) => expect(c.evidence.pods.map((p) => p.name)).toEqual(['web-0']),
+    check: (c) => {
+      expect(c.evidence.pods.map((p) => p.name)).toEqual(['web-0']);
+      expect(c.advice.join(' ')).not.toMatch(/StorageClass parameters/);
+    },
+  },
+  // WaitForFirstConsumer with a node selected (the scheduler annotated the claim): provisioning was asked and failed.
+  {
+    name: 'wffc pending with a node selected',
+    phase: 'PROVISION_FAILED',
+    detail: /unbound but 1 pod\(s\) waiting/,
+    build: (s) => {
+      const c = pvc(NS, 'data', { volume: null, sc: 'vmstore-rwx-wffc' });
+      c.metadata!.annotations = { 'volume.kubernetes.io/selected-node': 'node-1' };
+      s.pvcs.push(c);
+      s.pods.push(pod(NS, 'web-0', { claim: 'data', node: null, state: 'pending-unscheduled' }));
+    },
   },
   // The claim names a StorageClass that does not exist.
   {

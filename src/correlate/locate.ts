@@ -1,0 +1,178 @@
+// Locating a stuck pod: the layer it is stuck at, the actor that owns that layer, and the node that holds the fault.
+// Rules are a list, first match wins; each reads the pod's events as Kubernetes writes them and the objects they
+// name. Pure. The wording matched comes from the Kubernetes source (cited in test/correlate/locate.test.ts).
+import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { EventEvidence, StuckPodFinding } from '../domain/findings.js';
+import type { Layer, Location } from '../domain/location.js';
+import { describeHealth, notReady } from '../domain/node-health.js';
+
+/** One locating rule: the location when the rule applies to the pod, else undefined. */
+export interface LocateRule {
+  name: string;
+  locate(index: ClusterIndex, f: StuckPodFinding): Location | undefined;
+}
+
+/** The attach/detach controller's event when another node holds an exclusive attachment (reconciler.go). */
+const MULTI_ATTACH = /Multi-Attach error for volume "([^"]+)"/;
+/** The kubelet's volume manager: "unmounted volumes=[a], unattached volumes=[a]" (volume_manager.go). */
+const UNATTACHED = /unattached volumes=\[([^\]]+)\]/;
+/** The kubelet's CSI client when the node plugin never registered on the node (csi_plugin.go). */
+const NOT_REGISTERED = /driver name (\S+) not found in the list of registered CSI drivers/;
+
+const line = (e: EventEvidence): string => `${e.reason}: ${e.message}`;
+const find = (f: StuckPodFinding, re: RegExp): EventEvidence | undefined => f.events.find((e) => re.test(e.message));
+
+/** The pod's node is not Ready: whatever else its events say, the node itself holds it. */
+const nodeDown: LocateRule = {
+  name: 'node not ready',
+  locate(index, f) {
+    const h = notReady(index, f.node);
+    if (!h) return undefined;
+    return {
+      layer: 'node',
+      actor: `the kubelet on ${h.node}, which is not posting a Ready status`,
+      holder: h.node,
+      evidence: [describeHealth(h)],
+      holderHealth: h,
+    };
+  },
+};
+
+/** Multi-Attach: the volume is attached to another node; that node, named by its VolumeAttachment, holds it. */
+const multiAttach: LocateRule = {
+  name: 'multi-attach',
+  locate(index, f) {
+    const e = find(f, MULTI_ATTACH);
+    if (!e) return undefined;
+    const pv = MULTI_ATTACH.exec(e.message)?.[1] ?? '';
+    const va = index.attachmentsForPv(pv).find((a) => a.spec?.nodeName && a.spec.nodeName !== f.node);
+    const holder = va?.spec?.nodeName ?? undefined;
+    const h = notReady(index, holder);
+    const loc: Location = {
+      layer: 'attach',
+      actor: `the attach/detach controller${va ? ` (VolumeAttachment ${va.metadata?.name ?? '?'} of ${pv} names ${holder})` : ''}`,
+      evidence: [
+        line(e),
+        va
+          ? `VolumeAttachment ${va.metadata?.name ?? '?'}: ${pv} on ${holder}, attached=${va.status?.attached ? 'true' : 'false'}`
+          : `no VolumeAttachment of ${pv} on another node is readable`,
+        ...(h ? [describeHealth(h)] : []),
+      ],
+    };
+    if (holder) loc.holder = holder;
+    if (h) loc.holderHealth = h;
+    return loc;
+  },
+};
+
+/** An attach to the pod's own node that fails or waits: the VolumeAttachment's attachError, or "unattached volumes". */
+const attachHere: LocateRule = {
+  name: 'attach on the pod node',
+  locate(index, f) {
+    const failed = f.storage
+      .flatMap((s) => (s.pv ? index.attachmentsForPv(s.pv) : []))
+      .find((va) => va.spec?.nodeName === f.node && va.status?.attachError);
+    const waiting = find(f, UNATTACHED) ?? f.events.find((e) => e.reason === 'FailedAttachVolume');
+    if (!failed && !waiting) return undefined;
+    return {
+      layer: 'attach',
+      actor: `the external-attacher of ${f.storage.find((s) => s.driver)?.driver ?? 'the driver'}, through the VolumeAttachment`,
+      ...(f.node ? { holder: f.node } : {}),
+      evidence: [
+        ...(failed
+          ? [
+              `VolumeAttachment ${failed.metadata?.name ?? '?'} attachError: ${failed.status?.attachError?.message ?? ''}`,
+            ]
+          : []),
+        ...(waiting ? [line(waiting)] : []),
+      ],
+    };
+  },
+};
+
+/** The node plugin is not registered with the kubelet on the pod's node. */
+const notRegistered: LocateRule = {
+  name: 'driver not registered',
+  locate(_index, f) {
+    const e = find(f, NOT_REGISTERED);
+    if (!e) return undefined;
+    const driver = NOT_REGISTERED.exec(e.message)?.[1] ?? 'the driver';
+    return {
+      layer: 'stage',
+      actor: `the node plugin of ${driver} on ${f.node ?? 'the node'}, which is not registered with the kubelet`,
+      ...(f.node ? { holder: f.node } : {}),
+      evidence: [line(e)],
+    };
+  },
+};
+
+/** Causes decided by the detectors that are not a volume's: configuration, image, sandbox. */
+const BY_CAUSE: Partial<Record<StuckPodFinding['cause'], { layer: Layer; actor: (node: string) => string }>> = {
+  config: { layer: 'configuration', actor: (n) => `the kubelet on ${n}, waiting for a Secret or ConfigMap` },
+  image: { layer: 'image', actor: (n) => `the kubelet on ${n}, pulling an image` },
+  network: { layer: 'sandbox', actor: (n) => `the container runtime and CNI plugin on ${n}` },
+};
+
+const notVolume: LocateRule = {
+  name: 'not a volume',
+  locate(_index, f) {
+    const c = BY_CAUSE[f.cause];
+    if (!c) return undefined;
+    const e = f.events[0];
+    return {
+      layer: c.layer,
+      actor: c.actor(f.node ?? 'the node'),
+      ...(c.layer === 'sandbox' && f.node ? { holder: f.node } : {}),
+      evidence: e ? [line(e)] : [],
+    };
+  },
+};
+
+/** A mount or unmount on the pod's node: the step the kubelet's message names (MountDevice = stage, SetUp = publish). */
+const onNode: LocateRule = {
+  name: 'mount or unmount on the node',
+  locate(_index, f) {
+    if (f.cause !== 'storage') return undefined;
+    const e = f.events[0];
+    const msg = f.events.map((x) => x.message).join('\n');
+    const layer: Layer =
+      f.kind === 'stuck-terminating'
+        ? /UnmountDevice/.test(msg)
+          ? 'unstage'
+          : 'unpublish'
+        : /MountDevice/.test(msg)
+          ? 'stage'
+          : /SetUp/.test(msg)
+            ? 'publish'
+            : 'stage';
+    return {
+      layer,
+      actor: `the kubelet and the node plugin on ${f.node ?? 'the node'}`,
+      ...(f.node ? { holder: f.node } : {}),
+      evidence: e
+        ? [line(e)]
+        : [
+            `no event: the kubelet logs a failed ${f.kind === 'stuck-terminating' ? 'unmount' : 'mount'} to its own log only`,
+          ],
+    };
+  },
+};
+
+/** The locating rules, in order: the node itself first (a dead kubelet explains everything on it). */
+export const LOCATE_RULES: readonly LocateRule[] = [
+  nodeDown,
+  multiAttach,
+  notRegistered,
+  attachHere,
+  notVolume,
+  onNode,
+];
+
+/** Where a stuck pod is stuck: the first rule that applies, else 'unknown' with no holder. */
+export function locate(index: ClusterIndex, f: StuckPodFinding): Location {
+  for (const r of LOCATE_RULES) {
+    const l = r.locate(index, f);
+    if (l) return l;
+  }
+  return { layer: 'unknown', actor: 'not known: no event says which step failed', evidence: [] };
+}

@@ -1,0 +1,206 @@
+// The locating rules (src/correlate/locate.ts), one case each, on a finding and the few objects it names. The event
+// wording is Kubernetes': "Multi-Attach error for volume ..." from the attach/detach controller
+// (pkg/controller/volume/attachdetach/reconciler/reconciler.go), "unmounted volumes=[...], unattached volumes=[...]"
+// from the kubelet's volume manager (pkg/kubelet/volumemanager/volume_manager.go), "MountVolume.MountDevice failed"
+// and "MountVolume.SetUp failed" from the operation generator (pkg/volume/util/operationexecutor/
+// operation_generator.go), "driver name ... not found in the list of registered CSI drivers" from the kubelet's CSI
+// plugin (pkg/volume/csi/csi_plugin.go), Ready=Unknown "Kubelet stopped posting node status." from the node lifecycle
+// controller (pkg/controller/nodelifecycle/node_lifecycle_controller.go).
+import { describe, expect, it } from 'vitest';
+import { ClusterIndex } from '../../src/domain/cluster-index.js';
+import type { Cause, StuckPodFinding } from '../../src/domain/findings.js';
+import type { Node, VolumeAttachment } from '../../src/domain/objects.js';
+import { LOCATE_RULES, locate } from '../../src/correlate/locate.js';
+import { node, snapshotOf } from '../detect/builders.js';
+
+const PV = 'pvc-0a1b2c3d';
+
+/** A node whose kubelet stopped posting status, with the unreachable taint. */
+function lost(name: string): Node {
+  return {
+    ...node(name),
+    spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }] },
+    status: {
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'Unknown',
+          reason: 'NodeStatusUnknown',
+          message: 'Kubelet stopped posting node status.',
+        },
+      ],
+    },
+  };
+}
+
+function va(nodeName: string, status: VolumeAttachment['status']): VolumeAttachment {
+  return {
+    kind: 'VolumeAttachment',
+    metadata: { name: `csi-${nodeName}`, uid: `uid-va-${nodeName}` },
+    spec: { attacher: 'ebs.csi.aws.com', nodeName, source: { persistentVolumeName: PV } },
+    status,
+  };
+}
+
+/** A stuck pod on `on` with one event of `reason` saying `message`. */
+function stuck(on: string, cause: Cause, reason: string, message: string, terminating = false): StuckPodFinding {
+  return {
+    kind: terminating ? 'stuck-terminating' : 'stuck-creating',
+    key: 'stuck-creating/db/postgres-0',
+    pod: { namespace: 'db', name: 'postgres-0' },
+    node: on,
+    workload: { kind: 'StatefulSet', namespace: 'db', name: 'postgres' },
+    since: '2026-11-30T09:00:00Z',
+    stuckSeconds: 900,
+    cause,
+    storage: [{ volume: 'data', pv: PV, driver: 'ebs.csi.aws.com' }],
+    events: reason ? [{ object: 'Pod/db/postgres-0', type: 'Warning', reason, message, count: 3 }] : [],
+  };
+}
+
+const MULTI = `Multi-Attach error for volume "${PV}" Volume is already exclusively attached to one node and can't be attached to another`;
+const TIMED_OUT =
+  'Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[]: timed out waiting for the condition';
+
+const CASES: { name: string; objects: { kind?: string }[]; f: StuckPodFinding; want: [string, string | undefined] }[] =
+  [
+    // The pod's node is not Ready: the node itself, whatever its events say.
+    {
+      name: 'node not ready',
+      objects: [lost('a')],
+      f: stuck('a', 'storage', 'FailedMount', TIMED_OUT),
+      want: ['node', 'a'],
+    },
+    // Multi-Attach on b while the VolumeAttachment names a: the attach layer, held by a (not b).
+    {
+      name: 'multi-attach',
+      objects: [node('a'), node('b'), va('a', { attached: true })],
+      f: stuck('b', 'storage', 'FailedAttachVolume', MULTI),
+      want: ['attach', 'a'],
+    },
+    // The attach to the pod's own node waits: "unattached volumes=[data]".
+    {
+      name: 'unattached',
+      objects: [node('b')],
+      f: stuck('b', 'storage', 'FailedMount', TIMED_OUT.replace('unattached volumes=[]', 'unattached volumes=[data]')),
+      want: ['attach', 'b'],
+    },
+    // The VolumeAttachment on the pod's node carries an attachError.
+    {
+      name: 'attachError',
+      objects: [node('b'), va('b', { attached: false, attachError: { message: 'rpc error: code = Internal' } })],
+      f: stuck('b', 'storage', '', ''),
+      want: ['attach', 'b'],
+    },
+    // The driver's node plugin is not registered with the kubelet on the node.
+    {
+      name: 'not registered',
+      objects: [node('b')],
+      f: stuck(
+        'b',
+        'storage',
+        'FailedMount',
+        'MountVolume.MountDevice failed for volume "pvc-0a1b2c3d" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name ebs.csi.aws.com not found in the list of registered CSI drivers',
+      ),
+      want: ['stage', 'b'],
+    },
+    // NodeStageVolume failed (MountDevice), NodePublishVolume failed (SetUp), a generic wait after attach.
+    {
+      name: 'stage',
+      objects: [node('b')],
+      f: stuck(
+        'b',
+        'storage',
+        'FailedMount',
+        'MountVolume.MountDevice failed for volume "pvc-0a1b2c3d" : rpc error: code = Internal',
+      ),
+      want: ['stage', 'b'],
+    },
+    {
+      name: 'publish',
+      objects: [node('b')],
+      f: stuck(
+        'b',
+        'storage',
+        'FailedMount',
+        'MountVolume.SetUp failed for volume "pvc-0a1b2c3d" : rpc error: code = Internal',
+      ),
+      want: ['publish', 'b'],
+    },
+    {
+      name: 'timed out after attach',
+      objects: [node('b')],
+      f: stuck('b', 'storage', 'FailedMount', TIMED_OUT),
+      want: ['stage', 'b'],
+    },
+    // Unmount failures: UnmountDevice is unstage, the rest unpublish.
+    {
+      name: 'unstage',
+      objects: [node('b')],
+      f: stuck(
+        'b',
+        'storage',
+        'FailedUnmount',
+        'UnmountDevice failed for volume "pvc-0a1b2c3d": device or resource busy',
+        true,
+      ),
+      want: ['unstage', 'b'],
+    },
+    {
+      name: 'unpublish',
+      objects: [node('b')],
+      f: stuck(
+        'b',
+        'storage',
+        'FailedUnmount',
+        'UnmountVolume.TearDown failed for volume "data": device or resource busy',
+        true,
+      ),
+      want: ['unpublish', 'b'],
+    },
+    // Not a volume's: configuration, image, sandbox (the sandbox is the node's runtime).
+    {
+      name: 'configuration',
+      objects: [node('b')],
+      f: stuck(
+        'b',
+        'config',
+        'FailedMount',
+        'MountVolume.SetUp failed for volume "tls" : secret "payments-tls" not found',
+      ),
+      want: ['configuration', undefined],
+    },
+    {
+      name: 'image',
+      objects: [node('b')],
+      f: stuck('b', 'image', 'Pulling', 'Pulling image "postgres:16.4"'),
+      want: ['image', undefined],
+    },
+    {
+      name: 'sandbox',
+      objects: [node('b')],
+      f: stuck('b', 'network', 'FailedCreatePodSandBox', 'Failed to create pod sandbox'),
+      want: ['sandbox', 'b'],
+    },
+    // No evidence at all: unknown, held by no node.
+    { name: 'unknown', objects: [node('b')], f: stuck('b', 'unknown', '', ''), want: ['unknown', undefined] },
+  ];
+
+describe('locate: the layer a stuck pod is at and the node that holds it', () => {
+  it.each(CASES)('$name', ({ objects, f, want }) => {
+    const index = ClusterIndex.fromSnapshot(snapshotOf(objects));
+    const l = locate(index, f);
+    expect([l.layer, l.holder]).toEqual(want);
+    expect(l.actor).not.toBe('');
+  });
+
+  it('every rule is met by a case (a rule without a case cannot be kept from coming back)', () => {
+    const met = new Set<string>();
+    for (const c of CASES) {
+      const index = ClusterIndex.fromSnapshot(snapshotOf(c.objects));
+      const r = LOCATE_RULES.find((x) => x.locate(index, c.f));
+      if (r) met.add(r.name);
+    }
+    expect(LOCATE_RULES.filter((r) => !met.has(r.name)).map((r) => r.name)).toEqual([]);
+  });
+});
