@@ -6,7 +6,11 @@
 //   --help before any cluster access), and kubectl commands name objects that exist in the snapshot;
 // - no volume that is not storage (Secret, ConfigMap, projected, downward API, emptyDir) in a storage incident;
 // - the CLI and the bot (per-object detection, as the serve pipeline runs it) give the same incidents, verdicts,
-//   counts and drain decisions.
+//   counts, locations and drain decisions;
+// - every incident names its layer, and the node holding the fault is the one the evidence names (the
+//   VolumeAttachment's node for a fault held elsewhere, the NotReady node for a node fault); nothing is "cause
+//   unknown" on a NotReady node; no step cordons a node that holds no fault; no rollback without a control group
+//   (nodes on the previous revision that mount fine); no force delete; drain advice agrees with the location.
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +22,8 @@ import type { DrainAdvice, Incident } from '../../src/domain/incident.js';
 import { KINDS, KIND_KEYS } from '../../src/domain/kinds.js';
 import type { Snapshot } from '../../src/domain/snapshot.js';
 import { storageVolumes } from '../../src/detect/storage-path.js';
+import { LAYERS } from '../../src/domain/location.js';
+import { notReady } from '../../src/domain/node-health.js';
 import { evaluate, evaluateFindings } from '../../src/evaluate/evaluate.js';
 import { renderIncidentRoot } from '../../src/render/slack-incident.js';
 import { renderEvidenceReply } from '../../src/render/slack-thread.js';
@@ -34,7 +40,18 @@ const SCENARIOS = readdirSync(scenarioPath('x').replace(/x\.yaml$/, ''))
 const UNDO = /kubectl rollout undo daemonset\/\S+/g;
 
 /** What the walk met, so the guard is known to exercise each rule (a scenario change cannot silently skip one). */
-const seen = { underWay: 0, undo: 0, block: 0, caution: 0, ok: 0, unknown: 0, commands: 0 };
+const seen = {
+  underWay: 0,
+  undo: 0,
+  block: 0,
+  caution: 0,
+  ok: 0,
+  unknown: 0,
+  commands: 0,
+  located: 0,
+  heldElsewhere: 0,
+  notReady: 0,
+};
 
 /** Commands in a step: `kubectl ...` or `rwx ...`, up to the end of the clause they sit in. */
 export function commandsIn(step: string): string[] {
@@ -116,6 +133,7 @@ const facts = (incidents: readonly Incident[]) =>
     counts: i.rollout?.counts,
     pods: i.pods.map((p) => p.key).sort(),
     drain: i.drain.map((d) => [d.node, d.decision]),
+    location: [i.location?.layer, i.location?.holder],
   }));
 
 /**
@@ -182,6 +200,7 @@ async function problemsAt(where: string, snap: Snapshot, now: number): Promise<s
         if (pod && !storage.has(s.volume)) problems.push(`${where}: ${i.key} blames volume ${s.volume} of ${f.key}`);
     }
   }
+  problems.push(...locationProblems(where, index, incidents, advice, texts));
   // The CLI (a snapshot file, as a user would save it) and the bot agree.
   const cli = await rwx('scan', '--snapshot', snapshotFile(snap), '--now', new Date(now).toISOString(), '-o', 'json');
   const fromCli = (JSON.parse(cli.stdout) as { incidents: Incident[] }).incidents;
@@ -204,6 +223,77 @@ async function problemsAt(where: string, snap: Snapshot, now: number): Promise<s
     const want = drain(node).decision;
     const { response } = await runCommand(parseCommand(`drain ${node}`), svc);
     if (!response.text.includes(`*${want}*`)) problems.push(`${where}: /rwx drain ${node} is not ${want}`);
+  }
+  return problems;
+}
+
+/** The location invariants (see the file comment) over one evaluation's incidents, drain advice and texts. */
+function locationProblems(
+  where: string,
+  index: ClusterIndex,
+  incidents: readonly Incident[],
+  advice: readonly DrainAdvice[],
+  texts: readonly string[],
+): string[] {
+  const problems: string[] = [];
+  const down = new Set(
+    [...index.all('nodes')].filter((n) => notReady(index, n.metadata?.name)).map((n) => n.metadata?.name ?? ''),
+  );
+  const holders = new Set(incidents.flatMap((i) => (i.location?.holder ? [i.location.holder] : [])));
+  const onNew = new Set(incidents.flatMap((i) => i.rollout?.nodesOnNewRevision ?? []));
+  for (const i of incidents) {
+    seen.located++;
+    const loc = i.location;
+    if (!loc || !LAYERS.includes(loc.layer)) problems.push(`${where}: ${i.key} names no layer`);
+    if (loc?.layer === 'unknown' && i.verdict !== 'UNEXPLAINED')
+      problems.push(`${where}: ${i.key} is ${i.verdict} at an unknown layer`);
+    if (loc?.holder && !index.get('nodes', loc.holder))
+      problems.push(`${where}: ${i.key} held by ${loc.holder}, no such node`);
+    for (const f of i.pods) {
+      const pl = f.location;
+      if (f.node && down.has(f.node) && i.key !== `node/${f.node}`)
+        problems.push(`${where}: ${f.key} on NotReady ${f.node} is in ${i.key}, not the node's incident`);
+      if (pl?.holder && pl.holder !== f.node) {
+        seen.heldElsewhere++;
+        const vaNodes = f.storage.flatMap((s) =>
+          s.pv ? index.attachmentsForPv(s.pv).map((v) => v.spec?.nodeName) : [],
+        );
+        if (!vaNodes.includes(pl.holder))
+          problems.push(`${where}: ${f.key} held by ${pl.holder}, no VolumeAttachment says so`);
+        if (loc?.holder !== pl.holder)
+          problems.push(`${where}: ${f.key} held by ${pl.holder} but ${i.key} by ${loc?.holder}`);
+      }
+    }
+    if (loc?.holder && down.has(loc.holder)) seen.notReady++;
+    const undo = i.nextSteps.some((s) => UNDO.test(s));
+    UNDO.lastIndex = 0;
+    if (undo && !(i.rollout && i.rollout.counts.oldFine > 0))
+      problems.push(`${where}: ${i.key} advises an undo with no control group`);
+  }
+  for (const t of texts) {
+    for (const m of t.matchAll(/kubectl cordon ((?:[\w.-]+ ?)+)/g))
+      for (const n of (m[1] ?? '').trim().split(' '))
+        if (!holders.has(n) && !onNew.has(n)) problems.push(`${where}: cordons ${n}, which holds no fault`);
+    if (
+      /kubectl delete pod[^.]*--force|--grace-period=0/.test(t) &&
+      !/[Nn]ever force-delete \(--grace-period=0/.test(t)
+    )
+      problems.push(`${where}: a force delete: ${t.slice(0, 120)}`);
+    for (const n of down)
+      if (new RegExp(`rwx gate [^\n]*--nodes [^ ]*\\b${n}\\b|Find what holds the mount on ${n}\\b`).test(t))
+        problems.push(`${where}: a step runs on NotReady ${n}`);
+  }
+  for (const a of advice) {
+    const held = incidents.filter(
+      (i) =>
+        i.location?.holder &&
+        i.location.holder !== a.node &&
+        i.nodes.some((n) => n.node === a.node && n.stuckPods.length > 0),
+    );
+    if (held.length > 0 && new RegExp(`the fault follows ${a.node}\\b`).test(a.reason))
+      problems.push(
+        `${where}: drain of ${a.node} blames it while ${held.map((i) => i.location?.holder).join(', ')} holds the fault`,
+      );
   }
   return problems;
 }
@@ -249,7 +339,7 @@ describe('advice invariants on every scenario in scenarios/', () => {
     expect(advice.filter((a) => a.decision === 'OK').map((a) => a.node)).toEqual([]);
   });
 
-  it('the walk met every rule: an undo, a rollback under way, BLOCK, CAUTION, OK, UNKNOWN, commands', () => {
+  it('the walk met every rule: an undo, a rollback under way, BLOCK, CAUTION, OK, UNKNOWN, commands, locations', () => {
     expect(Object.entries(seen).filter(([, n]) => n === 0)).toEqual([]);
   });
 });
