@@ -1,8 +1,20 @@
 // Events as evidence, and the cause of a stuck pod decided from them. Pure: reads event fields only.
 import type { Cause, EventEvidence } from '../domain/findings.js';
+import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { KubeEvent, Pod } from '../domain/objects.js';
 import { blamesStorage } from './storage-path.js';
 import { timeMs } from '../domain/refs.js';
+
+/**
+ * The events about this pod: those of an earlier pod of the same name (a StatefulSet pod recreated, another
+ * involvedObject.uid) are left out, so its old failures are not evidence about the new pod. Events without a uid
+ * (hand-written, or from an old recorder) are kept.
+ */
+export function podEvents(index: ClusterIndex, pod: Pod): KubeEvent[] {
+  const all = index.eventsFor('Pod', pod.metadata?.namespace, pod.metadata?.name ?? '');
+  const uid = pod.metadata?.uid;
+  return uid ? all.filter((e) => !e.involvedObject?.uid || e.involvedObject.uid === uid) : all;
+}
 
 /** Reasons that mean the kubelet or attach/detach controller could not attach or mount a volume. */
 const STORAGE_REASONS = new Set(['FailedMount', 'FailedAttachVolume', 'FailedMapVolume']);

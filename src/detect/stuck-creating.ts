@@ -5,7 +5,7 @@ import type { ConfigObject, StuckPodFinding } from '../domain/findings.js';
 import type { ContainerStatus, KubeEvent, Pod, Volume } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
 import type { DetectContext } from './config.js';
-import { causeFromEvents, evidenceOf, isStorageEvent } from './events.js';
+import { podEvents, causeFromEvents, evidenceOf, isStorageEvent } from './events.js';
 import { stuckPodFinding } from './pod-finding.js';
 import { blamedStorage, blamesStorage, volumesNamedIn } from './storage-path.js';
 import { isStorageSource, missingObjectsIn, volumeSource } from './volume-source.js';
@@ -42,7 +42,7 @@ export function stuckCreatingFinding(index: ClusterIndex, pod: Pod, ctx: DetectC
   if (!isCreating(pod)) return undefined;
   const since = scheduledAt(pod);
   if (since === undefined || ctx.now - since <= ctx.config.stuckAfterMs) return undefined;
-  const events = index.eventsFor('Pod', pod.metadata?.namespace, pod.metadata?.name ?? '');
+  const events = podEvents(index, pod);
   const cause = causeFromEvents(events, pod);
   return stuckPodFinding(index, pod, 'stuck-creating', since, ctx.now, {
     cause,

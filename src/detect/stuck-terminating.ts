@@ -12,7 +12,7 @@ import type { StuckPodFinding } from '../domain/findings.js';
 import type { Pod } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
 import type { DetectContext } from './config.js';
-import { evidenceOf, isUnmountEvent } from './events.js';
+import { podEvents, evidenceOf, isUnmountEvent } from './events.js';
 import { stuckPodFinding } from './pod-finding.js';
 import { blamedStorage, blamesStorage, storageVolumes } from './storage-path.js';
 import { collect } from './collect.js';
@@ -36,7 +36,7 @@ export function stuckTerminatingFinding(
 ): StuckPodFinding | undefined {
   const since = terminatingSince(pod);
   if (since === undefined || ctx.now - since <= ctx.config.stuckAfterMs) return undefined;
-  const events = index.eventsFor('Pod', pod.metadata?.namespace, pod.metadata?.name ?? '');
+  const events = podEvents(index, pod);
   const unmount = events.filter(isUnmountEvent);
   const storageUnmount = unmount.filter((e) => blamesStorage(pod, e));
   const held = (pod.metadata?.finalizers ?? []).length > 0;

@@ -13,6 +13,19 @@ function indexWith(...objects: { kind?: string }[]): ClusterIndex {
   return ClusterIndex.fromSnapshot(snapshotOf([...claim('ns', 'data-claim', ebs, ['ReadWriteMany']), ...objects]));
 }
 
+describe('events of an earlier pod with the same name', () => {
+  // A StatefulSet pod recreated under the same name: the old pod's FailedMount (another uid) is not evidence.
+  it('are not attached to the new pod', () => {
+    const p = pod('p', { ns: 'ns', node: 'n1', scheduled: ago(10 * MIN), claims: { data: 'data-claim' } });
+    const old = event('ns', 'p', 'FailedMount', failedMount(['data']), ago(MIN), 4);
+    old.involvedObject = { ...old.involvedObject, uid: 'uid-of-the-previous-pod' };
+    const mine = event('ns', 'p', 'FailedCreatePodSandBox', 'Failed to create pod sandbox', ago(2 * MIN));
+    mine.involvedObject = { ...mine.involvedObject, uid: p.metadata?.uid };
+    const f = stuckCreatingFinding(indexWith(p, old, mine), p, ctx);
+    expect([f?.cause, f?.events.map((e) => e.reason)]).toEqual(['network', ['FailedCreatePodSandBox']]);
+  });
+});
+
 describe('stuckCreatingFinding', () => {
   const stuck = (o: Parameters<typeof pod>[1] = {}) =>
     pod('p', { ns: 'ns', node: 'n1', scheduled: ago(10 * MIN), claims: { data: 'data-claim' }, ...o });
