@@ -100,3 +100,17 @@ export function adviceFor(
     s.replaceAll('{nodes}', all).replaceAll('{node}', node).replaceAll('{volume}', volume),
   );
 }
+
+/** The step about the leader Lease in the PROVISION_FAILED advice (the one leaderlessAdvice puts first). */
+const LEADER_STEP = /leader Lease/;
+
+/**
+ * The advice of a claim whose provisioner has no live leader (its Lease stale or unheld): the leader first, since
+ * no replica provisions anything until one holds the Lease; the other steps after it, for once there is one.
+ */
+export function leaderlessAdvice(driver: string, advice: readonly string[]): string[] {
+  return [
+    `The ${driver} controller has no live leader (its Lease is not renewed, see preflight): no replica provisions anything until one holds it. Check its controller pods and their csi-provisioner log for leader election errors before anything else.`,
+    ...advice.filter((s) => !LEADER_STEP.test(s)),
+  ];
+}

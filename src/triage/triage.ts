@@ -5,6 +5,7 @@ import { claimDriver } from '../detect/storage-path.js';
 import { classifyClaim, isRwx, type ClassifyContext } from './classify.js';
 import { proofSection, readProof } from './node-proof.js';
 import { accessChecks, driverChecks } from './preflight.js';
+import { leaderlessAdvice } from './advice.js';
 import {
   PHASES,
   TRIAGE_SCHEMA_VERSION,
@@ -55,8 +56,12 @@ export function triage(index: ClusterIndex, opts: TriageOptions): TriageReport {
   const leaderless = new Set(
     preflight.filter((p) => p.check === 'leader' && p.status === 'problem').map((p) => p.subject),
   );
+  // Every claim waiting on that provisioner, not the first: the missing leader explains them all, before any
+  // StorageClass parameter does.
   for (const c of buckets.get('PROVISION_FAILED') ?? []) {
-    if (c.driver && leaderless.has(c.driver)) c.detail += `; the ${c.driver} controller has no leader (see preflight)`;
+    if (!c.driver || !leaderless.has(c.driver)) continue;
+    c.detail += `; the ${c.driver} controller has no leader (see preflight)`;
+    c.advice = leaderlessAdvice(c.driver, c.advice);
   }
   const byPhase = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>;
   for (const c of claims) byPhase[c.phase]++;

@@ -377,6 +377,23 @@ describe('triage classification', () => {
     tc.check?.(c);
   });
 
+  // A stale leader Lease: every Pending claim of that provisioner is linked to it, the leader first in its advice.
+  it('links every Pending claim of a leaderless provisioner to the missing leader', () => {
+    const s = baseCluster();
+    for (const name of ['a', 'b', 'c']) s.pvcs.push(pvc(NS, name, { volume: null }));
+    s.leases = [lease('csi-vmstore-tintri-com', { renewedAgo: 3600 })];
+    const claims = triage(ClusterIndex.fromSnapshot(s), { now: NOW }).claims;
+    expect(claims.map((c) => [c.name, c.phase])).toEqual([
+      ['a', 'PROVISION_FAILED'],
+      ['b', 'PROVISION_FAILED'],
+      ['c', 'PROVISION_FAILED'],
+    ]);
+    for (const c of claims) {
+      expect(c.detail).toMatch(/controller has no leader \(see preflight\)$/);
+      expect(c.advice[0]).toMatch(/^The csi.vmstore.tintri.com controller has no live leader/);
+    }
+  });
+
   it('examines only ReadWriteMany claims, and filters by namespace and driver', () => {
     const s = baseCluster();
     healthyClaim(s, 'a', 'one');
