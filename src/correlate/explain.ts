@@ -12,6 +12,7 @@ import { controllerOf } from '../domain/refs.js';
 import { nameList } from '../domain/names.js';
 import type { Location } from '../domain/location.js';
 import { heldText } from './explain-held.js';
+import { mountedSincePlugin } from './rollout.js';
 
 export type { IncidentText } from './explain-config.js';
 
@@ -156,6 +157,30 @@ function rolloutText(index: ClusterIndex, d: Draft, nodes: readonly IncidentNode
   return { title, summary, explanations: out };
 }
 
+/** A finished plugin rollout with stuck nodes and no control group: why it is not called a rollout fault. */
+function uncomparedLines(d: Draft): string[] {
+  const ev = d.uncompared?.evidence;
+  if (!ev) return [];
+  const ds = `${ev.daemonSet.namespace}/${ev.daemonSet.name}`;
+  return [
+    `Every node with a ${ds} plugin runs revision ${ev.newRevision}${ev.rolloutStart ? ` (since ${ev.rolloutStart})` : ''}: with no node left on the previous revision that mounts fine, the revision cannot be compared, so the stuck mounts are not blamed on it and no rollback is advised on this evidence.`,
+  ];
+}
+
+/** Nodes of an unexplained draft that mount its driver fine right now (group.ts rule 5): why no node is blamed. */
+function mountsFineLines(index: ClusterIndex, d: Draft): string[] {
+  if (!d.daemonSet || !d.driver) return [];
+  const out: string[] = [];
+  for (const node of [...new Set(d.pods.map((f) => f.node ?? ''))].filter(Boolean).sort()) {
+    const fine = mountedSincePlugin(index, d.daemonSet, d.driver, node);
+    if (fine.length > 0)
+      out.push(
+        `${node} mounts ${d.driver} volumes: ${nameList(fine, 3, ', ')} started there after its node plugin did, so the fault is not ${node}'s.`,
+      );
+  }
+  return out.slice(0, 5);
+}
+
 /** Most per-workload sibling lines in one incident; the rest are counted. */
 const MAX_SIBLING_LINES = 5;
 
@@ -275,7 +300,12 @@ export function incidentText(
             ? 'Pods stuck for an unknown cause'
             : `${d.driver}: stuck mounts, cause unexplained`,
         summary: `UNEXPLAINED: ${plural(pods, 'pod')} stuck ${what} on ${plural(nodeCount, 'node')}${age}; neither a plugin rollout nor a single node explains them`,
-        explanations: [...timedOutLines(d), ...cronLines(d, nodes)],
+        explanations: [
+          ...uncomparedLines(d),
+          ...mountsFineLines(index, d),
+          ...timedOutLines(d),
+          ...cronLines(d, nodes),
+        ],
       };
     }
   }

@@ -25,10 +25,14 @@
 //    that mounted under the new revision does not veto it, mounting is not unmounting): a wave that follows a plugin
 //    rollout joins that rollout's incident `rollout/<ns>/<ds>@<rev>`, one incident and not one per node; an open
 //    one is kept on the same sustain test as rule 3 (a pod that terminated at last is one member recovering).
-// 5. The remaining storage pods, and the remaining pods stuck Terminating, group per node as FOLLOWS_NODE when the node holds stuck mounts of two or more drivers, or stuck unmounts, or is the only
-//    node with stuck mounts of a driver and either two or more workloads are stuck there or the same plugin revision
-//    demonstrably mounts on another node (so the node, not the plugin, is what differs). The rest stay UNEXPLAINED per driver (`unexplained/<driver>`,
-//    driver "unresolved" when the volume leads to no CSI driver, e.g. a missing Secret).
+// 5. The remaining storage pods, and the remaining pods stuck Terminating, group per node as FOLLOWS_NODE when the
+//    node holds stuck mounts of two or more drivers, or an unmount failure the kubelet reported (a silent one needs
+//    a second stuck pod there), or is
+//    the only node with stuck mounts of a driver and either two or more workloads are stuck there or the same
+//    plugin revision demonstrably mounts on another node (so the node, not the plugin, is what differs), and no
+//    pod with that driver's volume started there since its plugin did (a node that mounts the driver fine is not
+//    the fault). The rest stay UNEXPLAINED per driver (`unexplained/<driver>`, driver "unresolved" when the volume
+//    leads to no CSI driver, e.g. a missing Secret), with what was seen.
 // 6. A CronJob finding joins the group of any stuck pod of its Jobs (a backup that never ran because its pod
 //    was stuck); otherwise it forms its own UNEXPLAINED group `cronjob/<ns>/<name>`, labelled as such.
 import type { ClusterIndex } from '../domain/cluster-index.js';
@@ -38,6 +42,7 @@ import type { DaemonSet } from '../domain/objects.js';
 import { memberKey } from './members.js';
 import {
   analyzeRollout,
+  mountedSincePlugin,
   revisionProvenElsewhere,
   rolloutKey,
   sustainsRollout,
@@ -55,6 +60,8 @@ export interface Draft {
   daemonSet?: DaemonSet;
   rollout?: RolloutAnalysis;
   node?: string;
+  /** A finished rollout of the driver's plugin with stuck nodes but no node left on the previous revision. */
+  uncompared?: RolloutAnalysis;
 }
 
 /** The driver a stuck pod's blamed storage leads to, if any. */
@@ -112,6 +119,7 @@ export function groupFindings(
       }
   }
   const remaining = new Map<string, StuckPodFinding[]>();
+  const uncompared = new Map<string, RolloutAnalysis>();
   const joined = new Set<StuckPodFinding>();
   for (const [driver, group] of creatingByDriver) {
     let fs = group;
@@ -124,6 +132,7 @@ export function groupFindings(
     const first = kept?.analysis ?? tested;
     if (!ds || !first || !(first.fits || kept)) {
       remaining.set(driver, fs);
+      if (first?.complete && first.evidence.counts.newStuck > 0) uncompared.set(driver, first);
       continue;
     }
     if (kept) {
@@ -181,9 +190,15 @@ export function groupFindings(
     d.pods.push(...(kept?.members ?? fs));
   }
 
-  // Rule 5: which nodes the remaining storage pods follow.
+  // Rule 5: which nodes the remaining storage pods follow. A node verdict needs corroboration on the node: two
+  // stuck pods there (unmounts count), or two drivers, and never a node that mounts the driver fine right now.
   const nodeFault = new Set<string>();
-  for (const f of nodeCandidates) if (f.node) nodeFault.add(f.node);
+  const stuckOn = new Map<string, number>();
+  for (const f of [...nodeCandidates, ...[...remaining.values()].flat()])
+    if (f.node) stuckOn.set(f.node, (stuckOn.get(f.node) ?? 0) + 1);
+  // An unmount failure the kubelet reported is evidence on its node; a silent suspect needs a second stuck pod.
+  for (const f of nodeCandidates)
+    if (f.node && (f.events.length > 0 || (stuckOn.get(f.node) ?? 0) >= 2)) nodeFault.add(f.node);
   for (const [node, drivers] of stuckDriversByNode) if (drivers.size >= 2) nodeFault.add(node);
   for (const [driver, fs] of remaining) {
     if (driver === 'unresolved') continue;
@@ -191,14 +206,20 @@ export function groupFindings(
     const workloads = new Set(fs.map((f) => `${f.workload.kind}/${f.workload.namespace}/${f.workload.name}`));
     const only = [...nodes][0];
     const ds = plugins.get(driver);
-    if (nodes.size === 1 && only && (workloads.size >= 2 || (ds && revisionProvenElsewhere(index, ds, driver, only))))
+    const fineHere = ds && only ? mountedSincePlugin(index, ds, driver, only).length > 0 : false;
+    if (
+      nodes.size === 1 &&
+      only &&
+      !fineHere &&
+      (workloads.size >= 2 || (ds && revisionProvenElsewhere(index, ds, driver, only)))
+    )
       nodeFault.add(only);
   }
-  for (const f of nodeCandidates)
-    draft(`node/${f.node ?? 'unscheduled'}`, {
-      verdict: 'FOLLOWS_NODE',
-      ...(f.node ? { node: f.node } : {}),
-    }).pods.push(f);
+  for (const f of nodeCandidates) {
+    if (f.node && nodeFault.has(f.node))
+      draft(`node/${f.node}`, { verdict: 'FOLLOWS_NODE', node: f.node }).pods.push(f);
+    else push(remaining, driverOf(f) ?? 'unresolved', f);
+  }
   const sandbox = drafts.get('not-storage');
   if (sandbox) {
     const nodes = new Set(sandbox.pods.map((f) => f.node));
@@ -211,9 +232,12 @@ export function groupFindings(
         draft(`node/${f.node}`, { verdict: 'FOLLOWS_NODE', node: f.node }).pods.push(f);
       else {
         const ds = plugins.get(driver);
-        draft(`unexplained/${driver}`, { verdict: 'UNEXPLAINED', driver, ...(ds ? { daemonSet: ds } : {}) }).pods.push(
-          f,
-        );
+        draft(`unexplained/${driver}`, {
+          verdict: 'UNEXPLAINED',
+          driver,
+          ...(ds ? { daemonSet: ds } : {}),
+          ...(uncompared.has(driver) ? { uncompared: uncompared.get(driver) } : {}),
+        }).pods.push(f);
       }
     }
   }

@@ -19,10 +19,10 @@
 // renumbers the restored revision), the incident stays FOLLOWS_ROLLOUT, rolling back, until they recover.
 //
 // The stuck mounts follow the rollout when some new-revision nodes are stuck, no old-revision node is, and no
-// new-revision node has proven that the new revision mounts. While the rollout is in progress the old-revision
-// nodes are the control group; a lone stuck node that is also stuck on another driver follows the node instead.
-// Once the rollout is complete there is no control group: then at least two stuck nodes and stuck pods all
-// scheduled after the rollout started are required.
+// new-revision node has proven that the new revision mounts. The old-revision nodes are the control group; a lone
+// stuck node that is also stuck on another driver follows the node instead. Once the rollout is complete there is
+// no control group, and a new incident never follows the rollout: the revision cannot be compared (a claim whose
+// export refuses every node looks exactly the same). The grouping says so (Draft.uncompared).
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { StuckPodFinding } from '../domain/findings.js';
 import type { RolloutCounts, RolloutEvidence } from '../domain/incident.js';
@@ -155,10 +155,9 @@ export function analyzeRollout(
     const servedStuck = [...stuckNodes];
     fits = !(servedStuck.length === 1 && otherDriverNodes.has(servedStuck[0] ?? ''));
   } else if (fits) {
-    fits =
-      counts.newStuck >= 2 &&
-      rolloutStart !== undefined &&
-      evidenceFindings.every((f) => (timeMs(f.since) ?? 0) >= rolloutStart);
+    // No node left on the previous revision: nothing to compare the new one with (a volume or backend that
+    // fails everywhere looks the same), so the revision cannot be blamed; only an open incident sustains.
+    fits = false;
   }
   // revs is sorted by number, highest first: after `rollout undo` the restored (older) revision is highest.
   const rolledBack = revs[0] !== newest;
@@ -200,6 +199,18 @@ export function revisionProvenElsewhere(index: ClusterIndex, ds: DaemonSet, driv
     if (runningWithDriver(index, other, driver, timeMs(pod.metadata?.creationTimestamp)).after.length > 0) return true;
   }
   return false;
+}
+
+/**
+ * The pods ("namespace/name") running on `node` with this driver's volume that started after the node's current
+ * plugin pod: the node demonstrably mounts this driver now. Empty when no plugin pod of `ds` serves the node.
+ */
+export function mountedSincePlugin(index: ClusterIndex, ds: DaemonSet, driver: string, node: string): string[] {
+  const plugin = pluginPodsByNode(index, ds).get(node);
+  if (!plugin) return [];
+  return runningWithDriver(index, node, driver, timeMs(plugin.metadata?.creationTimestamp)).after.map(
+    (p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`,
+  );
 }
 
 /**

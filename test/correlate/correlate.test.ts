@@ -92,6 +92,36 @@ describe('the rollout incident', () => {
   });
 });
 
+describe('what an unexplained incident says it saw', () => {
+  it('a finished rollout with no control group: the revision cannot be compared', () => {
+    const [inc] = scan(
+      miniCluster({
+        nodes: 3,
+        onRevision2: ['n-01', 'n-02', 'n-03'],
+        pods: [
+          { name: 'a', node: 'n-01' },
+          { name: 'b', node: 'n-02' },
+        ],
+      }),
+    );
+    expect(inc?.explanations?.join('\n')).toMatch(
+      /revision 2 .*the revision cannot be compared.*no rollback is advised/,
+    );
+    expect(inc?.nextSteps.join('\n')).not.toMatch(/rollout undo/);
+  });
+
+  it('a node that mounts the driver fine: says so, and does not blame the node', () => {
+    const pods = [
+      { name: 'a', node: 'n-01' },
+      { name: 'ok', node: 'n-01', runningFor: 10 * MIN },
+    ];
+    const [inc] = scan(miniCluster({ pods }));
+    expect(inc?.explanations?.join('\n')).toMatch(
+      /n-01 mounts ebs.csi.aws.com volumes: ns\/ok started there after its node plugin/,
+    );
+  });
+});
+
 describe('verdicts', () => {
   const stuckOn = (...nodes: string[]) => nodes.map((n, i) => ({ name: `p${i}`, node: n }));
   it.each<[string, MiniOpts, [string, string, string[]][]]>([
@@ -160,6 +190,19 @@ describe('verdicts', () => {
       },
       [['node/n-01', 'FOLLOWS_NODE', ['a']]],
     ],
+    // one stuck pod on n-01 while another pod with the same driver's volume mounted there since its plugin started:
+    // the node mounts the driver, so it is not "follows the node" (no corroboration), it is unexplained
+    [
+      'node mounts fine',
+      {
+        pods: [
+          { name: 'a', node: 'n-01' },
+          { name: 'ok', node: 'n-01', runningFor: 10 * MIN },
+          { name: 'ok2', node: 'n-02', runningFor: 10 * MIN },
+        ],
+      },
+      [['unexplained/ebs.csi.aws.com', 'UNEXPLAINED', ['a']]],
+    ],
     // sandbox failures: not storage, never in a storage incident
     [
       'cni',
@@ -198,11 +241,12 @@ describe('verdicts', () => {
       { pods: [{ name: 'a', node: 'n-04', reason: 'none' }] },
       [['unexplained/cause-unknown', 'UNEXPLAINED', ['a']]],
     ],
-    // rollout complete on every node, stuck on two of them since after the rollout started
+    // rollout complete on every node, stuck on two of them: no node left on the previous revision to compare with,
+    // so the revision cannot be compared and is not blamed (a claim refused by every node looks the same)
     [
       'complete rollout',
       { nodes: 3, onRevision2: ['n-01', 'n-02', 'n-03'], pods: stuckOn('n-01', 'n-02') },
-      [['rollout/kube-system/ebs-csi-node@2', 'FOLLOWS_ROLLOUT', ['p0', 'p1']]],
+      [['unexplained/ebs.csi.aws.com', 'UNEXPLAINED', ['p0', 'p1']]],
     ],
     // no events, but the claim's driver follows the rollout and the node runs the bad revision: joins it;
     // the same on a revision-1 node stays unexplained

@@ -54,8 +54,8 @@ describe('an open rollout incident sustains', () => {
   });
 });
 
-// The same rule for unmount waves: pods stuck Terminating after a rollout reached every node. A new incident needs
-// two stuck nodes on a complete rollout; one that is open stays one incident while a member is still stuck.
+// The same rule for unmount waves: pods stuck Terminating after a rollout reached every node. A complete rollout has
+// no control group, so it opens no incident; one that is open stays one incident while a member is still stuck.
 describe('an open rollout incident of unmount failures sustains', () => {
   const all = ['n-01', 'n-02', 'n-03', 'n-04'];
   const term = (name: string, node: string): Placed => ({ name, node, terminating: true });
@@ -64,8 +64,19 @@ describe('an open rollout incident of unmount failures sustains', () => {
       (i) => [i.key, i.verdict, i.pods.map((p) => p.pod.name).sort()],
     );
   it.each<[string, Placed[], string[], unknown[]]>([
-    // the wave on two nodes: one rollout incident
-    ['the wave', [term('a', 'n-01'), term('b', 'n-02')], [], [[KEY, 'FOLLOWS_ROLLOUT', ['a', 'b']]]],
+    // the wave on two nodes of a complete rollout: no control group, so no new rollout incident; each unmount
+    // failure the kubelet reported is evidence on its own node
+    [
+      'the wave',
+      [term('a', 'n-01'), term('b', 'n-02')],
+      [],
+      [
+        ['node/n-01', 'FOLLOWS_NODE', ['a']],
+        ['node/n-02', 'FOLLOWS_NODE', ['b']],
+      ],
+    ],
+    // the same wave already open: it stays one rollout incident while it sustains
+    ['the wave, open', [term('a', 'n-01'), term('b', 'n-02')], [KEY], [[KEY, 'FOLLOWS_ROLLOUT', ['a', 'b']]]],
     // new, one node left: the test alone decides (one node is not a rollout)
     ['new, one node stuck', [term('b', 'n-02')], [], [['node/n-02', 'FOLLOWS_NODE', ['b']]]],
     // open, a terminated and b still stuck: the incident stays, no node incident of its own
