@@ -46,6 +46,8 @@ function whyStuck(s: StuckHere, node: string, down: NodeHealth | undefined): str
   if (heldElsewhere(s, node))
     return `${node} holds ${pods}, waiting for an attachment ${holder} holds: ${node} is not at fault, and evicted, ${them} will wait the same way on any node until the volume is detached from ${holder}`;
   if (down) return `${node} holds ${pods}`;
+  if (s.incident.key.startsWith('volume/'))
+    return `${node} holds ${pods}, whose volume fails on every node it is tried on: draining moves ${them} into the same failure elsewhere and does nothing for the volume`;
   switch (s.incident.verdict) {
     case 'FOLLOWS_NODE':
       return `${node} holds ${pods}: the fault follows ${node}, so draining moves its pods to nodes where mounts work, but a pod stuck on a mount can hang the drain`;

@@ -140,6 +140,7 @@ function stepsFor(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>)
           ...cronSteps(inc),
         ];
       }
+      if (inc.key.startsWith('volume/')) return [...volumeSteps(index, inc), ...cronSteps(inc)];
       return unexplainedSteps(index, inc, busy);
   }
 }
@@ -154,6 +155,16 @@ function logsOf(inc: Incident): string {
   return inTree
     ? 'kubelet log (the volumes are of a built-in type: the kubelet mounts them itself, there is no node plugin)'
     : 'kubelet and node plugin logs';
+}
+
+/** Steps for a volume that fails on every node it is tried on: the volume, never the nodes. */
+function volumeSteps(index: ClusterIndex, inc: Incident): string[] {
+  const [ns, claim] = inc.key.slice('volume/'.length).split('/');
+  const pv = ns && claim ? index.get('pvcs', nsKey(ns, claim))?.spec?.volumeName : undefined;
+  return [
+    `Look at the volume, not the nodes: read the mount error in the pods' FailedMount events (kubectl describe pvc ${claim} -n ${ns}${pv ? `; kubectl get pv ${pv} -o yaml` : ''}) and check what serves it: the export and its access rules, permissions, the backend volume itself.`,
+    'Do not drain, cordon or roll back anything for it: the claim fails on every node it is tried on, while those nodes mount other volumes of the same driver.',
+  ];
 }
 
 function unexplainedSteps(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>): string[] {

@@ -181,6 +181,20 @@ function mountsFineLines(index: ClusterIndex, d: Draft): string[] {
   return out.slice(0, 5);
 }
 
+/** The words of a volume's fault (volume-fault.ts): the claim fails on every node tried, which mount its driver. */
+function volumeText(index: ClusterIndex, d: Draft, age: string): IncidentText {
+  const claim = d.key.slice('volume/'.length);
+  const nodeNames = [...new Set(d.pods.map((f) => f.node ?? ''))].sort();
+  return {
+    title: `Claim ${claim}: fails on every node it is tried on (the volume, not the nodes)`,
+    summary: `UNEXPLAINED: ${plural(d.pods.length, 'pod')} of claim ${claim} stuck on ${plural(nodeNames.length, 'node')} (${nameList(nodeNames, 5, ', ')})${age}, each of which mounts other ${d.driver ?? ''} volumes fine: the volume's export, permissions or backend, not the nodes or the plugin`,
+    explanations: [
+      ...mountsFineLines(index, d),
+      'Draining or cordoning nodes does nothing for it, and neither does a plugin rollback: the claim fails wherever it is tried.',
+    ],
+  };
+}
+
 /** Most per-workload sibling lines in one incident; the rest are counted. */
 const MAX_SIBLING_LINES = 5;
 
@@ -282,6 +296,7 @@ export function incidentText(
       };
     }
     default: {
+      if (d.key.startsWith('volume/')) return withCron(volumeText(index, d, age), d, nodes);
       if (d.key.startsWith('cronjob/')) {
         const c = d.cronJobs[0];
         return {

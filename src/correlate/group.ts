@@ -15,6 +15,8 @@
 //    that a pod stuck in ContainerCreating whose claim uses a driver found to follow a rollout, on a node whose
 //    plugin runs the bad revision, joins that rollout incident (the kubelet's FailedMount may be missing: events
 //    are rate-limited and expire); the rollout test itself is decided on evidence-bearing pods only.
+// 2b. Pods of one claim stuck on two or more nodes that each mount the claim's driver fine right now are that
+//    volume's fault: UNEXPLAINED `volume/<namespace>/<claim>` (volume-fault.ts), before any rollout or node test.
 // 3. Pods stuck in ContainerCreating on a storage cause group per CSI driver; a driver whose node plugin
 //    DaemonSet passes the rollout test (rollout.ts) becomes FOLLOWS_ROLLOUT `rollout/<ns>/<ds>@<rev>`, with all its
 //    stuck pods, including those recovering after their node's plugin was replaced (not evidence, see rollout.ts).
@@ -40,6 +42,7 @@ import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/finding
 import type { Verdict } from '../domain/incident.js';
 import type { DaemonSet } from '../domain/objects.js';
 import { memberKey } from './members.js';
+import { splitVolumeFaults } from './volume-fault.js';
 import {
   analyzeRollout,
   mountedSincePlugin,
@@ -107,6 +110,15 @@ export function groupFindings(
     else if (f.cause === 'unknown') unknown.push(f);
     else if (f.kind === 'stuck-terminating') push(terminatingByDriver, driverOf(f) ?? 'unresolved', f);
     else push(creatingByDriver, driverOf(f) ?? 'unresolved', f);
+  }
+
+  // Rule 2b: a volume failing on every node it is tried on, where other volumes of its driver mount (volume-fault.ts).
+  for (const [driver, fs] of creatingByDriver) {
+    const { byClaim, rest } = splitVolumeFaults(index, plugins.get(driver), driver, fs);
+    for (const [claim, pods] of byClaim)
+      draft(`volume/${claim}`, { verdict: 'UNEXPLAINED', driver }).pods.push(...pods);
+    if (rest.length > 0) creatingByDriver.set(driver, rest);
+    else creatingByDriver.delete(driver);
   }
 
   const stuckDriversByNode = new Map<string, Set<string>>();

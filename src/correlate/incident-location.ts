@@ -41,6 +41,12 @@ export function incidentLocation(index: ClusterIndex, d: Draft): Location {
       evidence,
     };
   }
+  if (d.key.startsWith('volume/'))
+    return {
+      layer,
+      actor: `the volume behind claim ${d.key.slice('volume/'.length)} (its export, permissions or backend)`,
+      evidence,
+    };
   const own = d.pods.find((f) => f.location?.holder === d.node && d.node)?.location;
   if (d.verdict === 'FOLLOWS_NODE' && d.node)
     return { layer, actor: own?.actor ?? first?.actor ?? `the kubelet on ${d.node}`, holder: d.node, evidence };

@@ -93,6 +93,23 @@ describe('the rollout incident', () => {
 });
 
 describe('what an unexplained incident says it saw', () => {
+  it('a volume fault: about the claim, draining and rollback do nothing', () => {
+    const pods = [
+      { name: 'a', node: 'n-01', claim: 'shared' },
+      { name: 'b', node: 'n-02', claim: 'shared' },
+      { name: 'ok1', node: 'n-01', runningFor: 10 * MIN },
+      { name: 'ok2', node: 'n-02', runningFor: 10 * MIN },
+    ];
+    const ev = evaluate(miniCluster({ pods }), { now: NOW });
+    const [inc] = ev.incidents;
+    expect(inc?.title).toBe('Claim ns/shared: fails on every node it is tried on (the volume, not the nodes)');
+    expect(inc?.nextSteps.join('\n')).toMatch(/Do not drain, cordon or roll back/);
+    expect(inc?.nextSteps.join('\n')).not.toMatch(/kubectl cordon|rollout undo|rwx gate/);
+    expect(ev.drain('n-01').reason).toMatch(
+      /volume fails on every node it is tried on: draining moves it into the same failure/,
+    );
+  });
+
   it('a finished rollout with no control group: the revision cannot be compared', () => {
     const [inc] = scan(
       miniCluster({
@@ -202,6 +219,21 @@ describe('verdicts', () => {
         ],
       },
       [['unexplained/ebs.csi.aws.com', 'UNEXPLAINED', ['a']]],
+    ],
+    // one claim stuck on two nodes (a rollout in progress, both on revision 2) while both nodes mount other ebs
+    // volumes since their plugin started: the volume's fault, one incident, not the rollout's and not the nodes'
+    [
+      'volume fault',
+      {
+        onRevision2: ['n-01', 'n-02'],
+        pods: [
+          { name: 'a', node: 'n-01', claim: 'shared' },
+          { name: 'b', node: 'n-02', claim: 'shared' },
+          { name: 'ok1', node: 'n-01', runningFor: 10 * MIN },
+          { name: 'ok2', node: 'n-02', runningFor: 10 * MIN },
+        ],
+      },
+      [['volume/ns/shared', 'UNEXPLAINED', ['a', 'b']]],
     ],
     // sandbox failures: not storage, never in a storage incident
     [

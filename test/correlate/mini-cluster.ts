@@ -32,6 +32,8 @@ export interface Placed {
   runningFor?: number;
   /** Stuck Terminating (deleted 20m ago, started 1h ago) instead of creating; `reason` FailedUnmount by default. */
   terminating?: boolean;
+  /** The claim it uses (default `c-<name>`, its own); pods naming the same claim share it. */
+  claim?: string;
 }
 
 /** Options of the mini cluster. */
@@ -56,14 +58,17 @@ export function miniCluster(o: MiniOpts = {}): ClusterIndex {
   const on2 = new Set(o.onRevision2 ?? []);
   for (const n of nodes)
     out.push(pluginPod(ds, n, on2.has(n) ? 'h2' : 'h1', on2.has(n) ? ago(2 * HOUR) : ago(30 * DAY)));
+  const claimed = new Set<string>();
   for (const p of o.pods ?? []) {
-    out.push(...claim('ns', `c-${p.name}`, p.driver ?? 'ebs.csi.aws.com'));
+    const c = p.claim ?? `c-${p.name}`;
+    if (!claimed.has(c)) out.push(...claim('ns', c, p.driver ?? 'ebs.csi.aws.com'));
+    claimed.add(c);
     out.push(
       pod(p.name, {
         ns: 'ns',
         node: p.node,
         scheduled: ago(p.runningFor ?? 20 * MIN),
-        claims: { data: `c-${p.name}` },
+        claims: { data: c },
         owner: { kind: 'StatefulSet', name: p.workload ?? p.name, uid: `uid-sts-${p.workload ?? p.name}` },
         ...(p.runningFor !== undefined ? { started: ago(p.runningFor - MIN) } : {}),
         ...(p.terminating ? { scheduled: ago(HOUR), started: ago(HOUR - MIN), deleted: ago(20 * MIN) } : {}),
