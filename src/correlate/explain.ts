@@ -3,6 +3,7 @@
 // search pods that did start, running workloads unaffected, what happened at the rollout start, the CronJob).
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { IncidentNode } from '../domain/incident.js';
+import type { CronJobFinding } from '../domain/findings.js';
 import { formatAge } from '../domain/duration.js';
 import type { Draft } from './group.js';
 import { driverOf } from './group.js';
@@ -35,8 +36,21 @@ function cronLines(d: Draft, nodes: readonly IncidentNode[]): string[] {
       : ' and it has never succeeded';
     return stuck
       ? `CronJob ${c.cronJob.namespace}/${c.cronJob.name}: ${plural(c.missedRuns, 'scheduled run')} missed${since}; it never ran because its pod ${stuck} is stuck${where}, so it raises no job-failure alert: nothing failed. A second finding: check what the missed runs cost.`
-      : `CronJob ${c.cronJob.namespace}/${c.cronJob.name}: ${plural(c.missedRuns, 'scheduled run')} missed${since}; no stuck pod of its Jobs explains it.`;
+      : `CronJob ${c.cronJob.namespace}/${c.cronJob.name}: ${plural(c.missedRuns, 'scheduled run')} missed${since}; no stuck pod of its Jobs explains it.${failedJobs(c)}`;
   });
+}
+
+/** What a CronJob's failed Jobs failed with, and whether its pods use storage at all (" Its Jobs failed: ..."). */
+function failedJobs(c: CronJobFinding): string {
+  const failed = c.jobs.filter((j) => j.failure).map((j) => `${j.name} (${j.failure})`);
+  if (failed.length === 0) return '';
+  const storage =
+    c.storage === true
+      ? ' Its pods use storage volumes: read their events for a mount failure.'
+      : c.storage === false
+        ? ' Its pods use no storage volume: not a storage fault.'
+        : '';
+  return ` Its Jobs failed: ${nameList(failed, 3, '; ')}.${storage}`;
 }
 
 /** The kubelet's "timed out waiting for the condition" names no component: said once when a stuck pod shows it. */

@@ -6,7 +6,9 @@
 // or creation) and t + grace is before now, grace being startingDeadlineSeconds or config.cronJobGraceMs.
 // While the newest Job is active with every pod Running, the CronJob is not reported at all: a run is in progress
 // and may well succeed (after a stuck mount heals, the run that was stuck goes on; reporting the older misses
-// then would open a second incident for a CronJob that is about to recover).
+// then would open a second incident for a CronJob that is about to recover). A Job that failed (its deadline or
+// backoff limit: the Job controller's Failed condition) is a missed run like one that never started: each Job's
+// failure is kept, and whether its pods use storage at all, so the incident says what the runs failed with.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { CronJobFinding } from '../domain/findings.js';
 import type { CronJob, Job } from '../domain/objects.js';
@@ -14,6 +16,7 @@ import { nsKey, timeMs } from '../domain/refs.js';
 import type { DetectContext } from './config.js';
 import { scheduledTimes } from './cron-schedule.js';
 import { collect } from './collect.js';
+import { storageVolumes } from './storage-path.js';
 
 function completedAt(job: Job): number | undefined {
   const done = (job.status?.conditions ?? []).some((c) => c?.type === 'Complete' && c.status === 'True');
@@ -57,23 +60,44 @@ export function cronJobMissedFinding(index: ClusterIndex, cj: CronJob, ctx: Dete
     schedule: spec.schedule,
     latestScheduled: new Date(latest).toISOString(),
     missedRuns: missed.length,
-    jobs: sorted.map((j) => ({
-      name: j.metadata?.name ?? '',
-      active: j.status?.active ?? 0,
-      succeeded: j.status?.succeeded ?? 0,
-      failed: j.status?.failed ?? 0,
-      pods: j.metadata?.uid
-        ? index
-            .podsOwnedBy(j.metadata.uid)
-            .map((p) => nsKey(p.metadata?.namespace, p.metadata?.name))
-            .sort()
-        : [],
-    })),
+    jobs: sorted.map((j) => jobRow(index, j)),
   };
+  if (
+    sorted.some((j) =>
+      (j.metadata?.uid ? index.podsOwnedBy(j.metadata.uid) : []).some((p) => storageVolumes(p).length > 0),
+    )
+  )
+    finding.storage = true;
+  else if (sorted.some((j) => j.metadata?.uid && index.podsOwnedBy(j.metadata.uid).length > 0)) finding.storage = false;
   if (tz) finding.timeZone = tz;
   if (cj.status?.lastSuccessfulTime) finding.lastSuccessfulTime = cj.status.lastSuccessfulTime;
   if (cj.status?.lastScheduleTime) finding.lastScheduleTime = cj.status.lastScheduleTime;
   return finding;
+}
+
+/** A Job's Failed condition as "Reason: message" (DeadlineExceeded, BackoffLimitExceeded...), if it failed. */
+function failureOf(job: Job): string | undefined {
+  const c = (job.status?.conditions ?? []).find((x) => x?.type === 'Failed' && x.status === 'True');
+  return c ? `${c.reason ?? 'Failed'}${c.message ? `: ${c.message}` : ''}` : undefined;
+}
+
+/** One Job of the finding: its counts, its pods ("namespace/name"), and its failure. */
+function jobRow(index: ClusterIndex, j: Job): CronJobFinding['jobs'][number] {
+  const row: CronJobFinding['jobs'][number] = {
+    name: j.metadata?.name ?? '',
+    active: j.status?.active ?? 0,
+    succeeded: j.status?.succeeded ?? 0,
+    failed: j.status?.failed ?? 0,
+    pods: j.metadata?.uid
+      ? index
+          .podsOwnedBy(j.metadata.uid)
+          .map((p) => nsKey(p.metadata?.namespace, p.metadata?.name))
+          .sort()
+      : [],
+  };
+  const failure = failureOf(j);
+  if (failure) row.failure = failure;
+  return row;
 }
 
 /** Whether a Job is active with all its pods Running (a run in progress). */

@@ -89,8 +89,13 @@ export interface CronJobFinding {
   latestScheduled: string;
   /** Scheduled runs since lastSuccessfulTime (or since creation) that did not complete. */
   missedRuns: number;
-  /** Its Jobs, newest first, with their pods' keys ("namespace/name") so the correlator can link stuck pods. */
-  jobs: { name: string; active: number; succeeded: number; failed: number; pods: string[] }[];
+  /**
+   * Its Jobs, newest first, with their pods' keys ("namespace/name") so the correlator can link stuck pods, and for
+   * a Job that failed, its Failed condition ("BackoffLimitExceeded: Job has reached the specified backoff limit").
+   */
+  jobs: { name: string; active: number; succeeded: number; failed: number; pods: string[]; failure?: string }[];
+  /** Whether its Jobs' pods use storage volumes (claims, CSI, in-tree): whether storage can be involved at all. */
+  storage?: boolean;
 }
 
 /** Anything a detector reports. */

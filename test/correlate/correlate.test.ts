@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
-import { cronJob, DAY, MIN, NOW, snapshotOf } from '../detect/builders.js';
+import { ago, cronJob, cronJobJob, DAY, MIN, NOW, pod, snapshotOf } from '../detect/builders.js';
 import { miniCluster, type MiniOpts } from './mini-cluster.js';
 import { rolloutObjects, UPDATED } from './rollout-fixture.js';
 
@@ -93,6 +93,33 @@ describe('the rollout incident', () => {
 });
 
 describe('what an unexplained incident says it saw', () => {
+  it('a CronJob whose Jobs fail: what they failed with, and that no storage is involved', () => {
+    const cj = cronJob('d', 'b', '0 * * * *', { lastSuccess: '2026-11-30T06:30:00Z' });
+    const job = cronJobJob(cj, '2026-11-30T08:00:00Z');
+    job.status = {
+      failed: 1,
+      conditions: [
+        {
+          type: 'Failed',
+          status: 'True',
+          reason: 'DeadlineExceeded',
+          message: 'Job was active longer than specified deadline',
+        },
+      ],
+    };
+    const p = pod('b-x', {
+      ns: 'd',
+      node: 'n1',
+      phase: 'Failed',
+      scheduled: ago(70 * MIN),
+      owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
+    });
+    const [inc] = scan(ClusterIndex.fromSnapshot(snapshotOf([cj, job, p])));
+    expect(inc?.explanations?.join('\n')).toMatch(
+      /Its Jobs failed: b-\d+ \(DeadlineExceeded: Job was active longer than specified deadline\)\. Its pods use no storage volume: not a storage fault\./,
+    );
+  });
+
   it('a volume fault: about the claim, draining and rollback do nothing', () => {
     const pods = [
       { name: 'a', node: 'n-01', claim: 'shared' },

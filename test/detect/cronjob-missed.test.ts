@@ -96,6 +96,36 @@ describe('cronJobMissedFinding', () => {
     expect(missed(cj, [job, p], NOW + 5 * MIN)).toBeUndefined();
   });
 
+  // The Job controller's Failed condition (pkg/controller/job/job_controller.go: reason BackoffLimitExceeded,
+  // "Job has reached the specified backoff limit"): the runs that failed are missed, and say what they failed with.
+  it('Jobs that fail every night are missed, with what they failed with', () => {
+    const cj = cronJob('d', 'b', '0 * * * *', { lastSuccess: '2026-11-30T06:30:00Z' });
+    const failed = cronJobJob(cj, '2026-11-30T08:00:00Z');
+    failed.status = {
+      failed: 7,
+      conditions: [
+        {
+          type: 'Failed',
+          status: 'True',
+          reason: 'BackoffLimitExceeded',
+          message: 'Job has reached the specified backoff limit',
+        },
+      ],
+    };
+    const p = pod('b-run', {
+      ns: 'd',
+      node: 'n1',
+      phase: 'Failed',
+      scheduled: ago(70 * MIN),
+      owner: { kind: 'Job', name: failed.metadata!.name!, uid: failed.metadata!.uid! },
+    });
+    const f = cronJobMissedFinding(ClusterIndex.fromSnapshot(snapshotOf([cj, failed, p])), cj, ctx);
+    expect(f?.jobs.map((j) => [j.name, j.failure])).toEqual([
+      [failed.metadata!.name, 'BackoffLimitExceeded: Job has reached the specified backoff limit'],
+    ]);
+    expect(f?.storage).toBe(false);
+  });
+
   it('a run whose pod is stuck is missed, and the finding links the Job and its pod', () => {
     const cj = cronJob('d', 'b', '0 2 * * *', { lastSuccess: '2026-11-28T02:20:00Z' });
     const job = cronJobJob(cj, '2026-11-30T02:00:00Z', { active: 1 });
