@@ -14,6 +14,7 @@ import { nameList } from '../domain/names.js';
 import type { NodeHealth } from '../domain/location.js';
 import { describeHealth } from '../domain/node-health.js';
 import { outOfServiceStep } from './held-steps.js';
+import type { MovedIntoFailure } from './running-consumers.js';
 
 /** The stuck pods ("namespace/name") an incident has on one node. */
 export interface StuckHere {
@@ -34,6 +35,8 @@ export interface NodeBurden {
   stuck: readonly StuckHere[];
   /** The node's health when it is not Ready (domain/node-health.ts): nothing on it can be evicted or inspected. */
   down?: NodeHealth;
+  /** Running pods here whose volume stuck pods cannot mount now (running-consumers.ts). */
+  running?: readonly MovedIntoFailure[];
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -90,7 +93,8 @@ export function cautionFor(node: string, b: NodeBurden): Caution | undefined {
     .filter((s) => s.incident.verdict !== 'FOLLOWS_ROLLOUT')
     .map((s) => ({ ...s, pods: s.pods.filter((p) => !terminatingKeys.has(p)) }))
     .filter((s) => s.pods.length > 0);
-  if (b.terminating.length + b.stale.length + stuck.length === 0 && !b.down) return undefined;
+  const running = b.running ?? [];
+  if (b.terminating.length + b.stale.length + stuck.length + running.length === 0 && !b.down) return undefined;
   return { reason: cautionReasons(node, b, stuck).join(' '), steps: cautionSteps(node, b, stuck) };
 }
 
@@ -116,6 +120,15 @@ function cautionReasons(node: string, b: NodeBurden, stuck: readonly StuckHere[]
         ]
       : []),
     ...stuck.map((s) => `${whyStuck(s, node, b.down)}.`),
+    ...(b.running && b.running.length > 0
+      ? [
+          `${nameList(
+            b.running.map((r) => `${r.pod} (claim ${r.claim})`),
+            5,
+            ', ',
+          )} ${b.running.length === 1 ? 'runs' : 'run'} here on a volume that cannot be mounted now (incident ${nameList([...new Set(b.running.map((r) => r.incident))], 3, ', ')}): evicted, ${b.running.length === 1 ? 'it must' : 'they must'} mount it again wherever ${b.running.length === 1 ? 'it lands' : 'they land'}, and ${b.running.length === 1 ? 'moves' : 'move'} into the same failure.`,
+        ]
+      : []),
   ];
 }
 

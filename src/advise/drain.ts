@@ -28,6 +28,7 @@ import { blindSentence, blindSteps } from './blind.js';
 import { cautionFor, type Caution, type StuckHere } from './drain-caution.js';
 import { rollbackOf, rollbackStep } from './rollback.js';
 import { stageCheck, withStageCheck } from './stale-stage.js';
+import { runningConsumers, unmountableClaims } from './running-consumers.js';
 
 /** Options for adviseDrain. */
 export interface DrainOptions {
@@ -140,6 +141,8 @@ interface ByNode {
   terminating: Map<string, StuckPodFinding[]>;
   /** node -> the incidents with stuck pods there, and those pods ("namespace/name"). */
   stuck: Map<string, StuckHere[]>;
+  /** Claims stuck pods cannot mount now -> the incident (running-consumers.ts). */
+  unmountable: Map<string, string>;
 }
 
 function byNode(incidents: readonly Incident[]): ByNode {
@@ -149,6 +152,7 @@ function byNode(incidents: readonly Incident[]): ByNode {
     replacing: new Map(),
     terminating: new Map(),
     stuck: new Map(),
+    unmountable: unmountableClaims(incidents),
   };
   for (const inc of incidents) {
     b.rows.set(inc, new Map(inc.nodes.map((n) => [n.node, n])));
@@ -254,6 +258,7 @@ function adviser(
       stale: staleAttachments(index, node, now, staleAfterMs),
       stuck: lookup.stuck.get(node) ?? [],
       ...downOf(index, node),
+      running: runningConsumers(index, node, lookup.unmountable),
     });
     const steps = caution?.steps ?? [];
     // A BLOCK holds whatever else could not be read; every other answer needs every input.

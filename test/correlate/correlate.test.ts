@@ -137,6 +137,21 @@ describe('what an unexplained incident says it saw', () => {
     );
   });
 
+  it('a running consumer of that volume: draining its node moves it into the same failure', () => {
+    const pods = [
+      { name: 'a', node: 'n-01', claim: 'shared' },
+      { name: 'b', node: 'n-02', claim: 'shared' },
+      { name: 'ok1', node: 'n-01', runningFor: 10 * MIN },
+      { name: 'ok2', node: 'n-02', runningFor: 10 * MIN },
+      { name: 'reader', node: 'n-05', claim: 'shared', runningFor: 2 * DAY },
+    ];
+    const advice = evaluate(miniCluster({ pods }), { now: NOW }).drain('n-05');
+    expect([advice.decision, advice.reason]).toEqual([
+      'CAUTION',
+      'ns/reader (claim ns/shared) runs here on a volume that cannot be mounted now (incident volume/ns/shared): evicted, it must mount it again wherever it lands, and moves into the same failure.',
+    ]);
+  });
+
   it('a finished rollout with no control group: the revision cannot be compared', () => {
     const [inc] = scan(
       miniCluster({
