@@ -77,3 +77,10 @@ function heldLocation(index: ClusterIndex, d: Draft): Location | undefined {
   const outlook = detachOutlook(index, node, first.holderHealth, [...new Set(pvs)].sort());
   return { ...first, evidence: [...new Set(locs.flatMap((l) => l.evidence))], ...(outlook ? { outlook } : {}) };
 }
+
+/** The location in one line, first among the explanations the thread and `rwx scan` show alike. */
+export function locationLine(l: Location): string {
+  const holder = l.holder ? `held by ${l.holder}` : 'held by no node';
+  if (l.layer === 'unknown') return `Where: not known, no event says which step failed; ${holder}.`;
+  return `Where: the ${l.layer} layer, owned by ${l.actor}; ${holder}.`;
+}

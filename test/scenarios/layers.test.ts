@@ -67,7 +67,10 @@ describe('stuck pods located on their layer, held by the node the evidence names
       'stuck-terminating/shop/web-0',
     ]);
     expect(inc!.title).toBe('node-3 is NotReady: its pods and volumes are stuck');
-    expect(inc!.explanations?.[0]).toMatch(
+    expect(inc!.explanations?.[0]).toBe(
+      'Where: the node layer, owned by the kubelet on node-3, which is not posting a Ready status; held by node-3.',
+    );
+    expect(inc!.explanations?.[1]).toMatch(
       /^node-3 is NotReady \(Ready=Unknown since .*Kubelet stopped posting node status/,
     );
     const all = texts(ev);
