@@ -1,7 +1,7 @@
 // Grouping findings into incident drafts: which stuck pod belongs to which (DaemonSet revision | node | driver)
 // group, and which CronJob joins which group. Pure; see correlate.ts for the whole pipeline.
 //
-// Rules, in order:
+// Rules, in order (GROUP_RULES: each an entry with its own test, test/correlate/group-rules.test.ts):
 // 0. A pod whose location (locate.ts) is held by a node other than the one it waits on, or by a node that is not
 //    Ready, joins that node's incident: `node/<node>` when the holder is not Ready (every stuck pod on a dead
 //    node, its own plugin pod included, and the pods elsewhere waiting for an attachment it holds), else
@@ -38,50 +38,35 @@
 // 6. A CronJob finding joins the group of any stuck pod of its Jobs (a backup that never ran because its pod
 //    was stuck); otherwise it forms its own UNEXPLAINED group `cronjob/<ns>/<name>`, labelled as such.
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/findings.js';
-import type { Verdict } from '../domain/incident.js';
+import type { Finding } from '../domain/findings.js';
 import type { DaemonSet } from '../domain/objects.js';
-import { memberKey } from './members.js';
-import { splitVolumeFaults } from './volume-fault.js';
-import {
-  analyzeRollout,
-  mountedSincePlugin,
-  revisionProvenElsewhere,
-  rolloutKey,
-  sustainsRollout,
-  type RolloutAnalysis,
-  type RolloutTestOptions,
-} from './rollout.js';
+import { newGrouping, type Draft, type Grouping } from './draft.js';
+import { rolloutMounts, rolloutUnmounts } from './group-rollout.js';
+import { byCause, causeUnknown, cronJobsJoin, nodesOrUnexplained, volumeFaults } from './group-rules.js';
 
-/** An incident before its text and tables are written. */
-export interface Draft {
-  key: string;
-  verdict: Verdict;
-  pods: StuckPodFinding[];
-  cronJobs: CronJobFinding[];
-  driver?: string;
-  daemonSet?: DaemonSet;
-  rollout?: RolloutAnalysis;
-  node?: string;
-  /** A finished rollout of the driver's plugin with stuck nodes but no node left on the previous revision. */
-  uncompared?: RolloutAnalysis;
+export { driverOf, type Draft } from './draft.js';
+
+/** One grouping rule: it places the findings it decides on into drafts, and leaves the rest to the next. */
+export interface GroupRule {
+  name: string;
+  apply(g: Grouping, findings: readonly Finding[]): void;
 }
 
-/** The driver a stuck pod's blamed storage leads to, if any. */
-export function driverOf(f: StuckPodFinding): string | undefined {
-  return f.storage.find((p) => p.driver)?.driver;
-}
-
-function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
-  const l = m.get(k);
-  if (l) l.push(v);
-  else m.set(k, [v]);
-}
+/** The grouping rules, in the order they run (the numbers of the file comment). */
+export const GROUP_RULES: readonly GroupRule[] = [
+  { name: 'held by a node, not storage (0, 1)', apply: byCause },
+  { name: 'a volume fault (2b)', apply: volumeFaults },
+  { name: 'mounts follow a rollout (3)', apply: rolloutMounts },
+  { name: 'cause unknown (2)', apply: causeUnknown },
+  { name: 'unmounts follow a rollout (4)', apply: rolloutUnmounts },
+  { name: 'the node, else unexplained (5)', apply: nodesOrUnexplained },
+  { name: 'CronJobs join their pods (6)', apply: cronJobsJoin },
+];
 
 /**
  * Groups findings into drafts (see the file comment), given each driver's node plugin DaemonSet (plugin-finder.ts)
- * and the keys of the incidents already open (`openKeys`, see sustain()). Linear in findings plus the plugin
- * pods examined.
+ * and the keys of the incidents already open (`openKeys`: an open rollout incident is kept while it sustains).
+ * Linear in findings plus the plugin pods examined.
  */
 export function groupFindings(
   index: ClusterIndex,
@@ -89,224 +74,7 @@ export function groupFindings(
   plugins: ReadonlyMap<string, DaemonSet>,
   openKeys: ReadonlySet<string> = new Set(),
 ): Draft[] {
-  const drafts = new Map<string, Draft>();
-  const draft = (key: string, init: Omit<Draft, 'key' | 'pods' | 'cronJobs'>): Draft => {
-    let d = drafts.get(key);
-    if (!d) drafts.set(key, (d = { key, pods: [], cronJobs: [], ...init }));
-    return d;
-  };
-  const creatingByDriver = new Map<string, StuckPodFinding[]>();
-  const nodeCandidates: StuckPodFinding[] = [];
-  const cronJobs: CronJobFinding[] = [];
-  const unknown: StuckPodFinding[] = [];
-  const terminatingByDriver = new Map<string, StuckPodFinding[]>();
-  for (const f of findings) {
-    const held = f.kind === 'cronjob-missed' ? undefined : heldBy(f);
-    if (f.kind === 'cronjob-missed') cronJobs.push(f);
-    else if (held) draft(held.key, { verdict: 'FOLLOWS_NODE', node: held.node }).pods.push(f);
-    else if (f.cause === 'network') draft('not-storage', { verdict: 'NOT_STORAGE' }).pods.push(f);
-    else if (f.cause === 'config') draft(configKey(f), { verdict: 'NOT_STORAGE' }).pods.push(f);
-    else if (f.cause === 'image') draft('not-storage/image-pull', { verdict: 'NOT_STORAGE' }).pods.push(f);
-    else if (f.cause === 'unknown') unknown.push(f);
-    else if (f.kind === 'stuck-terminating') push(terminatingByDriver, driverOf(f) ?? 'unresolved', f);
-    else push(creatingByDriver, driverOf(f) ?? 'unresolved', f);
-  }
-
-  // Rule 2b: a volume failing on every node it is tried on, where other volumes of its driver mount (volume-fault.ts).
-  for (const [driver, fs] of creatingByDriver) {
-    const { byClaim, rest } = splitVolumeFaults(index, plugins.get(driver), driver, fs);
-    for (const [claim, pods] of byClaim)
-      draft(`volume/${claim}`, { verdict: 'UNEXPLAINED', driver }).pods.push(...pods);
-    if (rest.length > 0) creatingByDriver.set(driver, rest);
-    else creatingByDriver.delete(driver);
-  }
-
-  const stuckDriversByNode = new Map<string, Set<string>>();
-  for (const [driver, fs] of creatingByDriver) {
-    for (const f of fs)
-      if (f.node) {
-        const s = stuckDriversByNode.get(f.node) ?? new Set<string>();
-        s.add(driver);
-        stuckDriversByNode.set(f.node, s);
-      }
-  }
-  const remaining = new Map<string, StuckPodFinding[]>();
-  const uncompared = new Map<string, RolloutAnalysis>();
-  const joined = new Set<StuckPodFinding>();
-  for (const [driver, group] of creatingByDriver) {
-    let fs = group;
-    const ds = plugins.get(driver);
-    const others = new Set(
-      [...stuckDriversByNode].filter(([, ds2]) => [...ds2].some((d) => d !== driver)).map(([n]) => n),
-    );
-    const tested = ds ? analyzeRollout(index, ds, driver, fs, others) : undefined;
-    const kept = ds && tested && !tested.fits ? sustain(index, ds, driver, fs, others, tested, openKeys) : undefined;
-    const first = kept?.analysis ?? tested;
-    if (!ds || !first || !(first.fits || kept)) {
-      remaining.set(driver, fs);
-      if (first?.complete && first.evidence.counts.newStuck > 0) uncompared.set(driver, first);
-      continue;
-    }
-    if (kept) {
-      fs = kept.members;
-      if (kept.left.length > 0) remaining.set(driver, kept.left);
-    }
-    // Pods without events that fit the pattern join, and the analysis is redone so the 2x2 counts them.
-    const joining = unknown.filter(
-      (f) =>
-        !joined.has(f) &&
-        f.kind === 'stuck-creating' &&
-        driverOf(f) === driver &&
-        f.node &&
-        first.revisionByNode.get(f.node) === first.evidence.newRevision,
-    );
-    let analysis = first;
-    if (joining.length > 0) {
-      for (const f of joining) joined.add(f);
-      fs = [...fs, ...joining];
-      analysis = analyzeRollout(index, ds, driver, fs, others) ?? first;
-    }
-    const ev = analysis.evidence;
-    const d = draft(rolloutKey(ev), {
-      verdict: 'FOLLOWS_ROLLOUT',
-      driver,
-      daemonSet: ds,
-      rollout: analysis,
-    });
-    // Recovering pods (rollout.ts) stay members: they neither leave for a node or unexplained group nor vote.
-    d.pods.push(...fs);
-  }
-
-  for (const f of unknown)
-    if (!joined.has(f)) draft('unexplained/cause-unknown', { verdict: 'UNEXPLAINED' }).pods.push(f);
-
-  // Rule 4: unmount failures that follow a plugin rollout; the rest are node candidates.
-  for (const [driver, fs] of terminatingByDriver) {
-    const ds = plugins.get(driver);
-    const others = new Set(
-      [...stuckDriversByNode].filter(([, ds2]) => [...ds2].some((d) => d !== driver)).map(([n]) => n),
-    );
-    const unmount = { unmount: true };
-    const tested = ds ? analyzeRollout(index, ds, driver, fs, others, unmount) : undefined;
-    // Partial recovery is not resolution for an unmount wave either: an open incident is kept while it sustains.
-    const kept =
-      ds && tested && !tested.fits ? sustain(index, ds, driver, fs, others, tested, openKeys, unmount) : undefined;
-    const analysis = kept?.analysis ?? tested;
-    if (!ds || !analysis || !(analysis.fits || kept)) {
-      nodeCandidates.push(...fs);
-      continue;
-    }
-    nodeCandidates.push(...(kept?.left ?? []));
-    const key = rolloutKey(analysis.evidence);
-    const d = draft(key, { verdict: 'FOLLOWS_ROLLOUT', driver, daemonSet: ds, rollout: analysis });
-    d.pods.push(...(kept?.members ?? fs));
-  }
-
-  // Rule 5: which nodes the remaining storage pods follow. A node verdict needs corroboration on the node: two
-  // stuck pods there (unmounts count), or two drivers, and never a node that mounts the driver fine right now.
-  const nodeFault = new Set<string>();
-  const stuckOn = new Map<string, number>();
-  for (const f of [...nodeCandidates, ...[...remaining.values()].flat()])
-    if (f.node) stuckOn.set(f.node, (stuckOn.get(f.node) ?? 0) + 1);
-  // An unmount failure the kubelet reported is evidence on its node; a silent suspect needs a second stuck pod.
-  for (const f of nodeCandidates)
-    if (f.node && (f.events.length > 0 || (stuckOn.get(f.node) ?? 0) >= 2)) nodeFault.add(f.node);
-  for (const [node, drivers] of stuckDriversByNode) if (drivers.size >= 2) nodeFault.add(node);
-  for (const [driver, fs] of remaining) {
-    if (driver === 'unresolved') continue;
-    const nodes = new Set(fs.map((f) => f.node ?? ''));
-    const workloads = new Set(fs.map((f) => `${f.workload.kind}/${f.workload.namespace}/${f.workload.name}`));
-    const only = [...nodes][0];
-    const ds = plugins.get(driver);
-    const fineHere = ds && only ? mountedSincePlugin(index, ds, driver, only).length > 0 : false;
-    if (
-      nodes.size === 1 &&
-      only &&
-      !fineHere &&
-      (workloads.size >= 2 || (ds && revisionProvenElsewhere(index, ds, driver, only)))
-    )
-      nodeFault.add(only);
-  }
-  for (const f of nodeCandidates) {
-    if (f.node && nodeFault.has(f.node))
-      draft(`node/${f.node}`, { verdict: 'FOLLOWS_NODE', node: f.node }).pods.push(f);
-    else push(remaining, driverOf(f) ?? 'unresolved', f);
-  }
-  const sandbox = drafts.get('not-storage');
-  if (sandbox) {
-    const nodes = new Set(sandbox.pods.map((f) => f.node));
-    const only = [...nodes][0];
-    if (nodes.size === 1 && only) sandbox.node = only;
-  }
-  for (const [driver, fs] of remaining) {
-    for (const f of fs) {
-      if (f.node && nodeFault.has(f.node))
-        draft(`node/${f.node}`, { verdict: 'FOLLOWS_NODE', node: f.node }).pods.push(f);
-      else {
-        const ds = plugins.get(driver);
-        draft(`unexplained/${driver}`, {
-          verdict: 'UNEXPLAINED',
-          driver,
-          ...(ds ? { daemonSet: ds } : {}),
-          ...(uncompared.has(driver) ? { uncompared: uncompared.get(driver) } : {}),
-        }).pods.push(f);
-      }
-    }
-  }
-
-  // Rule 6: CronJobs join the group of their Jobs' stuck pods.
-  const byMember = new Map<string, Draft>();
-  for (const d of drafts.values())
-    for (const f of d.pods) if (!byMember.has(memberKey(f))) byMember.set(memberKey(f), d);
-  for (const c of cronJobs) {
-    const home = c.jobs
-      .flatMap((j) => j.pods)
-      .map((p) => byMember.get(p))
-      .find((d) => d !== undefined);
-    (home ?? draft(`cronjob/${c.cronJob.namespace}/${c.cronJob.name}`, { verdict: 'UNEXPLAINED' })).cronJobs.push(c);
-  }
-  return [...drafts.values()];
-}
-
-/** Rule 0: the incident of the node that holds a pod's fault when that is not simply the pod's own (see above). */
-function heldBy(f: StuckPodFinding): { key: string; node: string } | undefined {
-  const l = f.location;
-  if (!l?.holder) return undefined;
-  if (l.holderHealth) return { key: `node/${l.holder}`, node: l.holder };
-  if (l.layer === 'attach' && l.holder !== f.node) return { key: `attach/${l.holder}`, node: l.holder };
-  return undefined;
-}
-
-/** The NOT_STORAGE key of a configuration fault: the first missing object, else the namespace. */
-function configKey(f: StuckPodFinding): string {
-  const o = f.configObjects?.[0];
-  return o ? `config/${f.pod.namespace}/${o.kind}/${o.name}` : `config/${f.pod.namespace}`;
-}
-
-/**
- * A rollout incident already open (its key in `openKeys`) whose test (with `opts`: of unmounts, rule 4) no longer
- * fits stays one incident while it sustains (sustainsRollout): the members stuck on nodes off the new revision
- * (evidence that left the pattern) leave it and are grouped like any other pod, the analysis is redone without
- * them, and the rest stay. Undefined
- * when the incident is not open or no longer sustains: then the test alone decides, as for a new incident.
- */
-function sustain(
-  index: ClusterIndex,
-  ds: DaemonSet,
-  driver: string,
-  fs: StuckPodFinding[],
-  others: ReadonlySet<string>,
-  tested: RolloutAnalysis,
-  openKeys: ReadonlySet<string>,
-  opts: RolloutTestOptions = {},
-): { analysis: RolloutAnalysis; members: StuckPodFinding[]; left: StuckPodFinding[] } | undefined {
-  if (!openKeys.has(rolloutKey(tested.evidence))) return undefined;
-  const newRev = tested.evidence.newRevision;
-  const off = (f: StuckPodFinding): boolean =>
-    !tested.recovering.has(f) && f.node !== undefined && tested.revisionByNode.get(f.node) !== newRev;
-  const left = fs.filter(off);
-  const members = left.length > 0 ? fs.filter((f) => !off(f)) : fs;
-  const analysis = left.length > 0 ? analyzeRollout(index, ds, driver, members, others, opts) : tested;
-  if (!analysis || members.length === 0 || !sustainsRollout(analysis)) return undefined;
-  return { analysis, members, left };
+  const g = newGrouping(index, plugins, openKeys);
+  for (const rule of GROUP_RULES) rule.apply(g, findings);
+  return [...g.drafts.values()];
 }

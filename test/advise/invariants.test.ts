@@ -271,8 +271,11 @@ function locationProblems(
       problems.push(`${where}: ${i.key} advises an undo with no control group`);
   }
   for (const t of texts) {
-    for (const m of t.matchAll(/kubectl cordon ((?:[\w.-]+ ?)+)/g))
-      for (const n of (m[1] ?? '').trim().split(' '))
+    for (const cmd of commandsIn(t).filter((c) => c.startsWith('kubectl cordon ')))
+      for (const n of cmd
+        .split(/\s+/)
+        .slice(2)
+        .filter((a) => !a.startsWith('-')))
         if (!holders.has(n) && !onNew.has(n)) problems.push(`${where}: cordons ${n}, which holds no fault`);
     if (
       /kubectl delete pod[^.]*--force|--grace-period=0/.test(t) &&
