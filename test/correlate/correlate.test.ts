@@ -92,6 +92,23 @@ describe('the rollout incident', () => {
   });
 });
 
+describe('the explanation is chosen by the evidence', () => {
+  // The kubelet's CSI plugin (pkg/volume/csi/csi_plugin.go) when the node plugin never registered on the node.
+  const notRegistered =
+    'MountVolume.MountDevice failed for volume "data" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name ebs.csi.aws.com not found in the list of registered CSI drivers';
+  it('a rollout whose pods say the driver is not registered: the registration line, not the propagation story', () => {
+    const pods = [
+      { name: 'a', node: 'n-01', message: notRegistered },
+      { name: 'b', node: 'n-02', message: notRegistered },
+    ];
+    const [inc] = scan(miniCluster({ onRevision2: ['n-01', 'n-02'], pods }));
+    const text = inc?.explanations?.join('\n') ?? '';
+    expect(inc?.verdict).toBe('FOLLOWS_ROLLOUT');
+    expect(text).toMatch(/2 stuck pods say the driver is not registered on their node/);
+    expect(text).not.toMatch(/Bidirectional propagation|cannot see it/);
+  });
+});
+
 describe('what an unexplained incident says it saw', () => {
   it('a CronJob whose Jobs fail: what they failed with, and that no storage is involved', () => {
     const cj = cronJob('d', 'b', '0 * * * *', { lastSuccess: '2026-11-30T06:30:00Z' });

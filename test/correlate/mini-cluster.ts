@@ -34,6 +34,8 @@ export interface Placed {
   terminating?: boolean;
   /** The claim it uses (default `c-<name>`, its own); pods naming the same claim share it. */
   claim?: string;
+  /** The event's message instead of the reason's usual one. */
+  message?: string;
 }
 
 /** Options of the mini cluster. */
@@ -82,7 +84,7 @@ export function miniCluster(o: MiniOpts = {}): ClusterIndex {
           : reason === 'FailedUnmount'
             ? `UnmountVolume.TearDown failed for volume "data" : rpc error: code = Internal desc = unmount failed: target is busy`
             : failedMount(['data']);
-      out.push(event('ns', p.name, reason, msg, ago(MIN), 5));
+      out.push(event('ns', p.name, reason, p.message ?? msg, ago(MIN), 5));
     }
   }
   out.push(...(o.extra ?? []));
