@@ -172,6 +172,19 @@ function byNode(incidents: readonly Incident[]): ByNode {
   return b;
 }
 
+/** Why a node is BLOCK, by what the rollout does to it. */
+type BlockState = 'recovering' | 'stuck' | 'replacing' | 'on-bad';
+
+/** One phrasing per BlockState. */
+const BLOCK_WHY: Record<BlockState, (f: { node: string; ds: string; rev: number }) => string> = {
+  recovering: ({ node, ds }) =>
+    `the stuck pods on ${node} are recovering after its plugin pod was replaced (they got stuck under the plugin pod that was there before, of ${ds}); evicting them only restarts their mounts`,
+  stuck: ({ node, ds, rev }) => `the stuck mounts on ${node} follow ${ds} revision ${rev}, not the node`,
+  replacing: ({ node, ds, rev }) =>
+    `${node}'s plugin pod is being replaced: the ${ds} rollout to revision ${rev} reaches it next`,
+  'on-bad': ({ node, ds, rev }) => `${node} runs ${ds} revision ${rev}, which does not mount new volumes`,
+};
+
 /** BLOCK when a FOLLOWS_ROLLOUT incident has stuck mounts on `node`, or its plugin runs or is about to run the bad revision. */
 function blockFor(
   index: ClusterIndex,
@@ -193,13 +206,8 @@ function blockFor(
     const good = rollback.toRevision ?? ev.previousRevision;
     const recovering = new Set(ev.recoveringPods ?? []);
     const onlyRecovering = stuckHere && (row?.stuckPods ?? []).every((p) => recovering.has(p));
-    const why = onlyRecovering
-      ? `the stuck pods on ${node} are recovering after its plugin pod was replaced (they got stuck under the plugin pod that was there before, of ${dsName}); evicting them only restarts their mounts`
-      : stuckHere
-        ? `the stuck mounts on ${node} follow ${dsName} revision ${ev.newRevision}, not the node`
-        : replacing
-          ? `${node}'s plugin pod is being replaced: the ${dsName} rollout to revision ${ev.newRevision} reaches it next`
-          : `${node} runs ${dsName} revision ${ev.newRevision}, which does not mount new volumes`;
+    const state: BlockState = onlyRecovering ? 'recovering' : stuckHere ? 'stuck' : replacing ? 'replacing' : 'on-bad';
+    const why = BLOCK_WHY[state]({ node, ds: dsName, rev: ev.newRevision });
     return {
       node,
       decision: 'BLOCK',
