@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
-import { ago, cronJob, cronJobJob, DAY, MIN, NOW, pod, snapshotOf } from '../detect/builders.js';
+import { cronJob, DAY, failedCronJobJob, MIN, NOW, snapshotOf } from '../detect/builders.js';
 import { miniCluster, type MiniOpts } from './mini-cluster.js';
 import { rolloutObjects, UPDATED } from './rollout-fixture.js';
 
@@ -92,6 +92,14 @@ describe('the rollout incident', () => {
   });
 });
 
+/** One claim stuck on n-01 and n-02, which both mount other ebs volumes since their plugin started. */
+const VOLUME_FAULT = [
+  { name: 'a', node: 'n-01', claim: 'shared' },
+  { name: 'b', node: 'n-02', claim: 'shared' },
+  { name: 'ok1', node: 'n-01', runningFor: 10 * MIN },
+  { name: 'ok2', node: 'n-02', runningFor: 10 * MIN },
+];
+
 describe('the explanation is chosen by the evidence', () => {
   // The kubelet's CSI plugin (pkg/volume/csi/csi_plugin.go) when the node plugin never registered on the node.
   const notRegistered =
@@ -112,25 +120,13 @@ describe('the explanation is chosen by the evidence', () => {
 describe('what an unexplained incident says it saw', () => {
   it('a CronJob whose Jobs fail: what they failed with, and that no storage is involved', () => {
     const cj = cronJob('d', 'b', '0 * * * *', { lastSuccess: '2026-11-30T06:30:00Z' });
-    const job = cronJobJob(cj, '2026-11-30T08:00:00Z');
-    job.status = {
-      failed: 1,
-      conditions: [
-        {
-          type: 'Failed',
-          status: 'True',
-          reason: 'DeadlineExceeded',
-          message: 'Job was active longer than specified deadline',
-        },
-      ],
-    };
-    const p = pod('b-x', {
-      ns: 'd',
-      node: 'n1',
-      phase: 'Failed',
-      scheduled: ago(70 * MIN),
-      owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
-    });
+    const [job, p] = failedCronJobJob(
+      cj,
+      '2026-11-30T08:00:00Z',
+      'DeadlineExceeded',
+      'Job was active longer than specified deadline',
+      'b-x',
+    );
     const [inc] = scan(ClusterIndex.fromSnapshot(snapshotOf([cj, job, p])));
     expect(inc?.explanations?.join('\n')).toMatch(
       /Its Jobs failed: b-\d+ \(DeadlineExceeded: Job was active longer than specified deadline\)\. Its pods use no storage volume: not a storage fault\./,
@@ -138,13 +134,7 @@ describe('what an unexplained incident says it saw', () => {
   });
 
   it('a volume fault: about the claim, draining and rollback do nothing', () => {
-    const pods = [
-      { name: 'a', node: 'n-01', claim: 'shared' },
-      { name: 'b', node: 'n-02', claim: 'shared' },
-      { name: 'ok1', node: 'n-01', runningFor: 10 * MIN },
-      { name: 'ok2', node: 'n-02', runningFor: 10 * MIN },
-    ];
-    const ev = evaluate(miniCluster({ pods }), { now: NOW });
+    const ev = evaluate(miniCluster({ pods: VOLUME_FAULT }), { now: NOW });
     const [inc] = ev.incidents;
     expect(inc?.title).toBe('Claim ns/shared: fails on every node it is tried on (the volume, not the nodes)');
     expect(inc?.nextSteps.join('\n')).toMatch(/Do not drain, cordon or roll back/);
@@ -155,13 +145,7 @@ describe('what an unexplained incident says it saw', () => {
   });
 
   it('a running consumer of that volume: draining its node moves it into the same failure', () => {
-    const pods = [
-      { name: 'a', node: 'n-01', claim: 'shared' },
-      { name: 'b', node: 'n-02', claim: 'shared' },
-      { name: 'ok1', node: 'n-01', runningFor: 10 * MIN },
-      { name: 'ok2', node: 'n-02', runningFor: 10 * MIN },
-      { name: 'reader', node: 'n-05', claim: 'shared', runningFor: 2 * DAY },
-    ];
+    const pods = [...VOLUME_FAULT, { name: 'reader', node: 'n-05', claim: 'shared', runningFor: 2 * DAY }];
     const advice = evaluate(miniCluster({ pods }), { now: NOW }).drain('n-05');
     expect([advice.decision, advice.reason]).toEqual([
       'CAUTION',

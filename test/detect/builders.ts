@@ -318,3 +318,26 @@ export function snapshotOf(objects: readonly { kind?: string }[]): Snapshot {
   }
   return s;
 }
+
+/**
+ * A Job of `cj` that failed with the Job controller's Failed condition (pkg/controller/job/job_controller.go:
+ * BackoffLimitExceeded, DeadlineExceeded), and its one Failed pod `podName` on n1.
+ */
+export function failedCronJobJob(
+  cj: CronJob,
+  scheduled: string,
+  reason: string,
+  message: string,
+  podName: string,
+): [Job, Pod] {
+  const job = cronJobJob(cj, scheduled);
+  job.status = { failed: 1, conditions: [{ type: 'Failed', status: 'True', reason, message }] };
+  const p = pod(podName, {
+    ns: cj.metadata?.namespace ?? 'default',
+    node: 'n1',
+    phase: 'Failed',
+    scheduled: ago(70 * MIN),
+    owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
+  });
+  return [job, p];
+}

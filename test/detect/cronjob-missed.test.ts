@@ -5,7 +5,7 @@ import type { CronJob } from '../../src/domain/objects.js';
 import { detectContext } from '../../src/detect/config.js';
 import { cronJobMissedFinding } from '../../src/detect/cronjob-missed.js';
 import { scheduledTimes } from '../../src/detect/cron-schedule.js';
-import { ago, cronJob, cronJobJob, DAY, MIN, NOW, pod, snapshotOf } from './builders.js';
+import { ago, cronJob, cronJobJob, DAY, failedCronJobJob, MIN, NOW, pod, snapshotOf } from './builders.js';
 
 const ctx = detectContext(NOW);
 
@@ -100,25 +100,13 @@ describe('cronJobMissedFinding', () => {
   // "Job has reached the specified backoff limit"): the runs that failed are missed, and say what they failed with.
   it('Jobs that fail every night are missed, with what they failed with', () => {
     const cj = cronJob('d', 'b', '0 * * * *', { lastSuccess: '2026-11-30T06:30:00Z' });
-    const failed = cronJobJob(cj, '2026-11-30T08:00:00Z');
-    failed.status = {
-      failed: 7,
-      conditions: [
-        {
-          type: 'Failed',
-          status: 'True',
-          reason: 'BackoffLimitExceeded',
-          message: 'Job has reached the specified backoff limit',
-        },
-      ],
-    };
-    const p = pod('b-run', {
-      ns: 'd',
-      node: 'n1',
-      phase: 'Failed',
-      scheduled: ago(70 * MIN),
-      owner: { kind: 'Job', name: failed.metadata!.name!, uid: failed.metadata!.uid! },
-    });
+    const [failed, p] = failedCronJobJob(
+      cj,
+      '2026-11-30T08:00:00Z',
+      'BackoffLimitExceeded',
+      'Job has reached the specified backoff limit',
+      'b-run',
+    );
     const f = cronJobMissedFinding(ClusterIndex.fromSnapshot(snapshotOf([cj, failed, p])), cj, ctx);
     expect(f?.jobs.map((j) => [j.name, j.failure])).toEqual([
       [failed.metadata!.name, 'BackoffLimitExceeded: Job has reached the specified backoff limit'],
