@@ -26,6 +26,7 @@ export type ConfigKey =
   | 'repeatInterval'
   | 'cronJobGrace'
   | 'watchIdleTimeout'
+  | 'retryMax'
   | 'keepFiring'
   | 'blindAfter'
   | 'allowedChannels'
@@ -77,7 +78,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   groupInterval: '5m',
   repeatInterval: '4h',
   cronJobGrace: '10m',
-  watchIdleTimeout: '2m30s',
+  watchIdleTimeout: '75s',
+  retryMax: '10s',
   keepFiring: '60s',
   blindAfter: '3m',
   allowedChannels: [] as readonly string[],
@@ -246,7 +248,14 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     key: 'watchIdleTimeout',
     form: 'duration',
     secret: false,
-    doc: 'A watch that delivered no event or bookmark for this long is stalled (the API server sends a bookmark about every minute): its kind is relisted, /readyz names it until a watch streams again, answers that need it are UNKNOWN, and the replica does not hold the evaluator lease. A list page not answered within this long (at most 15s) fails as the API server unreachable.',
+    doc: 'A watch that delivered no event or bookmark for this long is stalled (the API server sends a bookmark every minute; 75s is that minute and the 15 s margin its watch cache keeps events for): its kind is relisted, /readyz names it until a watch streams again, answers that need it are UNKNOWN, and the replica does not hold the evaluator lease. A list page not answered within this long (at most 15s) fails as the API server unreachable.',
+  },
+  {
+    env: 'RWX_RETRY_MAX',
+    key: 'retryMax',
+    form: 'duration',
+    secret: false,
+    doc: 'The longest wait between two attempts after a failure, for the watches of the Kubernetes API, the Slack calls of incident threads and the Slack connection (waits start at 0.5 s and double): after an outage of any length, the bot tries again within this long of the service answering.',
   },
   {
     env: 'RWX_KEEP_FIRING',

@@ -92,6 +92,7 @@ export function toFileForm(c: Config): Record<ConfigKey, unknown> {
     repeatInterval: formatDuration(c.timers.repeatIntervalMs),
     cronJobGrace: formatDuration(c.timers.cronJobGraceMs),
     watchIdleTimeout: formatDuration(c.timers.watchIdleTimeoutMs),
+    retryMax: formatDuration(c.timers.retryMaxMs),
     keepFiring: formatDuration(c.timers.keepFiringMs),
     blindAfter: formatDuration(c.timers.blindAfterMs),
     allowedChannels: [...c.access.allowedChannels],

@@ -37,6 +37,8 @@ export interface Config {
     repeatIntervalMs: number;
     cronJobGraceMs: number;
     watchIdleTimeoutMs: number;
+    /** RWX_RETRY_MAX: the cap of every backoff (src/domain/backoff.ts). */
+    retryMaxMs: number;
     /** RWX_KEEP_FIRING: how long an established incident outlives its absence (src/serve/pipeline.ts). */
     keepFiringMs: number;
     /** RWX_BLIND_AFTER: how long the bot is blind, or without Redis, before it says so in the channel (src/serve/dead-man.ts, redis-notice.ts). */
@@ -263,6 +265,7 @@ export const rawConfigSchema = z.strictObject({
   repeatInterval: duration,
   cronJobGrace: duration,
   watchIdleTimeout: duration,
+  retryMax: duration,
   keepFiring: duration,
   blindAfter: duration,
   allowedChannels: list(CHANNEL, 'channel IDs (C0123ABCD) or names, or *'),
@@ -310,6 +313,7 @@ export function toConfig(r: RawConfig): Config {
       repeatIntervalMs: r.repeatInterval,
       cronJobGraceMs: r.cronJobGrace,
       watchIdleTimeoutMs: r.watchIdleTimeout,
+      retryMaxMs: r.retryMax,
       keepFiringMs: r.keepFiring,
       blindAfterMs: r.blindAfter,
     },

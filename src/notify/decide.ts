@@ -1,6 +1,7 @@
 // The decision: a pure function from an incident record and the time to the one step the notifier takes next.
 // Alertmanager's timers: group_wait before the first post (let members gather), group_interval between updates,
 // repeat_interval for a reminder when nothing changed. decide.test.ts walks every case.
+import { defaultMs } from '../config/defaults.js';
 import type { CronJobDone } from '../domain/resolution.js';
 import { type IncidentRecord, type Lifecycle, type Thread, isResolved } from '../store/record.js';
 import { staleShown, stateHash } from './state.js';
@@ -17,12 +18,12 @@ export interface Timers {
   keepFiring: number;
 }
 
-/** The defaults, in one place (Alertmanager's DefaultRouteOpts): 30s / 5m / 4h, kept firing for 60s. */
+/** The defaults (Alertmanager's DefaultRouteOpts), from the configuration's key table: 30s / 5m / 4h, kept firing for 60s. */
 export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
-  groupWait: 30_000,
-  groupInterval: 5 * 60_000,
-  repeatInterval: 4 * 60 * 60_000,
-  keepFiring: 60_000,
+  groupWait: defaultMs('groupWait'),
+  groupInterval: defaultMs('groupInterval'),
+  repeatInterval: defaultMs('repeatInterval'),
+  keepFiring: defaultMs('keepFiring'),
 });
 
 /**

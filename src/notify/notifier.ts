@@ -49,8 +49,9 @@ export interface NotifierOptions {
   worker?: boolean;
   /**
    * Retryable failures (Slack 5xx, a dropped connection, Redis away) are retried until the step is delivered, with
-   * an exponential backoff from backoffMs (default 1000 ms) capped at maxBackoffMs (default 20 s: back within 30 s of an outage ending): an outage longer
-   * than any fixed number of attempts must not lose the incident. `attempts` (default 8) only bounds errors BullMQ
+   * the backoff of src/domain/backoff.ts from backoffMs (default 500 ms) capped at maxBackoffMs (default RWX_RETRY_MAX's,
+   * 10 s: back within seconds of an outage ending): an outage longer than any fixed number of attempts must not lose
+   * the incident. `attempts` (default 8) and backoffMs (as BullMQ's own exponential delay) only bound errors BullMQ
    * itself sees.
    */
   attempts?: number;

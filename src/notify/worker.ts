@@ -2,6 +2,8 @@
 // with each outcome: wait, a busy lock, Slack's rate limit, retryable failures (retried until delivered, capped
 // backoff), failures for good. Split from notifier.ts, which wires it to the queue and the store.
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DEFAULT_BACKOFF } from '../config/defaults.js';
+import { type Backoff, backoffDelay } from '../domain/backoff.js';
 import { toRwxError } from '../errors.js';
 import { idempotentWorkerOptions, redisDown } from '../store/ride-out.js';
 import { type StepName, decide } from './decide.js';
@@ -71,7 +73,10 @@ export async function within(p: Promise<unknown>, ms: number): Promise<boolean> 
 export function startWorker(opts: WorkerOptions, deps: StageDeps, enqueue: Enqueue): RunningWorker {
   const log = opts.logger;
   const conn = opts.redis.duplicate({ maxRetriesPerRequest: null });
-  const backoff = { firstMs: opts.backoffMs ?? 1000, maxMs: opts.maxBackoffMs ?? 20_000 };
+  const backoff: Backoff = {
+    initialMs: opts.backoffMs ?? DEFAULT_BACKOFF.initialMs,
+    maxMs: opts.maxBackoffMs ?? DEFAULT_BACKOFF.maxMs,
+  };
   const inFlight = new Map<Job<JobData>, string | undefined>();
   const retry = { lockMs: opts.lockRetryMs ?? 250, channelMs: opts.channelRetryMs ?? CHANNEL_RETRY_MS };
   const run = jobProcessor(deps, enqueue, log, retry, backoff);
@@ -127,7 +132,7 @@ function jobProcessor(
   enqueue: Enqueue,
   log: NotifierLogger | undefined,
   retry: { lockMs: number; channelMs: number },
-  backoff: { firstMs: number; maxMs: number },
+  backoff: Backoff,
 ): (job: Job<JobData>, token?: string) => Promise<StepName[]> {
   const delay = async (job: Job<JobData>, token: string | undefined, untilWallMs: number): Promise<never> => {
     await job.moveToDelayed(Math.max(Date.now(), untilWallMs), token);
@@ -155,7 +160,7 @@ function jobProcessor(
         throw new UnrecoverableError(`${err.code}: ${err.message}`);
       }
       const failures = (job.data.failures ?? 0) + 1;
-      const waitMs = Math.min(backoff.maxMs, backoff.firstMs * 2 ** Math.min(failures - 1, 20));
+      const waitMs = backoffDelay(backoff, failures);
       log?.warn({ key, code: err.code, failures, retryInMs: waitMs, err: err.message }, 'notify failed: will retry');
       await job.updateData({ key, failures });
       return delay(job, token, Date.now() + waitMs);

@@ -35,6 +35,8 @@ export interface ServeParts {
   metrics: ServeMetrics;
   /** Watchdog: restart a watch silent this long (config timers.watchIdleTimeoutMs). */
   watchIdleMs: number;
+  /** The cap of the watches' backoff (config timers.retryMaxMs); default RWX_RETRY_MAX's. */
+  retryMaxMs?: number;
   clock?: Clock;
   /**
    * The notifier's clock, when it differs from the cluster's (the demo: the simulator runs faster than the wall
@@ -181,6 +183,7 @@ function newWatcher(parts: ServeParts, clock: Clock): ClusterWatcher {
     reflector: {
       stallMs: parts.watchIdleMs,
       listTimeoutMs: Math.min(parts.watchIdleMs, REFLECTOR_DEFAULTS.listTimeoutMs),
+      ...(parts.retryMaxMs === undefined ? {} : { backoffMaxMs: parts.retryMaxMs }),
       ...parts.reflector,
     },
   });

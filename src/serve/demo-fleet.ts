@@ -146,7 +146,7 @@ function memberEnv(name: string, redisUrl: string, base: string): Record<string,
     RWX_CLUSTER_NAME: name,
     RWX_GROUP_WAIT: `${DEMO_TIMERS.groupWait}ms`,
     RWX_GROUP_INTERVAL: `${DEMO_TIMERS.groupInterval}ms`,
-    // The pipeline runs on the simulator's clock, which runs faster: a quiet watch is not stalled after 2m30s of it.
+    // The pipeline runs on the simulator's clock, which runs faster: a quiet watch is not stalled after 75s of it.
     RWX_WATCH_IDLE_TIMEOUT: '24h',
   };
 }

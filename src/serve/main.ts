@@ -131,6 +131,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
       driverDaemonSets: config.driverDaemonSets,
     }),
     watchIdleMs: config.timers.watchIdleTimeoutMs,
+    retryMaxMs: config.timers.retryMaxMs,
     checks: [
       { name: 'redis', probe: redisProbe(redis) },
       ...(claim ? [{ name: 'prefix', probe: claim.probe }] : []),

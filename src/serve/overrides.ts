@@ -1,8 +1,8 @@
 // What runServe may be given instead of building it: the seams the tests, the demo and the fleet demo use.
 import type { App } from '@slack/bolt';
+import type { Backoff } from '../domain/backoff.js';
 import type { ResponseSender } from '../commands/index.js';
 import type { FleetMemberOptions } from '../fleet/member.js';
-import type { LINK_BACKOFF } from '../slack/link.js';
 import type { SlackApi } from '../slack/api.js';
 import type { ClusterSource } from '../watch/source.js';
 import type { ServeParts } from './app.js';
@@ -25,7 +25,7 @@ export interface ServeOverrides {
   /** Fleet timers for tests (heartbeat, names, silence, how long a routed command may wait). */
   fleet?: FleetMemberOptions['tuning'];
   /** Backoff of the Slack connection loop (tests shorten it). */
-  slackBackoff?: typeof LINK_BACKOFF;
+  slackBackoff?: Backoff;
   /**
    * Without Bolt (`bolt: false`): an app of the caller's that `/rwx` is registered on (its `command` listener), and
    * where the answers go instead of response_urls. The fleet demo routes a command through it.

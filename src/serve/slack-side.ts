@@ -1,6 +1,6 @@
 // The Slack side of `rwx serve`: `/rwx` (on Bolt, or on an app of the caller's), the buttons, and in a fleet the
 // member that routes commands and clicks to the cluster they are about. Each part is stopped with the bot.
-import type { Config } from '../config/index.js';
+import { type Config, backoffUpTo } from '../config/index.js';
 import { authorize, fastClient, UsergroupCache } from '../commands/index.js';
 import { auditCommands } from '../commands/observe.js';
 import { commandsForServe, serveResponseSender } from '../commands/serve.js';
@@ -137,7 +137,7 @@ export async function startSlackApp(
     replays: redisReplayLedger(s.redis, config.redis.prefix),
     link: s.link,
     audit: pinoAudit(s.log),
-    ...(o.slackBackoff ? { backoff: o.slackBackoff } : {}),
+    backoff: o.slackBackoff ?? backoffUpTo(config.timers.retryMaxMs),
   });
   try {
     await app.start();

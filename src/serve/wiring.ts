@@ -60,6 +60,7 @@ export function serveNotifier(
       stuckAfterMs: config.timers.stuckAfterMs,
       cronJobGraceMs: config.timers.cronJobGraceMs,
     }),
+    maxBackoffMs: config.timers.retryMaxMs,
     ...(o.parts?.clock ? { clock: o.parts.clock } : {}),
     ...o.notifier,
   });

@@ -3,6 +3,7 @@
 import { App, HTTPReceiver, LogLevel, SocketModeReceiver, webApi, type CustomRoute, type Logger } from '@slack/bolt';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Backoff } from '../domain/backoff.js';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { RwxError, toRwxError } from '../errors.js';
 import type { IncidentActions } from '../domain/actions.js';
@@ -38,7 +39,7 @@ export interface SlackAppOptions {
   /** The audit trail of clicks (and, through registerCommands' deps, commands); default none. */
   audit?: Audit;
   /** Backoff between connection attempts (tests shorten it). */
-  backoff?: typeof LINK_BACKOFF;
+  backoff?: Backoff;
 }
 
 /** A built app: `start()` connects (Socket Mode) or listens (HTTP); `port` is set after start in HTTP mode. */

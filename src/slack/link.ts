@@ -2,10 +2,12 @@
 // mode: auth.test has succeeded once with the bot token. Until then the bot is not ready, and the reason says
 // which. The connection is made in the background with capped backoff, so a Slack outage at start-up leaves a
 // running, unready bot (the kubelet does not restart it) instead of a crash loop.
+import { DEFAULT_BACKOFF } from '../config/defaults.js';
+import { type Backoff, backoffDelay } from '../domain/backoff.js';
 import { RwxError, toRwxError } from '../errors.js';
 
-/** Backoff between connection attempts: doubling from 1 s, capped at 30 s. */
-export const LINK_BACKOFF = { initialMs: 1000, maxMs: 30_000 };
+/** Backoff between connection attempts unless configured: the one retry rule (RWX_RETRY_MAX's default cap). */
+export const LINK_BACKOFF: Backoff = DEFAULT_BACKOFF;
 
 /** The state /readyz reads: undefined reason = connected. */
 export class SlackLink {
@@ -78,7 +80,7 @@ export function keepTrying(
   attempt: () => Promise<unknown>,
   link: SlackLink,
   hooks: LinkHooks,
-  backoff = LINK_BACKOFF,
+  backoff: Backoff = LINK_BACKOFF,
 ): LinkLoop {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -86,7 +88,7 @@ export function keepTrying(
   let settleFirst: (e: unknown) => void = () => undefined;
   const first = new Promise<unknown>((r) => (settleFirst = r));
   const done = (async () => {
-    for (let n = 1, wait = backoff.initialMs; !stopped; n++, wait = Math.min(wait * 2, backoff.maxMs)) {
+    for (let n = 1; !stopped; n++) {
       try {
         await attempt();
         return;
@@ -102,7 +104,7 @@ export function keepTrying(
         settleFirst(undefined);
         await new Promise<void>((r) => {
           wake = r;
-          timer = setTimeout(r, wait);
+          timer = setTimeout(r, backoffDelay(backoff, n));
         });
       } finally {
         settleFirst(undefined);
@@ -136,7 +138,7 @@ export async function keepSocketConnected(
   start: () => Promise<unknown>,
   link: SlackLink,
   log: LinkLogger,
-  backoff = LINK_BACKOFF,
+  backoff: Backoff = LINK_BACKOFF,
 ): Promise<{ stop(): Promise<void> }> {
   followSocketMode(client, link);
   let loop: LinkLoop | undefined;
@@ -185,7 +187,7 @@ export async function verifyAuth(
   authTest: () => Promise<unknown>,
   link: SlackLink,
   log: LinkLogger,
-  backoff = LINK_BACKOFF,
+  backoff: Backoff = LINK_BACKOFF,
 ): Promise<{ stop(): Promise<void> }> {
   const attempt = async (): Promise<void> => {
     await authTest();

@@ -8,6 +8,8 @@
 //   list is the one proof the view is current again (a watch reopened through a half-open path can be as silent).
 // - a list page not answered within `listTimeoutMs` -> a TIMEOUT failure (a blackholed API server never answers).
 // Bookmarks are requested so a quiet kind still shows life and keeps its resourceVersion fresh.
+import { DEFAULT_BACKOFF, defaultMs } from '../config/defaults.js';
+import { backoffDelay } from '../domain/backoff.js';
 import type { Clock } from '../domain/clock.js';
 import type { KindKey } from '../domain/kinds.js';
 import type { KubeObject } from '../domain/objects.js';
@@ -43,7 +45,9 @@ export interface ReflectorOptions {
   stallMs: number;
   /** A list page not answered within this long fails with TIMEOUT (and is retried with backoff). */
   listTimeoutMs: number;
+  /** The first wait after a failure (src/domain/backoff.ts). */
   backoffInitialMs: number;
+  /** The longest wait between attempts: RWX_RETRY_MAX. */
   backoffMaxMs: number;
   /** Asked of the server so watches close and reopen regularly (client-go uses 5-10 minutes). */
   watchTimeoutSeconds: number;
@@ -51,16 +55,16 @@ export interface ReflectorOptions {
   minWatchMs: number;
 }
 
-/** Default reflector tunables. */
+/** Default reflector tunables (the idle limit and the backoff are the configuration's defaults). */
 export const REFLECTOR_DEFAULTS: ReflectorOptions = {
   pageSize: 500,
-  stallMs: 120_000,
+  stallMs: defaultMs('watchIdleTimeout'),
   listTimeoutMs: 15_000,
-  backoffInitialMs: 500,
+  backoffInitialMs: DEFAULT_BACKOFF.initialMs,
   // 10 s, not client-go's 30 s: after an outage of any length the next attempt comes within 10 s of the API
   // answering again, so the bot is ready within 30 s of the fault ending (issue 12). 16 kinds retrying every 10 s
   // are 1.6 requests a second to a server that is down: nothing.
-  backoffMaxMs: 10_000,
+  backoffMaxMs: DEFAULT_BACKOFF.maxMs,
   watchTimeoutSeconds: 300,
   minWatchMs: 1_000,
 };
@@ -279,7 +283,7 @@ export class Reflector {
     this.failures++;
     this.state = 'waiting';
     this.sink.failed(this.kind, err, this.failures);
-    const delay = Math.min(this.opts.backoffMaxMs, this.opts.backoffInitialMs * 2 ** Math.min(this.failures - 1, 20));
+    const delay = backoffDelay({ initialMs: this.opts.backoffInitialMs, maxMs: this.opts.backoffMaxMs }, this.failures);
     this.timer = this.timers.set(() => {
       this.timer = undefined;
       if (this.stopped) return;

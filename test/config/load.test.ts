@@ -27,7 +27,8 @@ describe('loadConfig', () => {
       groupIntervalMs: 300_000,
       repeatIntervalMs: 4 * 3_600_000,
       cronJobGraceMs: 600_000,
-      watchIdleTimeoutMs: 150_000,
+      watchIdleTimeoutMs: 75_000,
+      retryMaxMs: 10_000,
       keepFiringMs: 60_000,
       blindAfterMs: 180_000,
     });

@@ -21,6 +21,11 @@ export const BOOKMARK_MS = 1_000;
  * so a loaded test machine delaying a bookmark by a second does not pass for a stall).
  */
 export const IDLE_MS = 3_000;
+/**
+ * RWX_RETRY_MAX: the cap of every backoff, 2 s here for the 10 s default, so an outage long enough for the backoff
+ * to reach its cap lasts seconds, not a minute (src/domain/backoff.ts: 0.5, 1, 2, 2... s).
+ */
+export const RETRY_MAX_MS = 2_000;
 
 /** One bot on one cluster, with its thread found. */
 export interface ApiBench {
@@ -61,6 +66,7 @@ export async function apiBench(env: Record<string, string> = {}): Promise<ApiBen
         RWX_GROUP_WAIT: '1s',
         RWX_GROUP_INTERVAL: '1s',
         RWX_WATCH_IDLE_TIMEOUT: `${IDLE_MS}ms`,
+        RWX_RETRY_MAX: `${RETRY_MAX_MS}ms`,
         ...env,
       },
       60_000,
