@@ -16,6 +16,15 @@ import { startServeChild, type ServeChild } from './child.js';
 import { ownRedis, redisServerTool, type OwnRedis } from './own-redis.js';
 import { expectOneThread } from './thread.js';
 
+/** RWX_BLIND_AFTER of the bench: how long without Redis before the channel is told. */
+const BLIND_AFTER_MS = 5_000;
+/**
+ * How long an outage lasts unless a test needs longer: past RWX_BLIND_AFTER by a few ticks, so the notice is posted
+ * during it on a machine that is not overloaded; the bot's Redis connection retries every 2 s at most (ioredis),
+ * its BullMQ workers every second (src/store/ride-out.ts), so a longer outage ends the same way.
+ */
+export const OUTAGE_MS = BLIND_AFTER_MS + 3_000;
+
 let sim: Simulator | undefined;
 let slack: FakeSlack | undefined;
 let redis: OwnRedis | undefined;
@@ -45,7 +54,7 @@ export interface OutageOptions {
 }
 
 /** One outage: `signal` stops Redis for `outageMs` with a change made in the cluster meanwhile. */
-export async function outage(signal: NodeJS.Signals, outageMs: number, o: OutageOptions = {}): Promise<void> {
+export async function outage(signal: NodeJS.Signals, outageMs = OUTAGE_MS, o: OutageOptions = {}): Promise<void> {
   redisServerTool.check();
   redis = await ownRedis(true);
   await redis.start();
@@ -60,7 +69,7 @@ export async function outage(signal: NodeJS.Signals, outageMs: number, o: Outage
     RWX_REDIS_PREFIX: `rwx-fault-redis-${randomBytes(4).toString('hex')}`,
     RWX_GROUP_WAIT: '1s',
     RWX_GROUP_INTERVAL: '1s',
-    RWX_BLIND_AFTER: '5s',
+    RWX_BLIND_AFTER: `${BLIND_AFTER_MS}ms`,
   });
   const c = child;
   await until(() => slack!.roots().length === 1 && slack!.replies(slack!.roots()[0]!.ts).length >= 1, 'the root');
