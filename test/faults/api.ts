@@ -1,17 +1,16 @@
-// The bench for faults of the Kubernetes API: the simulator in real time (short bookmark interval) serving the
-// propagation-loss cluster, the fake Slack, real Redis, and `rwx serve` as a child process in HTTP mode with short
-// timers. Helpers read what an operator would: /readyz, /metrics, the JSON log, the thread, a `/rwx` answer.
+// The bench for faults of the Kubernetes API: a world (test/support/world.ts) with the simulator in real time (short
+// bookmark interval) serving the propagation-loss cluster, and `rwx serve` as a child process in HTTP mode with
+// short timers. Helpers read what an operator would: /readyz, /metrics, the JSON log, the thread, a `/rwx` answer.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import type { Simulator } from '@rwx/kube-sim';
+import type { FakeSlack } from '../support/fake-slack.js';
 import { postSlashCommand } from '../support/slash-command.js';
-import { REDIS_URL, cleanRedis, until } from '../serve/harness.js';
+import { until } from '../support/until.js';
+import { CHANNEL, SIGNING_SECRET, openWorld } from '../support/world.js';
 import { startServeChild, type ServeChild } from './child.js';
 import { expectOneThread, sample } from './thread.js';
 
-const SECRET = 'faults-api-signing-secret-0123';
-const CHANNEL = 'C0INCIDENT';
 /** The rollout incident of the scenario (4 stuck pods at the start). */
 export const ROLLOUT_KEY = 'rollout/kube-system/ebs-csi-node@2';
 /** Sim (here: wall) milliseconds between watch bookmarks. */
@@ -39,36 +38,25 @@ export interface ApiBench {
 
 /** Starts everything and waits for the rollout root and its evidence reply. */
 export async function apiBench(env: Record<string, string> = {}): Promise<ApiBench> {
-  const sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml', bookmarkIntervalMs: BOOKMARK_MS });
-  const slack = await startFakeSlack();
-  const prefix = `rwx-fault-api-${randomBytes(4).toString('hex')}`;
+  const world = await openWorld({ name: 'fault-api', bookmarkIntervalMs: BOOKMARK_MS });
+  const { sim, slack } = world;
   let bot: ServeChild | undefined;
   const close = async (): Promise<void> => {
     if (bot) {
       bot.process.kill('SIGKILL');
       await bot.exited;
     }
-    await slack.close();
-    await sim.stop();
-    await cleanRedis(prefix);
+    await world.close();
   };
   try {
     bot = await startServeChild(
       sim.kubeconfigPath,
-      {
-        SLACK_BOT_TOKEN: 'xoxb-faults-api',
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_CHANNEL: CHANNEL,
+      world.env({
         RWX_ALLOWED_CHANNELS: CHANNEL,
-        SLACK_API_URL: slack.apiUrl,
-        REDIS_URL,
-        RWX_REDIS_PREFIX: prefix,
-        RWX_GROUP_WAIT: '1s',
-        RWX_GROUP_INTERVAL: '1s',
         RWX_WATCH_IDLE_TIMEOUT: `${IDLE_MS}ms`,
         RWX_RETRY_MAX: `${RETRY_MAX_MS}ms`,
         ...env,
-      },
+      }),
       60_000,
     );
     await until(() => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1, 'the thread');
@@ -125,7 +113,7 @@ export async function command(b: ApiBench, text: string): Promise<string> {
   const url = `http://127.0.0.1:${b.bot.port}/slack/events`;
   const res = await postSlashCommand({
     url,
-    secret: SECRET,
+    secret: SIGNING_SECRET,
     channel: CHANNEL,
     text,
     responseUrl: b.slack.responseUrl(id),

@@ -1,10 +1,10 @@
-// What the child-process fault tests share: the simulator, the fake Slack, the `rwx serve` children started against
-// them and the Redis prefix they share, all stopped and removed after each test (childWorld registers that).
-import { randomBytes } from 'node:crypto';
+// What the child-process fault tests share: a world (test/support/world.ts: the simulator in real time, the fake
+// Slack, a Redis prefix) and the `rwx serve` children started in it, all stopped and removed after each test
+// (childWorld registers that).
 import { afterEach } from 'vitest';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
-import { REDIS_URL, cleanRedis } from '../serve/harness.js';
+import type { Simulator } from '@rwx/kube-sim';
+import type { FakeSlack } from '../support/fake-slack.js';
+import { type World, type WorldOptions, openWorld } from '../support/world.js';
 import { startServeChild, type ServeChild } from './child.js';
 
 /** One test's world; sim and slack exist once open() resolved. */
@@ -14,14 +14,16 @@ export interface ChildWorld {
   slack: FakeSlack;
   /** The children still running (a test that waits for one to exit takes it out with forget). */
   readonly children: ServeChild[];
-  /** Starts the simulator on `scenario` (default: the propagation-loss story) and the fake Slack. */
-  open(scenario?: string): Promise<void>;
+  /** Starts the world: the simulator on `scenario` (default: the propagation-loss story) and the fake Slack. */
+  open(scenario?: string, o?: Pick<WorldOptions, 'bookmarkIntervalMs'>): Promise<void>;
   /** A replica's env: this world's Slack and Redis prefix, channel C0INCIDENT, 1 s group timers; `over` wins. */
   env(over?: Record<string, string>): Record<string, string>;
   /** `rwx serve` with `env`, ready (see startServeChild), stopped with SIGKILL after the test. */
   start(env: Record<string, string>, readyWithinMs?: number): Promise<ServeChild>;
   /** No longer stops `child` after the test (it was killed and has exited). */
   forget(child: ServeChild): void;
+  /** Stops the children and the world now (afterEach does it otherwise). */
+  close(): Promise<void>;
 }
 
 /** Where a ChildWorld's replicas keep their state. */
@@ -34,51 +36,44 @@ export interface WorldRedis {
 
 /** A ChildWorld for the tests of this file, named `name` in its Redis prefix and its bot token. */
 export function childWorld(name: string, redis: WorldRedis = {}): ChildWorld {
-  const redisUrl = redis.url ?? (() => REDIS_URL);
-  let sim: Simulator | undefined;
-  let slack: FakeSlack | undefined;
+  let world: World | undefined;
   const children: ServeChild[] = [];
-  const prefix = `rwx-fault-${name}-${randomBytes(4).toString('hex')}`;
-  afterEach(async () => {
+  const close = async (): Promise<void> => {
     for (const c of children.splice(0)) {
       c.process.kill('SIGKILL');
       await c.exited;
     }
-    await slack?.close();
-    await sim?.stop();
-    sim = slack = undefined;
-    if (!redis.own) await cleanRedis(prefix, redisUrl());
-  });
-  const opened = <T>(x: T | undefined): T => {
-    if (x === undefined) throw new Error('childWorld: open() first');
-    return x;
+    await world?.close();
+    world = undefined;
+  };
+  afterEach(close);
+  const opened = (): World => {
+    if (world === undefined) throw new Error('childWorld: open() first');
+    return world;
   };
   return {
-    prefix,
+    get prefix() {
+      return opened().prefix;
+    },
     children,
     get sim() {
-      return opened(sim);
+      return opened().sim;
     },
     get slack() {
-      return opened(slack);
+      return opened().slack;
     },
-    async open(scenario = 'scenarios/propagation-loss.yaml') {
-      sim = await startSimulator({ scenario });
-      slack = await startFakeSlack();
+    async open(scenario, o = {}) {
+      world = await openWorld({
+        name: `fault-${name}`,
+        ...(scenario ? { scenario } : {}),
+        ...o,
+        ...(redis.url ? { redisUrl: redis.url } : {}),
+        ownRedis: redis.own ?? false,
+      });
     },
-    env: (over = {}) => ({
-      SLACK_BOT_TOKEN: `xoxb-${name}`,
-      SLACK_SIGNING_SECRET: 'secret',
-      SLACK_CHANNEL: 'C0INCIDENT',
-      SLACK_API_URL: opened(slack).apiUrl,
-      REDIS_URL: redisUrl(),
-      RWX_REDIS_PREFIX: prefix,
-      RWX_GROUP_WAIT: '1s',
-      RWX_GROUP_INTERVAL: '1s',
-      ...over,
-    }),
+    env: (over = {}) => opened().env(over),
     async start(env, readyWithinMs) {
-      const c = await startServeChild(opened(sim).kubeconfigPath, env, readyWithinMs);
+      const c = await startServeChild(opened().sim.kubeconfigPath, env, readyWithinMs);
       children.push(c);
       return c;
     },
@@ -86,5 +81,6 @@ export function childWorld(name: string, redis: WorldRedis = {}): ChildWorld {
       const i = children.indexOf(child);
       if (i >= 0) children.splice(i, 1);
     },
+    close,
   };
 }

@@ -6,12 +6,11 @@
 // twice. The channel is told once (RWX_BLIND_AFTER 5s): a notice during the outage when a tick ends in it, and the
 // "could not reach Redis" line once it is back. The real CLI as a child process, the simulator in real time, the
 // fake Slack.
-import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import type { FakeSlack } from '../support/fake-slack.js';
 import type { FakeMessage } from '../support/fake-slack-methods.js';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
+import { type World, openWorld } from '../support/world.js';
 import { startServeChild, type ServeChild } from './child.js';
 import { ownRedis, redisServerTool, type OwnRedis } from './own-redis.js';
 import { expectOneThread } from './thread.js';
@@ -25,18 +24,16 @@ const BLIND_AFTER_MS = 5_000;
  */
 export const OUTAGE_MS = BLIND_AFTER_MS + 3_000;
 
-let sim: Simulator | undefined;
-let slack: FakeSlack | undefined;
+let world: World | undefined;
 let redis: OwnRedis | undefined;
 let child: ServeChild | undefined;
 /** Stops what the last outage started (the test's afterEach). */
 export async function cleanUp(): Promise<void> {
   child?.process.kill('SIGKILL');
   await child?.exited;
-  await slack?.close();
-  await sim?.stop();
+  await world?.close();
   await redis?.stop();
-  child = slack = sim = redis = undefined;
+  child = world = redis = undefined;
 }
 
 const recovered = (s: FakeSlack, ts: string, pod: string): boolean =>
@@ -58,29 +55,20 @@ export async function outage(signal: NodeJS.Signals, outageMs = OUTAGE_MS, o: Ou
   redisServerTool.check();
   redis = await ownRedis(true);
   await redis.start();
-  sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml' });
-  slack = await startFakeSlack();
-  child = await startServeChild(sim.kubeconfigPath, {
-    SLACK_BOT_TOKEN: 'xoxb-redis-outage',
-    SLACK_SIGNING_SECRET: 'secret',
-    SLACK_CHANNEL: 'C0INCIDENT',
-    SLACK_API_URL: slack.apiUrl,
-    REDIS_URL: redis.url,
-    RWX_REDIS_PREFIX: `rwx-fault-redis-${randomBytes(4).toString('hex')}`,
-    RWX_GROUP_WAIT: '1s',
-    RWX_GROUP_INTERVAL: '1s',
-    RWX_BLIND_AFTER: `${BLIND_AFTER_MS}ms`,
-  });
+  const own = redis;
+  world = await openWorld({ name: 'fault-redis', redisUrl: () => own.url, ownRedis: true });
+  const { sim, slack } = world;
+  child = await startServeChild(sim.kubeconfigPath, world.env({ RWX_BLIND_AFTER: `${BLIND_AFTER_MS}ms` }));
   const c = child;
-  await until(() => slack!.roots().length === 1 && slack!.replies(slack!.roots()[0]!.ts).length >= 1, 'the root');
+  await until(() => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1, 'the root');
   const root = slack.roots()[0]!;
-  const told = (): FakeMessage[] => slack!.messages.filter((m) => /could not reach Redis from/.test(m.text));
+  const told = (): FakeMessage[] => slack.messages.filter((m) => /could not reach Redis from/.test(m.text));
   const recover = (namespace: string, name: string) =>
-    sim!.apply({ set: [{ kind: 'Pod', namespace, name, fields: { 'status.phase': 'Running' } }] });
+    sim.apply({ set: [{ kind: 'Pod', namespace, name, fields: { 'status.phase': 'Running' } }] });
   if (o.inFlight) {
     slack.hang('chat.update', 1); // the edit for postgres-2's recovery is in flight when Redis goes
     recover('platform', 'postgres-2');
-    await until(() => slack!.callsOf('chat.update').length >= 1, 'the edit in flight', 20_000);
+    await until(() => slack.callsOf('chat.update').length >= 1, 'the edit in flight', 20_000);
   }
 
   await redis.stop(signal);
@@ -106,9 +94,9 @@ export async function outage(signal: NodeJS.Signals, outageMs = OUTAGE_MS, o: Ou
   const back = Date.now();
   await until(async () => (await c.status('/readyz')) === 200, 'ready again', 15_000);
   const readyAfter = Date.now() - back;
-  await until(() => recovered(slack!, root.ts, 'platform/postgres-2'), 'the change made during the outage', 15_000);
+  await until(() => recovered(slack, root.ts, 'platform/postgres-2'), 'the change made during the outage', 15_000);
   if (o.inFlight) {
-    await until(() => recovered(slack!, root.ts, 'search/search-7c9d8f6b5-kccvl'), 'the second change', 15_000);
+    await until(() => recovered(slack, root.ts, 'search/search-7c9d8f6b5-kccvl'), 'the second change', 15_000);
     // In order: the change in flight when Redis went before the one made while it was away.
     const order = slack.replies(root.ts).map((r) => JSON.stringify(r.blocks));
     const first = order.findIndex((b) => b.includes('platform/postgres-2') && /recovered on its own/.test(b));

@@ -1,16 +1,16 @@
-// Fault-suite harness: one simulated cluster, one fake Slack, one Redis prefix, and any number of `rwx serve`
-// replicas, each reading the cluster as its own simulator client (so a fault can single one out), on a shared
-// ManualClock. Time moves only through advance(), which ticks every running replica.
-import { randomBytes } from 'node:crypto';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
+// Fault-suite harness: one world (test/support/world.ts: simulated cluster, fake Slack, Redis prefix) and any number
+// of `rwx serve` replicas in process, each reading the cluster as its own simulator client (so a fault can single one
+// out), on a shared ManualClock. Time moves only through advance(), which ticks every running replica.
+import type { Simulator } from '@rwx/kube-sim';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { connect } from '../../src/kube/index.js';
 import type { RunningServe, ServeParts } from '../../src/serve/app.js';
 import { runServe } from '../../src/serve/main.js';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
-import { REDIS_URL, cleanRedis, memoryLogger } from '../serve/harness.js';
+import type { FakeSlack } from '../support/fake-slack.js';
+import { REDIS_URL, openWorld } from '../support/world.js';
+import { memoryLogger } from '../serve/harness.js';
 
 /** What a replica may be started with. */
 export interface ReplicaOptions {
@@ -51,9 +51,8 @@ export async function replicas(
   redisUrl = REDIS_URL,
 ): Promise<Replicas> {
   const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
-  const sim = await startSimulator({ scenario, clock });
-  const slack = await startFakeSlack();
-  const prefix = `rwx-fault-${randomBytes(4).toString('hex')}`;
+  const world = await openWorld({ name: 'fault', scenario, clock, timers, redisUrl: () => redisUrl });
+  const { sim, slack, prefix } = world;
   const { log, lines } = memoryLogger();
   const clients = new Map<string, string>();
   const running = new Map<string, RunningServe>();
@@ -67,19 +66,11 @@ export async function replicas(
     async start(name, o = {}) {
       if (!clients.has(name)) clients.set(name, (await sim.addClient(name)).kubeconfigPath);
       const config = loadConfig({
-        env: {
-          SLACK_BOT_TOKEN: 'xoxb-test-token',
-          SLACK_CHANNEL: 'C0INCIDENT',
-          SLACK_SIGNING_SECRET: 'secret',
-          SLACK_API_URL: slack.apiUrl,
+        env: world.env({
           REDIS_URL: o.redisUrl ?? REDIS_URL,
-          RWX_REDIS_PREFIX: prefix,
-          RWX_GROUP_WAIT: timers.groupWait,
-          RWX_GROUP_INTERVAL: timers.groupInterval,
           ...(o.watchIdle ? { RWX_WATCH_IDLE_TIMEOUT: o.watchIdle } : {}),
-          LOG_LEVEL: 'info',
           ...o.env,
-        },
+        }),
       });
       const conn = await connect({ kubeconfig: clients.get(name)!, env: {} });
       const serve = await runServe(config, log.child({ replica: name }), {
@@ -106,9 +97,7 @@ export async function replicas(
     },
     async close() {
       for (const name of [...running.keys()]) await r.stop(name);
-      await sim.stop();
-      await slack.close();
-      await cleanRedis(prefix, redisUrl);
+      await world.close();
     },
   };
   return r;

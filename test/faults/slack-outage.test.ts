@@ -1,17 +1,17 @@
 // A Slack outage (503 on every call) longer than the notify job's retries used to last (8 attempts): the root was
 // never posted, even after Slack came back. Retryable failures are now retried until delivered, with a capped
 // backoff; when Slack answers again the thread is brought to what the record says. One root, no reply twice.
-// Time is scaled to the backoff: from the harness' 50 ms, capped at RETRY_MAX_MS (RWX_RETRY_MAX, 10 s by default),
-// so 8 attempts take about 2 s and an outage of twice that outlasts them, as 16 s outlasted them at the old 20 s cap.
+// The outage is counted in calls, not seconds (12 answered 503, whatever the machine's load), and its time scaled
+// to the backoff: from the harness' 50 ms, capped at RETRY_MAX_MS (RWX_RETRY_MAX, 10 s by default), about 4 s.
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, until, type Harness } from '../serve/harness.js';
 import { expectOneThread } from './thread.js';
 
 let h: Harness | undefined;
-/** RWX_RETRY_MAX of the first case: 8 attempts from 50 ms are spent in 50 + 100 + 200 + 5 x 400 ms, about 2.4 s. */
+/** RWX_RETRY_MAX of the first case: 12 attempts from 50 ms are spent in 50 + 100 + 200 + 9 x 400 ms, about 4 s. */
 const RETRY_MAX_MS = 400;
-/** The outage: longer than the 8 attempts the job used to get, with room for the attempts to be answered 503. */
-const OUTAGE_MS = 5_000;
+/** The outage: every Slack call answered 503 until this many were, more than the 8 attempts the job used to get. */
+const OUTAGE_CALLS = 12;
 /** Slack calls that failed, over every method (rwx_slack_calls_total{outcome="error"}). */
 const slackErrors = (metrics: string): number =>
   [...metrics.matchAll(/^rwx_slack_calls_total\{[^}]*outcome="error"[^}]*\} (\d+)$/gm)].reduce(
@@ -26,14 +26,15 @@ afterEach(async () => {
 describe('a Slack 5xx outage longer than the old retries', () => {
   it('posts the incident once Slack is back, and only once', async () => {
     h = await harness('scenarios/propagation-loss.yaml', undefined, { RWX_RETRY_MAX: `${RETRY_MAX_MS}ms` });
-    h.slack.outage(OUTAGE_MS, { status: 503 });
+    h.slack.serverError('*', OUTAGE_CALLS, 503);
     const t0 = Date.now();
     await h.start();
     await h.advance(1_000);
-    await until(() => h!.slack.answered(503).length >= 8, 'the retries during the outage', OUTAGE_MS);
+    await until(() => h!.slack.answered(503).length >= 8, 'the retries during the outage', 20_000);
     await until(() => h!.slack.roots().length === 1, 'the root after the outage', 60_000);
     await until(() => h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1, 'the evidence reply', 30_000);
-    console.log(`slack 503 outage of ${OUTAGE_MS} ms: root posted ${Date.now() - t0} ms after the outage began`);
+    console.log(`slack 503 outage of ${OUTAGE_CALLS} calls: root posted ${Date.now() - t0} ms after it began`);
+    expect(h.slack.answered(503)).toHaveLength(OUTAGE_CALLS); // the root came after the whole outage
     expectOneThread(h.slack, h.slack.roots()[0]!.ts, { noInventedChange: true });
     expect(h.lines.join('')).toMatch(/notify failed: will retry/);
     expect(h.lines.join('')).not.toMatch(/notify gave up/);

@@ -1,9 +1,9 @@
-// Test harness: the simulator (ManualClock) + the full `rwx serve` pipeline on real Redis (unique prefix) +
-// the fake Slack Web API. Time moves only through advance(); I/O is awaited with until().
+// Test harness: the full `rwx serve` pipeline in process, in a world (test/support/world.ts: the simulator on a
+// ManualClock, real Redis under a unique prefix, the fake Slack Web API). Time moves only through advance(); I/O is
+// awaited with until().
 import { serveProjector } from '../../src/watch/slim.js';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { Incident } from '../../src/domain/incident.js';
@@ -15,22 +15,14 @@ import { ServeMetrics } from '../../src/serve/metrics.js';
 import { realStages } from '../../src/serve/stages.js';
 import { startSimulator, type Scenario, type Simulator } from '@rwx/kube-sim';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import type { FakeSlack } from '../support/fake-slack.js';
 import { postSlashCommand } from '../support/slash-command.js';
+import { CHANNEL, SIGNING_SECRET, openWorld } from '../support/world.js';
 
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** The signing secret of the harness's Slack app (HTTP mode). */
-const SIGNING_SECRET = 'secret';
+import { until } from '../support/until.js';
 
-/** Waits for I/O (HTTP, Redis, BullMQ), not for time: polls `cond` every few ms up to `ms` of wall time. */
-export async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+export { until };
+export { REDIS_URL, cleanRedis } from '../support/world.js';
 
 /** A logger that keeps JSON lines in memory (also checks nothing secret is logged). */
 export function memoryLogger(): { log: ReturnType<typeof createLogger>; lines: string[] } {
@@ -42,18 +34,6 @@ export function memoryLogger(): { log: ReturnType<typeof createLogger>; lines: s
     },
   });
   return { log: createLogger('info', dest as never), lines };
-}
-
-/** Deletes every Redis key under a prefix. */
-export async function cleanRedis(prefix: string, url = REDIS_URL): Promise<void> {
-  const r = new Redis(url);
-  let cursor = '0';
-  do {
-    const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await r.del(...keys);
-  } while (cursor !== '0');
-  await r.quit();
 }
 
 /** One scenario under test with everything around it. */
@@ -84,24 +64,10 @@ export async function harness(
   env: Record<string, string> = {},
 ): Promise<Harness> {
   const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
-  const sim = await startSimulator({ scenario, clock });
-  const slack = await startFakeSlack();
-  const prefix = `rwx-test-${randomBytes(4).toString('hex')}`;
+  const world = await openWorld({ name: 'test', scenario, clock, timers });
+  const { sim, slack, prefix } = world;
   const { log, lines } = memoryLogger();
-  const config = loadConfig({
-    env: {
-      SLACK_BOT_TOKEN: 'xoxb-test-token',
-      SLACK_CHANNEL: 'C0INCIDENT',
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      REDIS_URL,
-      RWX_REDIS_PREFIX: prefix,
-      RWX_GROUP_WAIT: timers.groupWait,
-      RWX_GROUP_INTERVAL: timers.groupInterval,
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-  });
+  const config = loadConfig({ env: world.env(env) });
   let commandUrl: string | undefined;
   const h: Harness = {
     clock,
@@ -134,7 +100,7 @@ export async function harness(
     async command(text) {
       if (!commandUrl) throw new Error('command(): start the harness with { slash: true }');
       const id = randomBytes(6).toString('hex');
-      const channel = 'C0INCIDENT';
+      const channel = CHANNEL;
       const ack = await postSlashCommand({
         url: commandUrl,
         secret: SIGNING_SECRET,
@@ -154,9 +120,7 @@ export async function harness(
     },
     async close() {
       await h.serve?.stop();
-      await sim.stop();
-      await slack.close();
-      await cleanRedis(prefix);
+      await world.close();
     },
   };
   return h;

@@ -63,10 +63,4 @@ export async function api(
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-/** Waits (polling every 10 ms, up to `ms`) for network I/O to make `cond` true; throws with `what` otherwise. */
-export async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
-  for (const end = Date.now() + ms; !(await cond());) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { until } from './until.js';

@@ -7,6 +7,7 @@ import { parseScenario, startSimulator, type Simulator } from '@rwx/kube-sim';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import { ManualTimers } from '../../src/watch/timers.js';
 import { ClusterWatcher } from '../../src/watch/watcher.js';
+import { until } from '../support/until.js';
 
 const T0 = Date.parse('2026-01-01T06:00:00Z');
 
@@ -31,15 +32,6 @@ const scenario = parseScenario(
   },
   'inline',
 );
-
-/** Waits for I/O (events arriving over HTTP), not for time: polls a condition between event-loop turns. */
-async function until(cond: () => boolean, what: string, turns = 2000): Promise<void> {
-  for (let i = 0; i < turns; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 let sim: Simulator | undefined;
 let watcher: ClusterWatcher | undefined;
