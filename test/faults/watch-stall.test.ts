@@ -2,8 +2,10 @@
 // after the idle limit (RWX_WATCH_IDLE_TIMEOUT, here a few of the simulator's bookmark intervals, as the 2m30s
 // default is to the API server's minute): /readyz names the stalled watches, the watchdog relists, and a change
 // made during the stall reaches the thread. Ready again soon after the fault ends; one root, no reply twice.
+// With the default settings (RWX_WATCH_IDLE_TIMEOUT 75s, the simulator's bookmark every minute), the same stall is
+// named by /readyz within 90 s of simulated time: the bot in process on a ManualClock (test/serve/harness.ts).
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from '../serve/harness.js';
+import { harness, until, type Harness } from '../serve/harness.js';
 import {
   BOOKMARK_MS,
   IDLE_MS,
@@ -48,4 +50,38 @@ describe('a watch that stalls half-open', () => {
     expect(logOf(b)).toMatch(/"kind":"pods"[^\n]*watch silent too long; the watchdog relists it/);
     expectOneTruth(b);
   }, 120_000);
+});
+
+describe('a watch that stalls half-open, with the default settings', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('is named by /readyz within 90 s of its going silent, and relisted', async () => {
+    h = await harness('scenarios/propagation-loss.yaml'); // RWX_WATCH_IDLE_TIMEOUT unset: the default
+    await h.start();
+    const readyz = async (): Promise<{ status: number; body: string }> => {
+      const res = await fetch(`http://127.0.0.1:${h!.serve!.port}/readyz`);
+      return { status: res.status, body: await res.text() };
+    };
+    expect((await readyz()).status).toBe(200);
+    h.sim.faults.halfOpenWatches();
+    const t0 = h.clock.now();
+    let caught: number | undefined;
+    let last = { status: 0, body: '' };
+    for (let i = 0; i < 24 && caught === undefined; i++) {
+      await h.advance(5_000);
+      last = await readyz();
+      if (last.status === 503 && /^watches: stalled: .*\bpods \(silent \d+s\)/m.test(last.body))
+        caught = h.clock.now() - t0;
+    }
+    console.log(
+      `half-open watches with the defaults: /readyz named them ${caught} ms (simulated) after they went silent`,
+    );
+    expect(caught, last.body).toBeDefined();
+    expect(caught!).toBeLessThanOrEqual(90_000);
+    expect(h.lines.join('')).toMatch(/watch silent too long; the watchdog relists it/);
+  });
 });
