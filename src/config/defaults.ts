@@ -4,21 +4,9 @@ import { BACKOFF_INITIAL_MS, type Backoff } from '../domain/backoff.js';
 import { parseDuration } from '../domain/duration.js';
 import { DEFAULT_CONFIG } from './keys.js';
 
-/** The keys whose default is a duration. */
-export type DurationKey =
-  | 'stuckAfter'
-  | 'groupWait'
-  | 'groupInterval'
-  | 'repeatInterval'
-  | 'cronJobGrace'
-  | 'watchIdleTimeout'
-  | 'retryMax'
-  | 'keepFiring'
-  | 'blindAfter';
-
-/** The default of a duration key, in milliseconds. */
-export function defaultMs(key: DurationKey): number {
-  return parseDuration(DEFAULT_CONFIG[key], key);
+/** The default of a key whose default is a duration, in milliseconds; throws (USAGE, naming the key) for any other. */
+export function defaultMs(key: keyof typeof DEFAULT_CONFIG): number {
+  return parseDuration(String(DEFAULT_CONFIG[key]), key);
 }
 
 /** The backoff every retry loop uses unless configured otherwise: from 0.5 s, doubling, capped at RWX_RETRY_MAX. */

@@ -3,6 +3,6 @@ export { CONFIG_KEYS, DEFAULT_CONFIG, type ConfigKey, type KeyInfo } from './key
 export { LOG_LEVELS, rawConfigSchema, type Config } from './schema.js';
 export { ConfigError, loadConfig, type LoadConfigOptions } from './load.js';
 export { formatDuration, maskSecrets, maskUrl, toFileForm } from './mask.js';
-export { DEFAULT_BACKOFF, backoffUpTo, defaultMs, type DurationKey } from './defaults.js';
+export { DEFAULT_BACKOFF, backoffUpTo, defaultMs } from './defaults.js';
 export { referenceTable } from './reference.js';
 export { isChannelAllowed, isUserAllowed, needsUsergroupCheck, type Access } from './access.js';
