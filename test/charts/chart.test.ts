@@ -46,22 +46,6 @@ const CLUSTER_SCOPED = [
   'ValidatingAdmissionPolicy',
   'ValidatingAdmissionPolicyBinding',
 ];
-/**
- * The Redis topology variables the bot reads (the names are fixed: REDIS_SENTINELS, ...). Until src/config/keys.ts
- * lists them (the bot's side lands separately), "not a config key" for one of these is not a failure; once it
- * lists them, this filters nothing and the secret/plain checks apply to them like to every other key.
- */
-const REDIS_TOPOLOGY_KEYS = [
-  'REDIS_USERNAME',
-  'REDIS_SENTINELS',
-  'REDIS_SENTINEL_NAME',
-  'REDIS_SENTINEL_PASSWORD',
-  'REDIS_CLUSTER_NODES',
-  'REDIS_TLS',
-  'REDIS_TLS_CA_FILE',
-];
-const pendingRedisKey = (problem: string) =>
-  REDIS_TOPOLOGY_KEYS.some((k) => problem === `env ${k} is not a config key (src/config/keys.ts)`);
 /** Objects in a stable order (helm sorts by install order, the files by position). */
 const sorted = (objs: K8sObject[]) =>
   [...objs].sort((a, b) => `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`));
@@ -121,7 +105,7 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
     const objs = get(f);
     expect(probeProblems(deployment(f))).toEqual([]);
     expect(find(objs, 'Service', 'rwx')).toMatchObject({ spec: { ports: [{ name: 'http', port: 3000 }] } });
-    expect(envProblems(deployment(f), objs).filter((p) => !pendingRedisKey(p))).toEqual([]);
+    expect(envProblems(deployment(f), objs)).toEqual([]);
     // The node agent lives in its own namespace, as with kustomize (deploy/components/agent); the rest in the release's.
     const isAgent = (x: K8sObject) => x.metadata.labels?.['app.kubernetes.io/component'] === 'agent';
     for (const o of objs.filter((x) => !CLUSTER_SCOPED.includes(x.kind) && !isGate(x)))
