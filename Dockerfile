@@ -5,7 +5,7 @@
 #   docker run --rm rwx:0.1.0 --help
 # Checked without a Docker engine by test/deploy/dockerfile.test.ts (lint, COPY sources, the start command).
 
-FROM node:20.20-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 # Dependencies first, so a source change does not reinstall them. --ignore-scripts: `prepare` would build
 # before the sources are here; the build runs explicitly below.
@@ -15,7 +15,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build:bot
 
-FROM node:20.20-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production
 # The commit `rwx version` and rwx_build_info report (.git is not in the image); "unknown" when not given.
 ARG RWX_COMMIT=""

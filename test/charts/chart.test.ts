@@ -56,7 +56,18 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
   it('has a values file for each install the docs describe', () => {
     HELM.check();
     expect(files).toEqual(
-      ['socket-mode', 'http', 'external-redis', 'gate', 'agent', 'monitoring', 'digest']
+      [
+        'socket-mode',
+        'http',
+        'external-redis',
+        'redis-sentinel',
+        'redis-cluster',
+        'gate',
+        'agent',
+        'monitoring',
+        'digest',
+        'openshift',
+      ]
         .map((f) => `${f}-values.yaml`)
         .sort(),
     );
@@ -82,7 +93,11 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
   it.each(files)('%s: the bot and Redis are non-root, read-only, capability-free, seccomp-confined', (f) => {
     const workloads = [...ofKind(get(f), 'Deployment'), ...ofKind(get(f), 'StatefulSet')];
     for (const w of workloads) expect(securityProblems(w), w.metadata.name).toEqual([]);
-    expect(podSpec(deployment(f)).securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
+    // no uid by default (OpenShift's restricted-v2 assigns one): the image's USER is numeric, so runAsNonRoot holds
+    expect(podSpec(deployment(f)).securityContext).toEqual({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     for (const d of ofKind(get(f), 'DaemonSet')) expect(agentProblems(d)).toEqual([]);
   });
 
@@ -152,23 +167,31 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
     });
   });
 
-  it('bundled Redis: a generated password in a Secret, required by Redis and given to the bot; PVC; NetworkPolicy', () => {
+  it('bundled Valkey: a generated password in a Secret, read by Valkey from a mounted file, given to the bot; PVC; NetworkPolicy', () => {
     const objs = get('socket-mode-values.yaml');
     const secret = find(objs, 'Secret', 'rwx-redis');
     const password = Buffer.from((secret?.data as Record<string, string>).REDIS_PASSWORD ?? '', 'base64').toString();
     expect(password).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(secret?.metadata.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
     const fromSecret = { secretKeyRef: { name: 'rwx-redis', key: 'REDIS_PASSWORD' } };
     expect(env('socket-mode-values.yaml', 'REDIS_URL')).toEqual({ name: 'REDIS_URL', value: 'redis://rwx-redis:6379' });
     expect(env('socket-mode-values.yaml', 'REDIS_PASSWORD')).toEqual({ name: 'REDIS_PASSWORD', valueFrom: fromSecret });
     const sts = find(objs, 'StatefulSet', 'rwx-redis')!;
-    const redis = container(sts) as unknown as { args: string[]; env: unknown[] };
-    expect(redis.args).toEqual(['/etc/redis/redis.conf', '--requirepass', '$(REDIS_PASSWORD)']);
-    expect(redis.env).toEqual([
-      { name: 'REDIS_PASSWORD', valueFrom: fromSecret },
-      { name: 'REDISCLI_AUTH', valueFrom: fromSecret },
-    ]);
+    const valkey = container(sts) as unknown as { image: string; command: string[]; args?: string[]; env?: unknown[] };
+    expect(valkey.image).toMatch(/^docker\.io\/valkey\/valkey:\d+\.\d+\.\d+-alpine$/);
+    // the password is on no command line and in no environment variable: a file from the Secret, read by start.sh
+    expect(valkey.command).toEqual(['sh', '/etc/valkey/start.sh']);
+    expect([valkey.args, valkey.env]).toEqual([undefined, undefined]);
+    expect(JSON.stringify(sts)).not.toMatch(/requirepass|\$\(REDIS_PASSWORD\)/);
+    expect(podSpec(sts).volumes).toContainEqual({
+      name: 'auth',
+      secret: { secretName: 'rwx-redis', items: [{ key: 'REDIS_PASSWORD', path: 'password' }], defaultMode: 0o440 }, // 288
+    });
+    const cmData = find(objs, 'ConfigMap', 'rwx-redis')?.data as Record<string, string>;
+    expect(cmData['start.sh']).toBe(readFileSync(join(DEPLOY, 'components/redis/start.sh'), 'utf8'));
+    expect(cmData['redis.conf']).toMatch(/^include \/run\/valkey\/auth\.conf$/m);
     // The same redis.conf as the kustomize component: noeviction, appendonly.
-    const conf = (find(objs, 'ConfigMap', 'rwx-redis')?.data as Record<string, string>)['redis.conf'];
+    const conf = cmData['redis.conf'];
     expect(conf).toBe(readFileSync(join(DEPLOY, 'components/redis/redis.conf'), 'utf8'));
     expect(conf).toMatch(/^maxmemory-policy noeviction$/m);
     expect(conf).toMatch(/^appendonly yes$/m);
@@ -188,7 +211,7 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
     expect(np.ingress[0]!.from[0]!.podSelector.matchLabels['app.kubernetes.io/component']).toBe('bot');
   });
 
-  it('bundled Redis: a password from an existing Secret; a StorageClass, or none with "-"', () => {
+  it('bundled Valkey: a password from an existing Secret (GitOps: nothing generated); a StorageClass, or none with "-"', () => {
     const objs = template(
       ['ci/socket-mode-values.yaml'],
       [
@@ -200,6 +223,9 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
     expect(find(objs, 'Secret', 'rwx-redis')).toBeUndefined();
     const bot = container(ofKind(objs, 'Deployment')[0]!).env?.find((e) => e.name === 'REDIS_PASSWORD');
     expect(bot?.valueFrom?.secretKeyRef).toEqual({ name: 'my-redis-auth', key: 'password' });
+    expect(podSpec(find(objs, 'StatefulSet', 'rwx-redis')!).volumes).toContainEqual(
+      expect.objectContaining({ name: 'auth', secret: expect.objectContaining({ secretName: 'my-redis-auth' }) }),
+    );
     const sts = find(objs, 'StatefulSet', 'rwx-redis')?.spec as {
       volumeClaimTemplates: { spec: { storageClassName?: string } }[];
     };
@@ -220,6 +246,124 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
       name: 'my-redis',
       key: 'REDIS_PASSWORD',
     });
+  });
+
+  it.each([
+    [
+      'redis-sentinel-values.yaml',
+      {
+        REDIS_SENTINELS: 'sentinel-0.redis:26379,sentinel-1.redis:26379,sentinel-2.redis:26379',
+        REDIS_SENTINEL_NAME: 'rwx-master',
+        REDIS_USERNAME: 'rwx',
+        REDIS_PASSWORD: { secretKeyRef: { name: 'my-redis', key: 'REDIS_PASSWORD' } },
+        REDIS_SENTINEL_PASSWORD: { secretKeyRef: { name: 'my-redis', key: 'REDIS_SENTINEL_PASSWORD' } },
+        REDIS_TLS: 'true',
+        REDIS_TLS_CA_FILE: '/etc/rwx/redis-ca/ca.crt',
+      },
+    ],
+    [
+      'redis-cluster-values.yaml',
+      {
+        REDIS_CLUSTER_NODES: 'redis-cluster-0.redis:6379,redis-cluster-1.redis:6379,redis-cluster-2.redis:6379',
+        REDIS_PASSWORD: { secretKeyRef: { name: 'my-redis', key: 'REDIS_PASSWORD' } },
+      },
+    ],
+  ])('%s: each Redis variable, secrets from your Secret, no Redis in the release', (f, want) => {
+    const redisEnv = Object.fromEntries(
+      (container(deployment(f)).env ?? [])
+        .filter((e) => e.name.startsWith('REDIS_'))
+        .map((e) => [e.name, e.value ?? e.valueFrom]),
+    );
+    expect(redisEnv).toEqual(want);
+    expect(ofKind(get(f), 'StatefulSet')).toEqual([]);
+    const ca = podSpec(deployment(f)).volumes?.find((v) => v.name === 'redis-ca');
+    if (!('REDIS_TLS_CA_FILE' in want)) return expect(ca).toBeUndefined();
+    expect(ca).toEqual({
+      name: 'redis-ca',
+      secret: { secretName: 'my-redis-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] },
+    });
+    expect(container(deployment(f)).volumeMounts).toContainEqual({
+      name: 'redis-ca',
+      mountPath: '/etc/rwx/redis-ca',
+      readOnly: true,
+    });
+  });
+
+  it('the values schema refuses two topologies at once, and Sentinels without the master name', () => {
+    const base = ['ci/external-redis-values.yaml'];
+    expect(() => template(base, ['redis.external.url=redis://a:6379', 'redis.external.clusterNodes=a:6379'])).toThrow(
+      /redis\.external: Must not validate the schema/,
+    );
+    expect(() => template(base, ['redis.external.sentinels=a:26379'])).toThrow(/sentinelName/);
+    expect(() => template(base, ['redis.external.clusterNodes=a'])).toThrow(/clusterNodes/);
+  });
+
+  it('openshift values: no uid or fsGroup anywhere (restricted-v2 assigns them); service account annotations, priority class', () => {
+    const objs = get('openshift-values.yaml');
+    expect(JSON.stringify(objs)).not.toMatch(/"(runAsUser|runAsGroup|fsGroup)"/);
+    expect(find(objs, 'ServiceAccount', 'rwx')?.metadata.annotations).toEqual({ 'example.com/owner': 'platform' });
+    expect((podSpec(deployment('openshift-values.yaml')) as { priorityClassName?: string }).priorityClassName).toBe(
+      'rwx-critical',
+    );
+    expect(find(objs, 'Secret', 'rwx-redis')).toBeUndefined();
+  });
+
+  it('a PodDisruptionBudget and a NetworkPolicy for the bot: its port only, from the peers given and the test pod', () => {
+    const objs = get('socket-mode-values.yaml');
+    const bot = (deployment('socket-mode-values.yaml').spec as { selector: { matchLabels: object } }).selector;
+    expect(find(objs, 'PodDisruptionBudget', 'rwx')?.spec).toEqual({ maxUnavailable: 1, selector: bot });
+    expect(find(objs, 'NetworkPolicy', 'rwx')?.spec).toEqual({
+      podSelector: bot,
+      policyTypes: ['Ingress'],
+      ingress: [{ ports: [{ port: 'http', protocol: 'TCP' }] }],
+    });
+    const peers = template(
+      ['ci/socket-mode-values.yaml'],
+      ['networkPolicy.from[0].namespaceSelector.matchLabels.team=obs'],
+    );
+    const from = (find(peers, 'NetworkPolicy', 'rwx')?.spec as { ingress: { from: object[] }[] }).ingress[0]?.from;
+    expect(from).toEqual([
+      { namespaceSelector: { matchLabels: { team: 'obs' } } },
+      {
+        podSelector: {
+          matchLabels: {
+            'app.kubernetes.io/name': 'rwx',
+            'app.kubernetes.io/instance': 'rwx',
+            'app.kubernetes.io/component': 'test',
+          },
+        },
+      },
+    ]);
+    const off = template(
+      ['ci/socket-mode-values.yaml'],
+      ['networkPolicy.enabled=false', 'podDisruptionBudget.enabled=false'],
+    );
+    expect([find(off, 'NetworkPolicy', 'rwx'), find(off, 'PodDisruptionBudget', 'rwx')]).toEqual([
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('helm test: a restricted pod of the bot image asks the Service for /readyz', () => {
+    const pod = find(get('socket-mode-values.yaml'), 'Pod', 'rwx-test-readyz')!;
+    expect(pod.metadata.annotations?.['helm.sh/hook']).toBe('test');
+    // the same checks as the workloads' pod templates
+    expect(securityProblems({ ...pod, spec: { template: { spec: pod.spec } } })).toEqual([]);
+    const c = (pod.spec as { containers: { image: string; command: string[]; env: object[] }[] }).containers[0]!;
+    expect(c.image).toBe('registry.example.com/rwx:0.1.0');
+    expect(c.command.slice(0, 2)).toEqual(['node', '-e']);
+    expect(c.env).toEqual([{ name: 'READYZ_URL', value: 'http://rwx.rwx.svc:3000/readyz' }]);
+  });
+
+  it('Chart.yaml says where the chart comes from: home, sources, maintainers, icon, kubeVersion', () => {
+    const chart = readFileSync(join(ROOT, 'charts/rwx/Chart.yaml'), 'utf8');
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { homepage: string; version: string };
+    expect(chart).toContain(`home: ${pkg.homepage.replace(/#readme$/, '')}\n`);
+    expect(chart).toMatch(/^sources:\n {2}- https:\/\//m);
+    expect(chart).toMatch(/^maintainers:\n {2}- name: /m);
+    expect(chart).toMatch(/^icon: https:\/\/\S+\.svg$/m);
+    expect(chart).toMatch(/^kubeVersion: ">=1\.27\.0-0"$/m);
+    expect(chart).toContain(`appVersion: "${pkg.version}"`);
   });
 
   it("the bot's ClusterRole rules are deploy/base's", () => {
@@ -323,12 +467,12 @@ describe.runIf(HELM.run)(`charts/rwx with helm${HELM.note}`, () => {
     expect(ofKind(objs[1]!, 'StatefulSet')).toEqual([]); // your own Redis
   });
 
-  it('digest pinning: the digest wins over the tag, for the bot and for Redis', () => {
+  it('digest pinning: the digest wins over the tag, for the bot and for Valkey', () => {
     expect(container(deployment('digest-values.yaml')).image).toBe(
       'registry.example.com/rwx@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
     );
     expect(container(find(get('digest-values.yaml'), 'StatefulSet', 'rwx-redis')!).image).toBe(
-      'redis@sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210',
+      'docker.io/valkey/valkey@sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210',
     );
     // without a digest: the tag, by default the chart's appVersion
     expect(container(deployment('socket-mode-values.yaml')).image).toBe('registry.example.com/rwx:0.1.0');

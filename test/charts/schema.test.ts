@@ -44,7 +44,6 @@ describe.runIf(HELM.run)(`helm refuses bad values${HELM.note}`, () => {
   it.each([
     [['slack.mode=grpc'], /slack\.mode/], // not a mode
     [['slack.channel=not a channel'], /slack\.channel/], // spaces: not an ID or name
-    [['image.repository='], /image\.repository/], // required
     [['image.digest=sha256:1234'], /image\.digest/], // too short for a digest
     [['config.RWX_GROUPWAIT=1m'], /RWX_GROUPWAIT/], // a typo in a setting's name
     [['config.RWX_STUCK_AFTER=5 minutes'], /config\.RWX_STUCK_AFTER/], // not a duration
@@ -65,5 +64,19 @@ describe.runIf(HELM.run)(`helm refuses bad values${HELM.note}`, () => {
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/values don't meet the specifications of the schema/);
     expect(r.stderr).toMatch(names);
+  });
+
+  it('the two required values, when missing, are one clear message (helm lint with the defaults too)', () => {
+    const r = helm(templateArgs(base, ['image.repository=']));
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(
+      /set image\.repository \(the image you built and pushed, or a release's\); e\.g\. helm install/,
+    );
+    // helm lint reports a template's fail as information: the defaults lint clean, with that one message
+    const lint = helm(['lint', CHART]);
+    const out = lint.stdout + lint.stderr;
+    expect(lint.status).toBe(0);
+    expect(out.split('\n').filter((l) => /\[(ERROR|WARNING)\]/.test(l))).toEqual([]);
+    expect(out.match(/set image\.repository .* and slack\.channel .*docs\/install\.md/g)).toHaveLength(1);
   });
 });

@@ -1,15 +1,16 @@
 // The docs' examples stay true: every `$ ... rwx ...` line in a code block of docs/*.md is either run here, as a
 // shell runs it (the built bin/rwx.js as `rwx`, in a directory holding the files it names, against the simulator
 // when it reads a cluster), and its output block and `$ echo $?` compared with what it prints; or listed below with
-// why it is not (a new example must be added to one or the other). Needs `npm run build`, and the upstream CSI
-// manifests (RWX_CSI_MANIFESTS) for the policy examples.
+// why it is not (a new example must be added to one or the other). Needs `npm run build`. The policy examples read
+// upstream CSI manifests: they run as an upstream conformance block (test/policy/manifests.ts), skipped, saying so,
+// where the manifests are absent.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readManifest, withoutOnePropagationLine } from '../policy/manifests.js';
+import { describeUpstream, readManifest, withoutOnePropagationLine } from '../policy/manifests.js';
 import { scenarioPath, testSim } from '../support/sim.js';
 
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
@@ -114,27 +115,41 @@ function shim(): string {
 /** Lines without trailing blanks (Markdown keeps none), and no trailing empty lines. */
 const lines = (text: string) => text.replace(/[ \t]+$/gm, '').replace(/\n+$/, '');
 
+const runnable = all.filter((e) => !('skip' in (RUNS[e.key] ?? { skip: '' })));
+/** Whether an example names one of the upstream manifest files. */
+const needsUpstream = (e: (typeof all)[number]) => Object.keys(FILES).some((name) => e.command.includes(name));
+
 describe('docs examples', () => {
   it('every example in docs/*.md is run here or says why not, and no entry is stale', () => {
     expect(all.map((e) => e.key).sort()).toEqual(Object.keys(RUNS).sort());
   });
 
-  const runnable = all.filter((e) => !('skip' in (RUNS[e.key] ?? { skip: '' })));
-  it.each(runnable.map((e) => [e.key, e] as const))('%s', async (_, e) => {
-    const run = RUNS[e.key] as Exclude<Run, { skip: string }>;
-    for (const [name, text] of Object.entries(FILES))
-      if (e.command.includes(name)) writeFileSync(join(dir, name), text());
-    const env: NodeJS.ProcessEnv = { PATH: `${shim()}:${process.env.PATH}`, HOME: dir, ...run.env };
-    if (run.cluster) env.KUBECONFIG = (await testSim(scenarioPath(run.cluster))).sim.kubeconfigPath;
-    // Asynchronous: the simulator answers from this process.
-    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn('sh', ['-c', `${e.command} 2>&1`], { cwd: dir, env });
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      child.on('close', (code: number | null) => resolve({ code, out }));
-    });
-    if (e.output.trimStart().startsWith('{')) expect(JSON.parse(r.out)).toEqual(JSON.parse(e.output));
-    else expect(lines(r.out)).toBe(lines(e.output));
-    if (e.exit !== undefined) expect(r.code).toBe(e.exit);
+  it.each(runnable.filter((e) => !needsUpstream(e)).map((e) => [e.key, e] as const))('%s', async (_, e) => {
+    await runExample(e);
   });
 });
+
+describeUpstream('docs examples on the upstream CSI manifests', () => {
+  it.each(runnable.filter(needsUpstream).map((e) => [e.key, e] as const))('%s', async (_, e) => {
+    await runExample(e);
+  });
+});
+
+/** Runs one example as a shell would and compares its output and exit code with the doc's. */
+async function runExample(e: (typeof all)[number]): Promise<void> {
+  const run = RUNS[e.key] as Exclude<Run, { skip: string }>;
+  for (const [name, text] of Object.entries(FILES))
+    if (e.command.includes(name)) writeFileSync(join(dir, name), text());
+  const env: NodeJS.ProcessEnv = { PATH: `${shim()}:${process.env.PATH}`, HOME: dir, ...run.env };
+  if (run.cluster) env.KUBECONFIG = (await testSim(scenarioPath(run.cluster))).sim.kubeconfigPath;
+  // Asynchronous: the simulator answers from this process.
+  const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn('sh', ['-c', `${e.command} 2>&1`], { cwd: dir, env });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('close', (code: number | null) => resolve({ code, out }));
+  });
+  if (e.output.trimStart().startsWith('{')) expect(JSON.parse(r.out)).toEqual(JSON.parse(e.output));
+  else expect(lines(r.out)).toBe(lines(e.output));
+  if (e.exit !== undefined) expect(r.code).toBe(e.exit);
+}

@@ -13,12 +13,14 @@ import { main } from '../../src/cli/main.js';
 import { isRwxError } from '../../src/errors.js';
 import { readInputText } from '../../src/kube/input.js';
 import { SNAPSHOT_MAX_BYTES, SNAPSHOT_MAX_MB } from '../../src/kube/input-limit.js';
-import { MANIFEST_DIR, readManifest } from '../policy/manifests.js';
+import { OWN } from '../policy/manifests.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rwx-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const EBS = 'kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml';
+const EBS = 'ebs-csi-node.yaml';
+const readManifest = OWN.read;
+const MANIFEST_DIR = OWN.dir();
 
 async function rwx(argv: string[], stdin: Readable = Readable.from([])) {
   let out = '';

@@ -1,5 +1,5 @@
-// The fallback pairing of drivers with node plugins that do not name them (elimination, name token), over the real
-// upstream manifests in /work/shared/csi-manifests, and how each pairing is recorded.
+// The fallback pairing of drivers with node plugins that do not name them (elimination, name token), over the
+// project's node plugin fixtures (and every upstream DaemonSet where present), and how each pairing is recorded.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
@@ -16,6 +16,7 @@ import {
 } from '../../src/correlate/plugin-finder.js';
 import { driverToken, nameTokens } from '../../src/correlate/plugin-match.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
+import { describeUpstream } from '../policy/manifests.js';
 import { escapeSlack } from '../../src/render/escape.js';
 import { slackDates } from '../../src/render/slack-blocks.js';
 import { renderEvidenceReply } from '../../src/render/slack-thread.js';
@@ -38,9 +39,9 @@ import {
   withoutPropagation,
 } from '../detect/builders.js';
 
-const NFS_FILE = 'kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml';
+const NFS_FILE = 'csi-nfs-node.yaml';
 
-/** A DaemonSet of a real manifest, placed in a namespace (and renamed) as an install would. */
+/** A DaemonSet of a manifest, placed in a namespace (and renamed) as an install would. */
 function daemonSet(file: string, name: string, at: { namespace?: string; name?: string } = {}): DaemonSet {
   const ds = manifestDocs(file).find(
     (d) => d.kind === 'DaemonSet' && (d.metadata as { name?: string })?.name === name,
@@ -51,13 +52,10 @@ function daemonSet(file: string, name: string, at: { namespace?: string; name?: 
   return { ...ds, metadata: { ...ds.metadata, name: n, namespace: ns, uid: `uid-ds-${ns}-${n}` } };
 }
 const nfsDs = (at: { namespace?: string; name?: string } = {}) => daemonSet(NFS_FILE, 'csi-nfs-node', at);
-const ebsDs = () =>
-  daemonSet('kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml', 'ebs-csi-node');
-const efsDs = () =>
-  daemonSet('kubernetes-sigs__aws-efs-csi-driver__deploy__kubernetes__base__node-daemonset.yaml', 'efs-csi-node');
-const smbDs = () => daemonSet('kubernetes-csi__csi-driver-smb__deploy__csi-smb-node.yaml', 'csi-smb-node');
-const smbWinDs = () =>
-  daemonSet('kubernetes-csi__csi-driver-smb__deploy__csi-smb-node-windows.yaml', 'csi-smb-node-win');
+const ebsDs = () => daemonSet('ebs-csi-node.yaml', 'ebs-csi-node');
+const efsDs = () => daemonSet('efs-csi-node.yaml', 'efs-csi-node');
+const smbDs = () => daemonSet('csi-smb-node.yaml', 'csi-smb-node');
+const smbWinDs = () => daemonSet('csi-smb-node-windows.yaml', 'csi-smb-node-win');
 
 /** A node plugin whose registrar reads its socket path from a ConfigMap: a registrar, but no name to read. */
 function vendorDs(name = 'storage-node-agent'): DaemonSet {
@@ -67,13 +65,11 @@ function vendorDs(name = 'storage-node-agent'): DaemonSet {
   return ds;
 }
 
-/** The real CSIDriver objects where the repository ships one, else a minimal storage.k8s.io/v1 CSIDriver. */
+/** The fixtures' CSIDriver objects where there is one, else a minimal storage.k8s.io/v1 CSIDriver. */
 function csiDriver(name: string): CSIDriver {
-  const file = {
-    'nfs.csi.k8s.io': 'kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-driverinfo.yaml',
-    'ebs.csi.aws.com': 'kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__csidriver.yaml',
-  }[name];
-  const real = file ? manifestDocs(file).find((d) => d.kind === 'CSIDriver') : undefined;
+  const real = manifestDocs('csidrivers.yaml').find(
+    (d) => d.kind === 'CSIDriver' && (d.metadata as { name?: string } | undefined)?.name === name,
+  );
   return (
     (real as CSIDriver | undefined) ?? {
       kind: 'CSIDriver',
@@ -354,31 +350,34 @@ describe('clusters whose plugins name their drivers are unchanged', () => {
     expect(strip(m)).toEqual(byPathOnly(dss));
   });
 
-  it('every rendered DaemonSet of the real manifests (INDEX.tsv) but nfs, with a CSIDriver per driver: same as by path', () => {
-    const files = readFileSync(`${MANIFESTS}/INDEX.tsv`, 'utf8')
-      .trim()
-      .split('\n')
-      .slice(1)
-      .map((l) => l.split('\t')[0] ?? '');
-    const dss: DaemonSet[] = [];
-    for (const f of files)
-      for (const d of manifestDocs(f)) {
-        const name = (d.metadata as { name?: unknown } | undefined)?.name;
-        // unrendered Helm templates (no string name) cannot exist in a cluster; nfs is the case the fallback is for
-        if (d.kind === 'DaemonSet' && typeof name === 'string' && name !== 'csi-nfs-node') dss.push(daemonSet(f, name));
-      }
-    const drivers = [...new Set(dss.flatMap((ds) => driversOfTemplate(ds.spec?.template)))];
-    const m = matches(indexOf([...dss, ...drivers.map(csiDriver), csiNode('node-01', drivers)]));
-    expect(new Set(Object.values(m).map((v) => v.split(' ')[0]))).toEqual(new Set(['registration-path']));
-    expect(strip(m)).toEqual(byPathOnly(dss));
-  });
-
   it('a plugin that names its driver by flag is recorded as such', () => {
     const ds = nfsDs();
     ds.spec!.template!.spec!.containers!.find((c) => c.name === 'nfs')!.args!.push('--drivername=nfs.csi.k8s.io');
     expect(matches(indexOf([ds, csiDriver('nfs.csi.k8s.io')]))).toEqual({
       ...NFS_DIR,
       'nfs.csi.k8s.io': 'driver-flag kube-system/csi-nfs-node',
+    });
+  });
+
+  describeUpstream('clusters of every upstream node plugin', () => {
+    it('every rendered DaemonSet of the real manifests (INDEX.tsv) but nfs, with a CSIDriver per driver: same as by path', () => {
+      const files = readFileSync(`${MANIFESTS}/INDEX.tsv`, 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split('\t')[0] ?? '');
+      const dss: DaemonSet[] = [];
+      for (const f of files)
+        for (const d of manifestDocs(f)) {
+          const name = (d.metadata as { name?: unknown } | undefined)?.name;
+          // unrendered Helm templates (no string name) cannot exist in a cluster; nfs is the case the fallback is for
+          if (d.kind === 'DaemonSet' && typeof name === 'string' && name !== 'csi-nfs-node')
+            dss.push(daemonSet(f, name));
+        }
+      const drivers = [...new Set(dss.flatMap((ds) => driversOfTemplate(ds.spec?.template)))];
+      const m = matches(indexOf([...dss, ...drivers.map(csiDriver), csiNode('node-01', drivers)]));
+      expect(new Set(Object.values(m).map((v) => v.split(' ')[0]))).toEqual(new Set(['registration-path']));
+      expect(strip(m)).toEqual(byPathOnly(dss));
     });
   });
 });

@@ -1,4 +1,5 @@
-// The registration-path finder over the real upstream manifests in /work/shared/csi-manifests.
+// The registration-path finder over the project's node plugin fixtures, and over the upstream drivers' manifests
+// where present (test/policy/manifests.ts).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
@@ -10,7 +11,8 @@ import {
   findPluginDaemonSets,
   registrationPath,
 } from '../../src/correlate/plugin-finder.js';
-import { manifestDocs, snapshotOf } from '../detect/builders.js';
+import { manifestDocs, MANIFESTS, snapshotOf } from '../detect/builders.js';
+import { describeUpstream } from '../policy/manifests.js';
 
 function daemonSet(file: string, name: string): DaemonSet {
   const ds = manifestDocs(file).find((d) => d.kind === 'DaemonSet' && (d.metadata as { name?: string })?.name === name);
@@ -18,7 +20,37 @@ function daemonSet(file: string, name: string): DaemonSet {
   return ds as DaemonSet;
 }
 
-describe('driversOfTemplate over real node plugin manifests', () => {
+describe("driversOfTemplate over the project's node plugin fixtures", () => {
+  it.each([
+    // $(DRIVER_REG_SOCK_PATH) expanded from the registrar's env
+    ['ebs-csi-node.yaml', 'ebs-csi-node', ['ebs.csi.aws.com']],
+    ['efs-csi-node.yaml', 'efs-csi-node', ['efs.csi.aws.com']],
+    // literal --kubelet-registration-path=..., and a StatefulSet plugin
+    ['quoted-subdirectories.yaml', 'csi-cephfsplugin', ['cephfs.csi.ceph.com']],
+    ['csi-smb-node.yaml', 'csi-smb-node', ['smb.csi.k8s.io']],
+    // a second kubelet root
+    ['second-kubelet-root.yaml', 'csi-custom-node', ['custom.csi.example.com']],
+    // Windows path with backslashes
+    ['csi-smb-node-windows.yaml', 'csi-smb-node-win', ['smb.csi.k8s.io']],
+    // registers under a directory that is not its driver name
+    ['csi-nfs-node.yaml', 'csi-nfs-node', ['csi-nfsplugin']],
+  ])('%s', (file, name, drivers) => {
+    expect(driversOfTemplate(daemonSet(file, name).spec?.template)).toEqual(drivers);
+  });
+
+  it('the StatefulSet plugin', () => {
+    const sts = manifestDocs('statefulset-plugin.yaml').find((d) => d.kind === 'StatefulSet') as DaemonSet;
+    expect(driversOfTemplate(sts.spec?.template)).toEqual(['csi-hostpath']);
+  });
+
+  it('a template without a registrar is not a node plugin', () => {
+    // the nfs controller is a Deployment without node-driver-registrar
+    const t: PodTemplate = { spec: { containers: [{ name: 'nfs', args: ['--drivername=nfs.csi.k8s.io'] }] } };
+    expect(driversOfTemplate(t)).toEqual([]);
+  });
+});
+
+describeUpstream('driversOfTemplate over real node plugin manifests', () => {
   it.each([
     // literal --kubelet-registration-path=... (quoted)
     ['ceph__ceph-csi__deploy__cephfs__kubernetes__csi-cephfsplugin.yaml', 'csi-cephfsplugin', ['cephfs.csi.ceph.com']],
@@ -82,12 +114,6 @@ describe('driversOfTemplate over real node plugin manifests', () => {
   ])('%s', (file, name, drivers) => {
     expect(driversOfTemplate(daemonSet(file, name).spec?.template)).toEqual(drivers);
   });
-
-  it('a template without a registrar is not a node plugin', () => {
-    // the nfs controller is a Deployment without node-driver-registrar
-    const t: PodTemplate = { spec: { containers: [{ name: 'nfs', args: ['--drivername=nfs.csi.k8s.io'] }] } };
-    expect(driversOfTemplate(t)).toEqual([]);
-  });
 });
 
 describe('registration path parsing', () => {
@@ -138,11 +164,11 @@ describe('registration path parsing', () => {
 
 describe('findPluginDaemonSets', () => {
   const ebs = {
-    ...daemonSet('kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml', 'ebs-csi-node'),
+    ...daemonSet('ebs-csi-node.yaml', 'ebs-csi-node'),
     metadata: { name: 'ebs-csi-node', namespace: 'kube-system', uid: 'u1' },
   };
   const nfs = {
-    ...daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node'),
+    ...daemonSet('csi-nfs-node.yaml', 'csi-nfs-node'),
     metadata: { name: 'csi-nfs-node', namespace: 'kube-system', uid: 'u2' },
   };
   const index = ClusterIndex.fromSnapshot(snapshotOf([ebs, nfs]));
@@ -166,8 +192,7 @@ describe('findPluginDaemonSets', () => {
 });
 
 describe('driver-name fallback (registration directory does not name the driver)', () => {
-  const nfsTemplate = () =>
-    daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node').spec!.template!;
+  const nfsTemplate = () => daemonSet('csi-nfs-node.yaml', 'csi-nfs-node').spec!.template!;
   /** The nfs plugin container with extra args / env, as later csi-driver-nfs releases and its Helm chart render it. */
   function nfsWith(args: string[], env: { name: string; value: string }[] = []): PodTemplate {
     const t = nfsTemplate();
@@ -205,7 +230,7 @@ describe('driver-name fallback (registration directory does not name the driver)
 
   it('maps nfs.csi.k8s.io to csi-nfs-node without an override once the plugin names its driver', () => {
     const ds = {
-      ...daemonSet('kubernetes-csi__csi-driver-nfs__deploy__csi-nfs-node.yaml', 'csi-nfs-node'),
+      ...daemonSet('csi-nfs-node.yaml', 'csi-nfs-node'),
       metadata: { name: 'csi-nfs-node', namespace: 'kube-system', uid: 'u2' },
     };
     ds.spec!.template = nfsWith(['--drivername=nfs.csi.k8s.io']);
@@ -213,9 +238,11 @@ describe('driver-name fallback (registration directory does not name the driver)
       findPluginDaemonSets(ClusterIndex.fromSnapshot(snapshotOf([ds]))).get('nfs.csi.k8s.io')?.metadata?.name,
     ).toBe('csi-nfs-node');
   });
+});
 
+describeUpstream('plugin finder over every upstream DaemonSet', () => {
   it('every DaemonSet of the real manifests (INDEX.tsv): the drivers found', () => {
-    const files = readFileSync('/work/shared/csi-manifests/INDEX.tsv', 'utf8')
+    const files = readFileSync(`${MANIFESTS}/INDEX.tsv`, 'utf8')
       .trim()
       .split('\n')
       .slice(1)

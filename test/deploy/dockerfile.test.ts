@@ -1,5 +1,5 @@
 // The Dockerfile, checked without a Docker engine: it lints clean (dockerfile-utils), follows the image rules
-// (pinned slim Node 20, multi-stage, production dependencies only, numeric non-root user, exec-form entry point),
+// (slim Node 24 LTS pinned to an exact version, multi-stage, production dependencies only, numeric non-root user, exec-form entry point),
 // every path it copies exists and is not ignored, and what it ships starts: the compiled CLI runs and imports
 // only production dependencies. The Kubernetes API simulator is a test tool the image does not contain.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -47,12 +47,16 @@ describe('Dockerfile', () => {
     expect(validate(TEXT).map((d) => `line ${d.range.start.line + 1}: ${d.message}`)).toEqual([]);
   });
 
-  it('builds in one stage and runs Node 20 slim, pinned, in another', () => {
+  it('builds in one stage and runs Node 24 LTS slim, pinned to an exact version, in another', () => {
     const froms = INS.filter((i) => i.op === 'FROM').map((i) => i.args);
     expect(froms.length).toBeGreaterThanOrEqual(2);
-    for (const f of froms) expect(f).toMatch(/^node:20\.\d+-bookworm-slim( AS \w+)?$/);
-    const minor = Number(/^node:20\.(\d+)/.exec(froms[last] ?? '')?.[1]);
-    expect(minor).toBeGreaterThanOrEqual(19); // package.json engines: node >= 20.19
+    for (const f of froms) expect(f).toMatch(/^node:24\.\d+\.\d+-bookworm-slim( AS \w+)?$/);
+    // package.json engines: node >= 24.11 (the first 24.x LTS); both stages run the same version
+    const versions = new Set(froms.map((f) => /^node:(24\.\d+\.\d+)/.exec(f)?.[1]));
+    expect(versions.size).toBe(1);
+    const [minor] = [...versions].map((v) => Number(v?.split('.')[1]));
+    expect(minor).toBeGreaterThanOrEqual(11);
+    expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node).toBe('>=24.11');
   });
 
   it('installs only production dependencies in the runtime stage, without install scripts', () => {

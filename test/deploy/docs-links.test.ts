@@ -9,6 +9,9 @@ import { ROOT } from './manifests.js';
 
 const DOCS = [
   'README.md',
+  'CHANGELOG.md',
+  'SECURITY.md',
+  'CONTRIBUTING.md',
   ...readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),

@@ -14,7 +14,7 @@ export const DEPLOY = join(ROOT, 'deploy');
 export interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   [field: string]: unknown;
 }
 

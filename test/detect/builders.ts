@@ -1,6 +1,5 @@
 // Small builders for cluster objects in detector, correlator and drain tests. Times are ISO strings relative
 // to a fixed NOW so every table row reads like an incident seen live ("scheduled 23m ago").
-import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type {
   ControllerRevision,
@@ -16,7 +15,7 @@ import type {
   VolumeAttachment,
 } from '../../src/domain/objects.js';
 import { emptySnapshot, type Snapshot } from '../../src/domain/snapshot.js';
-import { MANIFEST_DIR } from '../policy/manifests.js';
+import { readManifest, UPSTREAM_DIR } from '../policy/manifests.js';
 
 /** The evaluation time of every fixture: 2026-11-30T09:15:00Z ("this morning" in every fixture). */
 export const NOW = Date.parse('2026-11-30T09:15:00Z');
@@ -26,15 +25,15 @@ export const MIN = 60_000;
 export const HOUR = 60 * MIN;
 export const DAY = 24 * HOUR;
 
-/** Where the real upstream CSI manifests live (one rule, RWX_CSI_MANIFESTS included: test/policy/manifests.ts). */
-export const MANIFESTS = MANIFEST_DIR;
+/** Where the real upstream CSI manifests live, when they do (one rule, RWX_CSI_MANIFESTS included: test/policy/manifests.ts). */
+export const MANIFESTS = UPSTREAM_DIR;
 
-/** Every document of a manifest file that parses as YAML (Helm templates may not). */
+/** Every document of a manifest file (the project's fixtures by name, else upstream) that parses as YAML (Helm templates may not). */
 const parsed = new Map<string, Record<string, unknown>[]>();
 export function manifestDocs(file: string): Record<string, unknown>[] {
   const hit = parsed.get(file);
   if (hit) return structuredClone(hit);
-  const docs = parseAllDocuments(readFileSync(`${MANIFESTS}/${file}`, 'utf8'));
+  const docs = parseAllDocuments(readManifest(file));
   const out = docs
     .map((d) => {
       try {
@@ -195,11 +194,9 @@ export function attachment(
   };
 }
 
-/** The real upstream aws-ebs-csi-driver node DaemonSet (v1.46.0 manifest) with a uid. */
+/** The aws-ebs-csi-driver node DaemonSet's shape (test/support/plugin-fixtures.ts) with a uid. */
 export function ebsDaemonSet(): DaemonSet {
-  const doc = manifestDocs('kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml').find(
-    (d) => d.kind === 'DaemonSet',
-  ) as DaemonSet;
+  const doc = manifestDocs('ebs-csi-node.yaml').find((d) => d.kind === 'DaemonSet') as DaemonSet;
   return { ...doc, metadata: { ...doc.metadata, namespace: 'kube-system', uid: 'uid-ds-ebs' } };
 }
 

@@ -1,4 +1,5 @@
-// The rule against every real upstream manifest: each node plugin passes as shipped; removing any one
+// The rule against every node plugin manifest, the project's own and (where present) the upstream drivers': each
+// node plugin passes as shipped; removing any one
 // `mountPropagation: Bidirectional` line fails exactly the mount it belonged to (or nothing, when that mount is
 // not a kubelet directory); non-plugin objects are ignored; Windows plugins are skipped; Helm templates are errors.
 import { describe, expect, it } from 'vitest';
@@ -6,7 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { checkObject } from '../../src/policy/check.js';
 import { parseManifests } from '../../src/policy/manifests.js';
 import { isRwxError } from '../../src/errors.js';
-import { EXPECTED, manifestFiles, readManifest, withoutOnePropagationLine } from './manifests.js';
+import { describeUpstream, OWN, UPSTREAM, withoutOnePropagationLine, type ManifestSet } from './manifests.js';
 
 type Verdicts = { plugins: Record<string, string[]>; windows: string[]; failures: string[] };
 
@@ -64,11 +65,14 @@ function mountThatChanged(before: string, after: string): string {
   return changed[0] ?? '';
 }
 
-describe('rwx policy rule on the shared CSI manifests', () => {
-  const files = manifestFiles();
+/** The rule's verdicts over every file of a set, as shipped and with each propagation line removed. */
+function checkSet(set: ManifestSet): void {
+  const files = set.files();
+  const { expected: EXPECTED } = set;
+  const readManifest = set.read;
 
   it('has an expectation for every manifest file (new files must be looked at)', () => {
-    expect(files.length).toBeGreaterThan(20);
+    expect(files.length).toBe(set.summary.files);
     expect(files.filter((f) => !(f in EXPECTED))).toEqual([]);
   });
 
@@ -93,7 +97,7 @@ describe('rwx policy rule on the shared CSI manifests', () => {
       continue;
     }
 
-    it(`${file}: upstream passes; plugins and Windows skips found as expected`, () => {
+    it(`${file}: passes as shipped; plugins and Windows skips found as expected`, () => {
       const v = verdicts(readManifest(file), file);
       expect(v.failures).toEqual([]);
       expect(v.plugins).toEqual(exp.plugins);
@@ -112,7 +116,7 @@ describe('rwx policy rule on the shared CSI manifests', () => {
   }
 
   it('fails every Bidirectional kubelet mount of every plugin in some removal variant', () => {
-    // Guards the loop above: no expected mount escapes the fail case (21 mounts in 17 plugins).
+    // Guards the loop above: no expected mount escapes the fail case (upstream: 21 mounts in 17 plugins).
     const expected: string[] = [];
     const failed: string[] = [];
     for (const file of files) {
@@ -123,7 +127,10 @@ describe('rwx policy rule on the shared CSI manifests', () => {
       for (const variant of withoutOnePropagationLine(readManifest(file)))
         failed.push(...verdicts(variant.text, file).failures);
     }
-    expect(expected).toHaveLength(21);
+    expect(expected).toHaveLength(set.kubeletMounts);
     expect(failed.sort()).toEqual(expected.sort());
   });
-});
+}
+
+describe("rwx policy rule on the project's node plugin fixtures", () => checkSet(OWN));
+describeUpstream('rwx policy rule on the upstream CSI manifests', () => checkSet(UPSTREAM));

@@ -5,11 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { main } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
-import { MANIFEST_DIR, readManifest, withoutOnePropagationLine } from './manifests.js';
+import { describeUpstream, OWN, UPSTREAM, withoutOnePropagationLine, type ManifestSet } from './manifests.js';
 import { startGateSim } from '../gate/sim.js';
 
-const EBS = 'kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml';
-const HELM = 'dell__csi-powerstore__helm__csi-powerstore__templates__node.yaml';
+const EBS = 'ebs-csi-node.yaml';
+const HELM = 'helm-template-node.yaml';
+const readManifest = OWN.read;
+const MANIFEST_DIR = OWN.dir();
 
 /** Runs `rwx ...argv` with `stdin` text; returns exit code and what it printed. */
 async function rwx(argv: string[], stdin = ''): Promise<{ code: number; out: string; err: string }> {
@@ -26,11 +28,11 @@ async function rwx(argv: string[], stdin = ''): Promise<{ code: number; out: str
 }
 
 describe('rwx policy check', () => {
-  it('passes an upstream node plugin with exit 0 and an ok row per Bidirectional mount', async () => {
+  it('passes a node plugin with exit 0 and an ok row per Bidirectional mount', async () => {
     const r = await rwx(['policy', 'check', '-f', join(MANIFEST_DIR, EBS)]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(
-      /^ok +\S+node\.yaml:3 +DaemonSet ebs-csi-node +ebs-plugin +kubelet-dir +hostPath \/var\/lib\/kubelet Bidirectional$/m,
+      /^ok +\S+ebs-csi-node\.yaml:3 +DaemonSet ebs-csi-node +ebs-plugin +kubelet-dir +hostPath \/var\/lib\/kubelet Bidirectional$/m,
     );
     expect(r.out).toContain('1 CSI node plugin(s) checked in 1 file(s): 0 violation(s)');
   });
@@ -78,16 +80,8 @@ describe('rwx policy check', () => {
   it('reports an unrendered Helm template as an error row and exits 1, still checking the other files', async () => {
     const r = await rwx(['policy', 'check', '-f', join(MANIFEST_DIR, HELM), '-f', join(MANIFEST_DIR, EBS)]);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/^ERROR +\S+templates__node\.yaml +- +- +- +line 20: an unrendered Helm template/m);
-    expect(r.out).toMatch(/^ok +\S+base__node\.yaml:3 /m);
-  });
-
-  it('checks a whole directory: 17 plugins, 2 Windows skips, 2 Helm templates', async () => {
-    const r = await rwx(['policy', 'check', '-f', MANIFEST_DIR, '-o', 'json']);
-    expect(r.code).toBe(1);
-    const report = JSON.parse(r.out) as { summary: Record<string, number> };
-    expect(report.summary).toEqual({ files: 23, plugins: 17, violations: 0, skipped: 2, errors: 2 });
-    expect(r.err.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(r.out).toMatch(/^ERROR +\S+helm-template-node\.yaml +- +- +- +line \d+: an unrendered Helm template/m);
+    expect(r.out).toMatch(/^ok +\S+ebs-csi-node\.yaml:3 /m);
   });
 
   it('says so when nothing is a node plugin', async () => {
@@ -118,6 +112,21 @@ describe('rwx policy check', () => {
     expect(r.out).toMatch(/^ERROR +\/nonexistent\.yaml .* cannot read: no such file$/m);
   });
 });
+
+/** `rwx policy check -f DIR` over a whole set: every plugin, Windows skip and Helm template counted. */
+function checksDirectory(set: ManifestSet): void {
+  const { plugins, skipped, errors } = set.summary;
+  it(`checks a whole directory: ${plugins} plugins, ${skipped} Windows skip(s), ${errors} Helm template(s)`, async () => {
+    const r = await rwx(['policy', 'check', '-f', set.dir(), '-o', 'json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.out) as { summary: Record<string, number> };
+    expect(report.summary).toEqual({ ...set.summary, violations: 0 });
+    expect(r.err.split('\n').filter(Boolean)).toHaveLength(errors);
+  });
+}
+
+describe("rwx policy check -f on the project's fixtures", () => checksDirectory(OWN));
+describeUpstream('rwx policy check -f on the upstream CSI manifests', () => checksDirectory(UPSTREAM));
 
 describe('rwx policy check --cluster', () => {
   it('reads the live DaemonSets and fails the plugin that lost its propagation', async () => {

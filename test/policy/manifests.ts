@@ -1,10 +1,41 @@
-// Test data: the real upstream CSI manifests in /work/shared/csi-manifests (read in place, never copied), and the
-// expected verdict for each, written by hand from reading the files (not from the checker's output).
-import { readdirSync, readFileSync } from 'node:fs';
+// Test data: the project's own node plugin manifests (test/support/plugin-fixtures.ts, every shape the upstream
+// drivers ship) for the suite, and the real upstream CSI manifests as an extra conformance test where a directory of
+// them is present (read in place, never copied), with the expected verdict for each, written by hand from reading
+// the files (not from the checker's output).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, it } from 'vitest';
+import { PLUGIN_FIXTURES, pluginFixtureDir } from '../support/plugin-fixtures.js';
 
-/** Where the shared manifests live; RWX_CSI_MANIFESTS overrides it. */
-export const MANIFEST_DIR = process.env.RWX_CSI_MANIFESTS ?? join(import.meta.dirname, '../../../shared/csi-manifests');
+/**
+ * Where the upstream manifests live: RWX_CSI_MANIFESTS, else ../shared/csi-manifests beside the clone. Set
+ * RWX_CSI_MANIFESTS=none to hide them on purpose (`.ci/run` runs the suite so, to prove it needs none).
+ */
+export const UPSTREAM_DIR = process.env.RWX_CSI_MANIFESTS ?? join(import.meta.dirname, '../../../shared/csi-manifests');
+
+/** Whether the upstream manifests are there to test against. */
+export const UPSTREAM_PRESENT = UPSTREAM_DIR !== 'none' && existsSync(join(UPSTREAM_DIR, 'INDEX.tsv'));
+
+/** CI must run the conformance test: with CI=true and the manifests absent (not hidden on purpose), it fails. */
+const UPSTREAM_REQUIRED = process.env.CI === 'true' && UPSTREAM_DIR !== 'none';
+
+/**
+ * A describe block over the upstream manifests: run where they are present; where absent, one skipped test that
+ * says so, or, in CI, one failing test.
+ */
+export function describeUpstream(title: string, body: () => void): void {
+  const name = `upstream conformance: ${title}`;
+  if (UPSTREAM_PRESENT) describe(name, body);
+  else if (UPSTREAM_REQUIRED)
+    describe(name, () =>
+      it('needs the upstream CSI manifests in CI', () => {
+        throw new Error(`no upstream CSI manifests at ${UPSTREAM_DIR} (set RWX_CSI_MANIFESTS, or =none to skip)`);
+      }),
+    );
+  else
+    describe.skip(`${name} (skipped: no upstream CSI manifests at ${UPSTREAM_DIR}; set RWX_CSI_MANIFESTS)`, () =>
+      it('upstream', () => {}));
+}
 
 /** A plugin container's kubelet-directory mount that upstream sets to Bidirectional: "container/volumeMount". */
 type Mount = string;
@@ -17,8 +48,8 @@ export interface Expectation {
   helm?: true;
 }
 
-/** Expected verdicts, one line per file; files not listed here fail the "every file is covered" test. */
-export const EXPECTED: Record<string, Expectation> = {
+/** Expected verdicts of the upstream files, one line per file; files not listed here fail the "every file is covered" test. */
+export const UPSTREAM_EXPECTED: Record<string, Expectation> = {
   'ceph__ceph-csi__deploy__cephfs__kubernetes__csi-cephfsplugin.yaml': {
     plugins: { 'DaemonSet csi-cephfsplugin': ['csi-cephfsplugin/mountpoint-dir', 'csi-cephfsplugin/plugin-dir'] },
   },
@@ -84,16 +115,51 @@ export const EXPECTED: Record<string, Expectation> = {
   'openebs__lvm-localpv__deploy__helm__charts__templates__lvm-node.yaml': { plugins: {}, helm: true },
 };
 
-/** The manifest file names in the shared directory. */
-export function manifestFiles(): string[] {
-  return readdirSync(MANIFEST_DIR)
-    .filter((f) => /\.ya?ml$/.test(f))
-    .sort();
+/** A set of manifest files with the verdicts expected of each: the project's own, or the upstream drivers'. */
+export interface ManifestSet {
+  name: string;
+  dir: () => string;
+  files: () => string[];
+  read: (file: string) => string;
+  expected: Record<string, Expectation>;
+  /** How many Bidirectional kubelet mounts the set's plugins have (the fail cases must reach each). */
+  kubeletMounts: number;
+  /** Node plugins, Windows skips and Helm templates a whole-directory check finds. */
+  summary: { files: number; plugins: number; skipped: number; errors: number };
 }
 
-/** A manifest's text. */
+/** The project's own fixtures (always there). */
+export const OWN: ManifestSet = {
+  name: 'own fixtures',
+  dir: pluginFixtureDir,
+  files: () => Object.keys(PLUGIN_FIXTURES).sort(),
+  read: (file) => {
+    const f = PLUGIN_FIXTURES[file];
+    if (!f) throw new Error(`no fixture ${file}`);
+    return f.text;
+  },
+  expected: PLUGIN_FIXTURES,
+  kubeletMounts: 10,
+  summary: { files: 11, plugins: 7, skipped: 1, errors: 1 },
+};
+
+/** The upstream drivers' manifests (only where UPSTREAM_PRESENT). */
+export const UPSTREAM: ManifestSet = {
+  name: 'upstream manifests',
+  dir: () => UPSTREAM_DIR,
+  files: () =>
+    readdirSync(UPSTREAM_DIR)
+      .filter((f) => /\.ya?ml$/.test(f))
+      .sort(),
+  read: (file) => readFileSync(join(UPSTREAM_DIR, file), 'utf8'),
+  expected: UPSTREAM_EXPECTED,
+  kubeletMounts: 21,
+  summary: { files: 23, plugins: 17, skipped: 2, errors: 2 },
+};
+
+/** A manifest's text: one of the project's fixtures by its name, else an upstream file. */
 export function readManifest(file: string): string {
-  return readFileSync(join(MANIFEST_DIR, file), 'utf8');
+  return file in PLUGIN_FIXTURES ? OWN.read(file) : UPSTREAM.read(file);
 }
 
 const PROPAGATION_LINE = /^\s*mountPropagation:\s*["']?Bidirectional["']?\s*$/;

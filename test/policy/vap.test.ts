@@ -1,11 +1,12 @@
-// The admission policy and `rwx policy check` must agree on every object of every shared manifest, as shipped
+// The admission policy and `rwx policy check` must agree on every object of every node plugin manifest (the
+// project's own, and the upstream drivers' where present), as shipped
 // and with each `mountPropagation: Bidirectional` line removed; and the policy must use the checker's patterns.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkObject } from '../../src/policy/check.js';
 import { parseManifests } from '../../src/policy/manifests.js';
 import * as patterns from '../../src/policy/patterns.js';
-import { EXPECTED, manifestFiles, readManifest, withoutOnePropagationLine } from './manifests.js';
+import { describeUpstream, OWN, UPSTREAM, withoutOnePropagationLine, type ManifestSet } from './manifests.js';
 import { POLICY_FILE, admit, loadPolicyFile } from './vap.js';
 import { CASES } from './cases.js';
 
@@ -49,10 +50,22 @@ describe('deploy/policy ValidatingAdmissionPolicy', () => {
     }
   });
 
-  for (const file of manifestFiles()) {
-    if (EXPECTED[file]?.helm) continue; // not YAML: neither the apiserver nor rwx can read it
+  it('names the container and volumeMount when it rejects', () => {
+    const file = 'ebs-csi-node.yaml';
+    const variant = withoutOnePropagationLine(OWN.read(file))[0];
+    const r = compare(variant?.text ?? '', file);
+    expect(r.messages).toEqual([
+      'CSI node plugin ebs-csi-node: container ebs-plugin volumeMount kubelet-dir mounts the host kubelet directory without mountPropagation: Bidirectional (see rwx docs/policy.md)',
+    ]);
+  });
+});
+
+/** Both implementations agree on every file of a set, as shipped and with each propagation line removed. */
+function agreeOn(set: ManifestSet): void {
+  for (const file of set.files()) {
+    if (set.expected[file]?.helm) continue; // not YAML: neither the apiserver nor rwx can read it
     it(`${file}: agrees with rwx policy check as shipped and with each propagation line removed`, () => {
-      const text = readManifest(file);
+      const text = set.read(file);
       const shipped = compare(text, file);
       expect(shipped.cel).toEqual(shipped.rwx);
       expect(shipped.cel.filter((c) => c.endsWith(' reject'))).toEqual([]);
@@ -62,16 +75,10 @@ describe('deploy/policy ValidatingAdmissionPolicy', () => {
       }
     });
   }
+}
 
-  it('names the container and volumeMount when it rejects', () => {
-    const file = 'kubernetes-sigs__aws-ebs-csi-driver__deploy__kubernetes__base__node.yaml';
-    const variant = withoutOnePropagationLine(readManifest(file))[0];
-    const r = compare(variant?.text ?? '', file);
-    expect(r.messages).toEqual([
-      'CSI node plugin ebs-csi-node: container ebs-plugin volumeMount kubelet-dir mounts the host kubelet directory without mountPropagation: Bidirectional (see rwx docs/policy.md)',
-    ]);
-  });
-});
+describe("deploy/policy on the project's node plugin fixtures", () => agreeOn(OWN));
+describeUpstream('deploy/policy on the upstream CSI manifests', () => agreeOn(UPSTREAM));
 
 describe('deploy/policy agrees with rwx on the synthetic cases', () => {
   for (const [name, obj, want] of CASES) {

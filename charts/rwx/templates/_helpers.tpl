@@ -67,3 +67,12 @@ helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace 
 {{- define "rwx.alertSelector" -}}
 {{- .Values.metrics.prometheusRule.selector | default (printf "job=%q,namespace=%q" (include "rwx.fullname" .) .Release.Namespace) -}}
 {{- end -}}
+
+{{/* The two values every install must give, checked together so `helm lint` and `helm install` with the defaults
+say it in one message. */}}
+{{- define "rwx.requiredValues" -}}
+{{- $missing := list -}}
+{{- if not .Values.image.repository }}{{ $missing = append $missing "image.repository (the image you built and pushed, or a release's)" }}{{ end -}}
+{{- if not .Values.slack.channel }}{{ $missing = append $missing "slack.channel (the channel ID the bot was invited to, e.g. C0123ABCD)" }}{{ end -}}
+{{- if $missing }}{{ fail (printf "set %s; e.g. helm install rwx charts/rwx --set image.repository=registry.example.com/rwx --set slack.channel=C0123ABCD (docs/install.md)" (join " and " $missing)) }}{{ end -}}
+{{- end -}}
