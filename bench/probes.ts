@@ -15,9 +15,9 @@ import { systemClock } from '../src/domain/clock.js';
 import type { Pod } from '../src/domain/objects.js';
 import { project } from '../src/kube/project.js';
 import { createNotifier } from '../src/notify/notifier.js';
-import { startServe } from '../src/serve/app.js';
+import { createWatcher, startServe } from '../src/serve/app.js';
 import { ServeMetrics } from '../src/serve/metrics.js';
-import { realStages } from '../src/serve/stages.js';
+import { realSync } from '../src/pipeline/sync.js';
 import { MemorySlack } from '../src/slack/memory-slack.js';
 import { BENCH_SIZES, generateCluster } from './synthetic-cluster.js';
 import { SnapshotSource } from './snapshot-source.js';
@@ -124,16 +124,20 @@ export async function probeLatency(): Promise<ProbeFigures> {
   if (withClaim.length < BURST) throw new Error(`only ${withClaim.length} pods with a claim`);
   const notifier = createNotifier({ redis, prefix, slack: new MemorySlack(), channel: 'C0BENCH' });
   const source = new SnapshotSource(snap);
-  const running = await startServe({
+  const cache = {
     source,
-    notifier,
     project,
     log: pino({ level: 'silent' }),
     metrics: new ServeMetrics({ processMetrics: true }),
     clock: systemClock,
     watchIdleMs: 300_000,
+  };
+  const running = await startServe({
+    ...cache,
+    watcher: createWatcher(cache),
+    notifier,
     port: 0,
-    stages: realStages({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
+    sync: realSync({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
   });
   try {
     await running.watcher.waitSynced(60_000);

@@ -23,10 +23,10 @@ import type { KubeObject, Pod } from '../src/domain/objects.js';
 import type { Snapshot } from '../src/domain/snapshot.js';
 import { project } from '../src/kube/project.js';
 import { createNotifier } from '../src/notify/notifier.js';
-import { startServe } from '../src/serve/app.js';
+import { createWatcher, startServe } from '../src/serve/app.js';
 import { ServeMetrics } from '../src/serve/metrics.js';
-import { Pipeline } from '../src/serve/pipeline.js';
-import { realStages } from '../src/serve/stages.js';
+import { Pipeline } from '../src/pipeline/pipeline.js';
+import { realSync } from '../src/pipeline/sync.js';
 import { MemorySlack } from '../src/slack/memory-slack.js';
 import type { PostMessageArgs } from '../src/slack/api.js';
 import type { ClusterSource, ListPage, WatchCallbacks, WatchHandle } from '../src/watch/source.js';
@@ -92,7 +92,7 @@ async function runSize(pods: number, dir: string): Promise<void> {
   const pipeline = new Pipeline(
     watcher.index,
     watcher.queue,
-    realStages({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
+    realSync({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
     { submit: async () => void submits++ },
     clock,
     undefined,
@@ -199,15 +199,19 @@ async function latency(): Promise<number> {
     count: 1,
     lastTimestamp: new Date(scheduled).toISOString(),
   } as KubeObject);
-  const running = await startServe({
+  const cache = {
     source,
-    notifier,
     project,
     log: pino({ level: 'silent' }),
     metrics: new ServeMetrics(),
     clock: systemClock,
     watchIdleMs: 300_000,
-    stages: realStages({ stuckAfterMs, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
+  };
+  const running = await startServe({
+    ...cache,
+    watcher: createWatcher(cache),
+    notifier,
+    sync: realSync({ stuckAfterMs, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
   });
   const deadline = Date.now() + 30_000;
   while (postedAt === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

@@ -2,7 +2,8 @@
 // - src/domain imports nothing of ours but src/errors.ts;
 // - the pure folders import only downward in PURE_LAYERS, and no package that does I/O;
 // - nothing imports the simulator, test/ or the in-memory fakes except the demo and the sim CLI;
-// - no import cycles, between folders or between files.
+// - no import cycles, between folders or between files;
+// - facts are made once: nothing an incident passes through after the evaluation imports what makes or changes one.
 // Every folder under src/ is declared here, so a new one has to say where it sits.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +28,7 @@ const OUTER = [
   'cli',
   'agent',
   'fleet',
+  'pipeline',
 ];
 
 /** The packages a pure folder may use: none of them does I/O. */
@@ -59,6 +61,36 @@ const DEMO = new Set([
   'src/serve/simulator.ts',
   'src/slack/terminal-slack.ts',
 ]);
+
+/**
+ * What makes or changes an incident's facts (verdict, proof, drain advice, steps), by module: the names, or '*' for
+ * all. Only the evaluation and its callers use them; prose helpers of the same modules (blindSentence) are free.
+ */
+const WRITERS: Readonly<Record<string, readonly string[]>> = {
+  'src/evaluate/evaluate.ts': ['*'],
+  'src/correlate/correlate.ts': ['*'],
+  'src/correlate/proof.ts': ['incidentProof', 'buildProof', 'proofNodes'],
+  'src/advise/stale-stage.ts': ['stageCheck', 'withStageCheck'],
+  'src/advise/drain.ts': ['drainAdvisor', 'adviseDrain', 'staleAttachments'],
+  'src/advise/next-steps.ts': ['nextSteps'],
+  'src/advise/rollback.ts': ['rollbackFor', 'rollbackOf'],
+  'src/advise/blind.ts': ['blindSpots'],
+};
+
+/**
+ * The files an incident passes through after the evaluation, on its way from the pipeline's sync to Slack: the
+ * pipeline's submit side, the notifier, the renderers, the store, the serve wiring and a fleet member's part.
+ */
+const isDownstream = (f: string): boolean =>
+  (f.startsWith('src/pipeline/') && f !== 'src/pipeline/sync.ts') ||
+  ['src/notify/', 'src/render/', 'src/store/', 'src/serve/'].some((d) => f.startsWith(d)) ||
+  f === 'src/fleet/member.ts';
+
+/** Writer imports downstream that make no incident fact, each with why. */
+const WRITER_EXCEPTIONS: readonly string[] = [
+  // The resolution reply's proof: what the agents show on a cleared incident's nodes now, not an incident's.
+  'src/pipeline/resolution.ts -> src/correlate/proof.ts: buildProof',
+];
 
 const files = sourceFiles(ROOT, 'src');
 const edges: ImportEdge[] = files.flatMap((f) => importsOf(ROOT, f));
@@ -115,6 +147,23 @@ describe('architecture', () => {
     // The demo's own modules are entry points' business only.
     const demo = ours.filter((e) => DEMO.has(e.to) && !DEMO.has(e.from) && e.from !== 'src/cli/main.ts');
     expect(show(demo)).toEqual([]);
+  });
+
+  it('nothing after the evaluation imports what makes or changes an incident (facts are made once)', () => {
+    const bad = edges.flatMap((e) => {
+      const writes = WRITERS[e.to];
+      if (!writes || !isDownstream(e.from)) return [];
+      return e.names
+        .filter((n) => writes.includes('*') || n === '*' || writes.includes(n))
+        .map((n) => `${e.from} -> ${e.to}: ${n}`)
+        .filter((x) => !WRITER_EXCEPTIONS.includes(x));
+    });
+    expect(bad).toEqual([]);
+    // The check sees the files it guards: the submit step and the notifier are downstream, the sync is not.
+    expect(files.filter(isDownstream)).toEqual(
+      expect.arrayContaining(['src/pipeline/submit.ts', 'src/notify/notifier.ts']),
+    );
+    expect(isDownstream('src/pipeline/sync.ts')).toBe(false);
   });
 
   it('has no import cycle between folders', () => {

@@ -40,9 +40,9 @@ export interface DrainOptions {
   incidents?: IncidentsInput;
   /**
    * The node agents' answers, for the stale-stage check (stale-stage.ts); absent: the caller checks none and the
-   * advice says nothing of staged volumes (the thread adds the check once its agents answer: serve/proof-sink.ts).
+   * advice says nothing of staged volumes. The serve pipeline passes its agents' current answers on every pass.
    */
-  stages?: NodeReports;
+  nodeReports?: NodeReports;
 }
 
 /**
@@ -241,8 +241,8 @@ export function drainAdvisor(
   const blind = [...(opts.blind ?? []), ...incidentsBlind(opts.incidents)];
   const staleAfterMs = opts.staleAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs;
   const base = adviser(index, lookup, incidents, now, blind, staleAfterMs);
-  const stages = opts.stages;
-  const advise: DrainAdvisor = stages ? (node) => withStageCheck(base(node), stageCheck(index, node, stages)) : base;
+  const reports = opts.nodeReports;
+  const advise: DrainAdvisor = reports ? (node) => withStageCheck(base(node), stageCheck(index, node, reports)) : base;
   return opts.incidents === 'not consulted' ? (node) => notConsulted(advise(node)) : advise;
 }
 

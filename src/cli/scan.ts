@@ -2,6 +2,7 @@
 // Exit 0 when there are none, 2 when there are any, 5 when none were found in an incomplete view, 1 on error.
 import { ClusterIndex } from '../domain/cluster-index.js';
 import type { DriverDaemonSets } from '../correlate/plugin-finder.js';
+import type { NsName } from '../domain/findings.js';
 import { evaluate, type EvaluateOptions } from '../evaluate/evaluate.js';
 import { renderIncidents } from '../render/terminal-incidents.js';
 import { durationValue, outputFormat, parseFlags } from './args.js';
@@ -33,13 +34,19 @@ export function evalSettings(
   values: { 'stuck-after'?: string; plugin?: string[]; now?: string; output?: string },
   formats: readonly string[],
 ): EvalSettings {
-  const out: EvalSettings = { now: Date.now(), driverDaemonSets: {}, format: outputFormat(values.output, formats) };
+  const plugins: Record<string, NsName> = {};
+  const out: EvalSettings = {
+    now: Date.now(),
+    driverDaemonSets: plugins,
+    format: outputFormat(values.output, formats),
+  };
   if (values.now !== undefined) out.now = Date.parse(values.now);
   const stuckAfterMs = durationValue(values['stuck-after'], '--stuck-after');
   if (stuckAfterMs !== undefined) out.stuckAfterMs = stuckAfterMs;
   for (const p of values.plugin ?? []) {
     const [driver = '', daemonSet = ''] = p.split('=');
-    out.driverDaemonSets[driver] = daemonSet;
+    const [namespace = '', name = ''] = daemonSet.split('/');
+    plugins[driver] = { namespace, name };
   }
   return out;
 }

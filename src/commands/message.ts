@@ -2,16 +2,15 @@
 // (https://api.slack.com/reference/block-kit/blocks) and the cutting to them are render's, the same as the
 // incident thread's: src/render/slack-blocks.ts and src/render/escape.ts.
 import { SLACK_BLOCK_LIMIT, SLACK_FALLBACK_LIMIT, cutEscaped } from '../render/escape.js';
-import type { ContextBlock, DividerBlock, HeaderBlock, SectionBlock } from '../render/slack-blocks.js';
+import type { TextBlock } from '../render/slack-blocks.js';
 
-/** The Block Kit blocks command renderers use. */
-export type Block = HeaderBlock | SectionBlock | ContextBlock | DividerBlock;
+export type { TextBlock } from '../render/slack-blocks.js';
 
 /** A response_url payload. `text` is the notification fallback; both text and blocks are already escaped. */
 export interface CommandResponse {
   response_type: 'ephemeral' | 'in_channel';
   text: string;
-  blocks?: Block[];
+  blocks?: TextBlock[];
 }
 
 /** A full report that did not fit in the message, to be uploaded as a file next to it. */
@@ -30,7 +29,7 @@ export interface CommandReply {
 }
 
 /** Builds a response; `public` posts in the channel, otherwise only the caller sees it. */
-export function respond(text: string, blocks: Block[] | undefined, pub: boolean): CommandResponse {
+export function respond(text: string, blocks: TextBlock[] | undefined, pub: boolean): CommandResponse {
   const r: CommandResponse = {
     response_type: pub ? 'in_channel' : 'ephemeral',
     text: cutEscaped(text, SLACK_FALLBACK_LIMIT),

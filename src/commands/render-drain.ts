@@ -3,7 +3,7 @@
 // instead; CAUTION says what will hang; OK gives the one-line reason.
 import type { DrainAdvice, Incident, RolloutEvidence } from '../domain/incident.js';
 import { escapeSlack, untrusted } from '../render/escape.js';
-import { respond, type Block, type CommandReply } from './message.js';
+import { respond, type TextBlock, type CommandReply } from './message.js';
 import { context, header, section } from '../render/slack-blocks.js';
 
 const MARK: Record<DrainAdvice['decision'], string> = {
@@ -36,7 +36,7 @@ export function renderDrain(advice: DrainAdvice, incidents: readonly Incident[],
   const node = escapeSlack(advice.node);
   const head = `${MARK[advice.decision]} — drain \`${node}\``;
   const reason = untrusted(advice.reason, 1500);
-  const blocks: Block[] = [header(`Drain ${advice.node}: ${advice.decision}`), section(`${head}\n${reason}`)];
+  const blocks: TextBlock[] = [header(`Drain ${advice.node}: ${advice.decision}`), section(`${head}\n${reason}`)];
   const lines = [head, reason];
   const rollout = advice.decision === 'BLOCK' ? rolloutFor(advice.node, incidents) : undefined;
   if (rollout) {

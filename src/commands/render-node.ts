@@ -7,7 +7,7 @@ import { findingText, nodeFindings } from '../detect/node-findings.js';
 import { escapeSlack, untrusted, SLACK_TEXT_LIMIT } from '../render/escape.js';
 import { context, header, listSection, section } from '../render/slack-blocks.js';
 import { renderReport } from '../render/terminal-node.js';
-import { respond, type Block, type CommandReply } from './message.js';
+import { respond, type TextBlock, type CommandReply } from './message.js';
 
 /** The reply to `/rwx node NODE`, from what the agent on NODE answered (or why there is no answer). */
 export function renderNode(node: string, state: NodeReportState, pub: boolean): CommandReply {
@@ -25,7 +25,7 @@ export function renderNode(node: string, state: NodeReportState, pub: boolean): 
   const findings = nodeFindings(r, scope).map((f) => `• ${escapeSlack(findingText(f))}`);
   const full = renderReport(r, scope);
   const pre = '```' + escapeSlack(full.trimEnd()) + '```';
-  const blocks: Block[] = [header(`Node report: ${node}`)];
+  const blocks: TextBlock[] = [header(`Node report: ${node}`)];
   if (r.simulated)
     blocks.push(section(':warning: *SIMULATED*: this report was made up by the demo, not read from a node.'));
   blocks.push(listSection('*Findings*', findings));

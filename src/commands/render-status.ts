@@ -4,7 +4,7 @@ import { formatAge as age } from '../domain/duration.js';
 import type { BlindSpot, Verdict } from '../domain/incident.js';
 import { blindSentence } from '../advise/blind.js';
 import { untrusted, SLACK_BLOCK_LIMIT } from '../render/escape.js';
-import { respond, type Block, type CommandReply } from './message.js';
+import { respond, type TextBlock, type CommandReply } from './message.js';
 import { context, section } from '../render/slack-blocks.js';
 import { threadLink } from '../render/slack-links.js';
 
@@ -72,7 +72,7 @@ export function renderStatus(
   const sorted = sortForStatus(incidents);
   const room = SLACK_BLOCK_LIMIT - heads.length - 1; // the head lines and a "...and N more"
   const lines = sorted.slice(0, room).map((i) => line(i, now));
-  const blocks: Block[] = [...heads, ...lines].map((l) => section(l));
+  const blocks: TextBlock[] = [...heads, ...lines].map((l) => section(l));
   if (sorted.length > lines.length) blocks.push(context(`…and ${sorted.length - lines.length} more`));
   return { response: respond([...heads, ...lines].join('\n'), blocks, pub) };
 }
@@ -115,7 +115,7 @@ export function renderFleetStatus(
   }
   if (names.length === 0) lines.push(only ? `No cluster \`${untrusted(only, 63)}\` in this fleet.` : 'No cluster.');
   const room = SLACK_BLOCK_LIMIT - 1;
-  const blocks: Block[] = lines.slice(0, room).map((l) => section(l));
+  const blocks: TextBlock[] = lines.slice(0, room).map((l) => section(l));
   if (lines.length > room) blocks.push(context(`…and ${lines.length - room} more lines`));
   return { response: respond(lines.join('\n'), blocks, pub) };
 }

@@ -5,7 +5,7 @@ import type { TriageReport, ClaimReport, NodeProofSection, Phase, PreflightCheck
 import { PHASES } from '../triage/types.js';
 import { formatAge } from '../domain/duration.js';
 import { escapeSlack, untrusted, SLACK_TEXT_LIMIT } from '../render/escape.js';
-import { respond, type Block, type CommandReply } from './message.js';
+import { respond, type TextBlock, type CommandReply } from './message.js';
 import { context, header, section, slackDate } from '../render/slack-blocks.js';
 import { scopeLabel } from './scope.js';
 import type { TriageScope } from './parse.js';
@@ -26,7 +26,7 @@ export function renderTriage(report: TriageReport, scope: TriageScope, pub: bool
     s.claimsNeedingAttention === 0
       ? `:large_green_circle: ${s.claimsExamined} RWX claim${s.claimsExamined === 1 ? '' : 's'} examined (${escapeSlack(label)}): nothing needs attention.`
       : `:red_circle: ${s.claimsExamined} RWX claim${s.claimsExamined === 1 ? '' : 's'} examined (${escapeSlack(label)}): *${s.claimsNeedingAttention} need${s.claimsNeedingAttention === 1 ? 's' : ''} attention*.`;
-  const blocks: Block[] = [header(`RWX triage: ${label}`), section(`${head}\n${phaseLine(s.byPhase)}`)];
+  const blocks: TextBlock[] = [header(`RWX triage: ${label}`), section(`${head}\n${phaseLine(s.byPhase)}`)];
   blocks.push(section(preflightText(report.preflight)));
   blocks.push(section(nodeProofText(report.nodeProof)));
   if (report.undecided.length > 0) {

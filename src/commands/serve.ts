@@ -64,9 +64,6 @@ export function serveServices(
   },
 ): CommandServices {
   const t = o.config.timers;
-  const driverDaemonSets = Object.fromEntries(
-    Object.entries(o.config.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]),
-  );
   return {
     clock: o.clock,
     cluster: { index: o.index },
@@ -77,7 +74,7 @@ export function serveServices(
         evaluateSteps(index, {
           now,
           config: { stuckAfterMs: t.stuckAfterMs, cronJobGraceMs: t.cronJobGraceMs },
-          driverDaemonSets,
+          driverDaemonSets: o.config.driverDaemonSets,
           ...(o.openKeys ? { openKeys: o.openKeys() } : {}),
           ...(opts?.nodeReports ? { nodeReports: opts.nodeReports } : {}),
         }),

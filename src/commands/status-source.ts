@@ -1,4 +1,5 @@
 // /rwx status reads the incident store (src/store): the open set, then each record. Read-only.
+import { incidentTitle } from '../render/slack-fallback.js';
 import { isChannelKey } from '../domain/teams.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import type { PermalinkSource } from './permalinks.js';
@@ -26,7 +27,7 @@ export function openIncidentsFromStore(
       if (isResolved(l) && !following) continue;
       const o: OpenIncident = {
         key: r.key,
-        title: r.observed.incident.title,
+        title: incidentTitle(r.observed.incident),
         verdict: r.observed.incident.verdict,
         channel: r.channel,
         openedAt: r.createdAt,

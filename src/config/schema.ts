@@ -39,7 +39,7 @@ export interface Config {
     watchIdleTimeoutMs: number;
     /** RWX_RETRY_MAX: the cap of every backoff (src/domain/backoff.ts). */
     retryMaxMs: number;
-    /** RWX_KEEP_FIRING: how long an established incident outlives its absence (src/serve/pipeline.ts). */
+    /** RWX_KEEP_FIRING: how long an established incident outlives its absence (src/pipeline/pipeline.ts). */
     keepFiringMs: number;
     /** RWX_BLIND_AFTER: how long the bot is blind, or without Redis, before it says so in the channel (src/serve/dead-man.ts, redis-notice.ts). */
     blindAfterMs: number;

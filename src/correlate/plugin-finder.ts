@@ -115,8 +115,8 @@ export function driversOfTemplate(template: PodTemplate | undefined): string[] {
   return declaredDrivers(template).map((d) => d.name);
 }
 
-/** Driver -> "namespace/name" of its node plugin DaemonSet, as configured by an operator. */
-export type DriverDaemonSets = Record<string, string>;
+/** Driver -> its node plugin DaemonSet, as configured by an operator (RWX_DRIVER_DAEMONSETS, --plugin). */
+export type DriverDaemonSets = Readonly<Record<string, NsName>>;
 
 /**
  * The node plugin DaemonSet of every driver in the cluster cache, with how it was found (file comment): the first
@@ -130,8 +130,8 @@ export function matchPluginDaemonSets(index: ClusterIndex, overrides: DriverDaem
     nsKey(a.metadata?.namespace, a.metadata?.name).localeCompare(nsKey(b.metadata?.namespace, b.metadata?.name)),
   );
   const overridden = new Map<string, DaemonSet>();
-  for (const [driver, key] of Object.entries(overrides)) {
-    const ds = index.get('daemonSets', key);
+  for (const [driver, ref] of Object.entries(overrides)) {
+    const ds = index.get('daemonSets', nsKey(ref.namespace, ref.name));
     if (ds) overridden.set(driver, ds);
   }
   const overriddenSets = new Set(overridden.values());

@@ -187,8 +187,11 @@ export interface Incident {
   /** Inputs of this evaluation that could not be read: its advice is incomplete (drain advice UNKNOWN). */
   blind?: BlindSpot[];
   /** One line per confusing observation and what explains it (attached volumes, "deleting helps half the time"...). */
-  explanations?: string[]; /** What the node agents say about the incident's nodes (set by the serve pipeline; absent elsewhere). */
+  explanations?: string[];
+  /** What the node agents say about the incident's nodes (set by the evaluation when it was given their answers). */
   proof?: IncidentProof;
+  /** The cluster's name (RWX_CLUSTER_NAME) when the evaluation was given one: the renderers put it before the title. */
+  cluster?: string;
 }
 
 /**

@@ -4,7 +4,8 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { Finding } from '../domain/findings.js';
 import type { BlindSpot, DrainAdvice, Incident } from '../domain/incident.js';
-import type { NodeReports } from '../domain/proof.js';
+import { reportStateOf, type NodeReports } from '../domain/proof.js';
+import { qualifyKey } from '../domain/cluster.js';
 import { DEFAULT_DETECT_CONFIG, type DetectConfig } from '../detect/config.js';
 import { detectSteps } from '../detect/registry.js';
 import { correlateSteps } from '../correlate/correlate.js';
@@ -15,6 +16,7 @@ import { type IncidentsInput, drainAdvisor } from '../advise/drain.js';
 import { nextSteps } from '../advise/next-steps.js';
 import { rollbackFor } from '../advise/rollback.js';
 import { RwxError } from '../errors.js';
+import { incidentProof } from '../correlate/proof.js';
 
 /** Options of one evaluation. */
 export interface EvaluateOptions {
@@ -28,8 +30,19 @@ export interface EvaluateOptions {
   openKeys?: ReadonlySet<string>;
   /** Whether `openKeys` are the bot's open incidents (drain advice, DrainOptions.incidents); default 'read'. */
   incidents?: IncidentsInput;
-  /** The node agents' answers for drain advice's stale-stage check (DrainOptions.stages); absent: not checked. */
+  /** The node agents' answers for drain advice's stale-stage check (DrainOptions.nodeReports); absent: not checked. */
   nodeReports?: NodeReports;
+  /**
+   * Whose incidents these are: `name` is stated on each (Incident.cluster, before the title when rendered); with
+   * `qualifyKeys` (a fleet member, whose records share one Redis with other clusters') it is in each key too.
+   */
+  cluster?: ClusterIdentity;
+}
+
+/** The cluster an evaluation speaks for (EvaluateOptions.cluster). */
+export interface ClusterIdentity {
+  name: string;
+  qualifyKeys: boolean;
 }
 
 /** What one evaluation found and advises. */
@@ -92,7 +105,7 @@ export function* evaluationSteps(
     staleAfterMs: opts.config?.stuckAfterMs ?? DEFAULT_DETECT_CONFIG.stuckAfterMs,
     blind: blindSpots(index, incidents),
     ...(opts.incidents ? { incidents: opts.incidents } : {}),
-    ...(opts.nodeReports ? { stages: opts.nodeReports } : {}),
+    ...(opts.nodeReports ? { nodeReports: opts.nodeReports } : {}),
   });
   // Nodes holding a stuck pod of any incident: a test mount "on another node" must pick none of them.
   const busy = new Set(incidents.flatMap((i) => i.nodes.filter((n) => n.stuckPods.length > 0).map((n) => n.node)));
@@ -109,5 +122,21 @@ export function* evaluationSteps(
       }
     }
   }
+  for (const inc of incidents) ownedAndProven(index, inc, opts);
   return { incidents, drain, blind };
+}
+
+/**
+ * The last facts of an incident, after its drain advice: what the node agents' answers prove about its nodes (the
+ * same answers the drain advice's stale-stage check read), and the cluster it belongs to.
+ */
+function ownedAndProven(index: ClusterIndex, inc: Incident, opts: EvaluateOptions): void {
+  const reports = opts.nodeReports;
+  if (reports?.kind === 'asked') {
+    const proof = incidentProof(index, inc, (n) => reportStateOf(reports, n));
+    if (proof) inc.proof = proof;
+  }
+  if (!opts.cluster) return;
+  inc.cluster = opts.cluster.name;
+  if (opts.cluster.qualifyKeys) inc.key = qualifyKey(opts.cluster.name, inc.key);
 }

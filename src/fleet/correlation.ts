@@ -9,10 +9,9 @@
 // fleet is an addition to the cluster's own threads, which must never wait for it.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { Clock } from '../domain/clock.js';
-import { qualifyKey } from '../domain/cluster.js';
 import type { Incident } from '../domain/incident.js';
 import { rollbackFor } from '../advise/rollback.js';
-import { dsRef, findPluginDaemonSets } from '../correlate/plugin-finder.js';
+import { dsRef, findPluginDaemonSets, type DriverDaemonSets } from '../correlate/plugin-finder.js';
 import { revisionsOf } from '../correlate/plugin-revision.js';
 import { diffTemplates } from '../correlate/revision-diff.js';
 import { replyMetadata, type SlackApi } from '../slack/api.js';
@@ -36,13 +35,13 @@ export interface FleetCorrelatorOptions {
   slack: Pick<SlackApi, 'postMessage'>;
   clock: Clock;
   /** Driver -> DaemonSet overrides (RWX_DRIVER_DAEMONSETS), as the pipeline uses them. */
-  driverDaemonSets?: Record<string, string>;
+  driverDaemonSets?: DriverDaemonSets;
   log?: { warn(obj: object, msg: string): void };
 }
 
 /** Reports and reads fingerprints after each evaluation. */
 export interface FleetCorrelator {
-  /** `incidents`: the evaluation's incidents with their own (unqualified) keys; `index`: the cluster's cache. */
+  /** `incidents`: the evaluation's incidents, their keys naming the cluster (a fleet's); `index`: the cluster's cache. */
   observe(incidents: readonly Incident[], index: ClusterIndex | undefined): Promise<void>;
 }
 
@@ -79,7 +78,7 @@ async function reportAndLink(
   fp: Fingerprint,
   now: number,
 ): Promise<void> {
-  const key = qualifyKey(o.self, inc.key);
+  const key = inc.key;
   const record = await o.store.get(key);
   const threadTs = record ? threadTsOf(record.lifecycle) : undefined;
   const s = {

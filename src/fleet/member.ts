@@ -9,12 +9,9 @@ import { cachedPermalinks } from '../commands/permalinks.js';
 import type { IncidentActions } from '../domain/actions.js';
 import type { Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import { qualifyKey, splitKey } from '../domain/cluster.js';
-import type { Incident, Submitted } from '../domain/incident.js';
 import type { SlackApi } from '../slack/api.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { routedActions, startActionWorker } from './actions.js';
-import type { FleetCorrelator } from './correlation.js';
 import { beat, fleetHealth, HEARTBEAT_EVERY_MS } from './heartbeat.js';
 import { fleetKeys, type FleetKeys } from './keys.js';
 import { namesOf, namesSignature, publishDue, publishNames, PUBLISH_EVERY_MS } from './names.js';
@@ -22,42 +19,6 @@ import { fromCluster } from './render.js';
 import { rateLimitedSlack, redisChannelLimiter } from './rate-limit.js';
 import { createRouter } from './router.js';
 import { fleetStatusSources } from './status.js';
-
-/** The incidents as a fleet member records and posts them: key qualified by the cluster (titles are named). */
-export function qualifyIncidents(incidents: Incident[], cluster: string): Incident[] {
-  return incidents.map((i) => ({ ...i, key: qualifyKey(cluster, i.key) }));
-}
-
-/** The notifier as the serve pipeline uses it (src/serve/app.ts NotifierPort, which imports nothing of ours). */
-export interface NotifierPort {
-  submit(incidents: Incident[], now: number): Promise<Submitted | void>;
-  close(): Promise<void>;
-}
-
-/**
- * The pipeline's notifier in a fleet member: incident keys qualified by the cluster (records, Slack metadata and
- * button values never collide between clusters), then the fleet correlator told what this evaluation found.
- */
-export function memberNotifier(
-  notifier: NotifierPort,
-  cluster: string,
-  correlator: FleetCorrelator,
-  index: () => ClusterIndex | undefined,
-): NotifierPort {
-  return {
-    submit: async (incidents, now) => {
-      const submitted = await notifier.submit(qualifyIncidents(incidents, cluster), now);
-      // The pipeline and the correlator know this cluster's incidents by their own keys: the kept ones unqualified.
-      const kept = (submitted?.kept ?? []).flatMap((i) => {
-        const k = splitKey(i.key);
-        return k.cluster === cluster ? [{ ...i, key: k.key }] : [];
-      });
-      await correlator.observe([...incidents, ...kept], index());
-      return { kept };
-    },
-    close: () => notifier.close(),
-  };
-}
 
 /** `slack` with chat.postMessage spaced per channel across the fleet (rate-limit.ts). */
 export function fleetSlack(slack: SlackApi, redis: Redis, base: string): SlackApi {

@@ -8,9 +8,9 @@ import { slackDate, mention } from '../render/slack-blocks.js';
 import { replyMetadata } from '../slack/api.js';
 import { type IncidentRecord, isResolved, threadTsOf } from '../store/record.js';
 import { decide } from './decide.js';
-import type { StageDeps } from './deps.js';
+import type { StepDeps } from './deps.js';
 import { teamKeysOf } from './channels.js';
-import { apply, runStep, stepContext, withIncidentLock } from './stages.js';
+import { apply, runStep, stepContext, withIncidentLock } from './steps-run.js';
 import { refreshRoot } from './steps/edit-root.js';
 
 const UNKNOWN: ActionResult = { status: 'unknown', message: 'This incident is no longer tracked.' };
@@ -20,7 +20,7 @@ const UNKNOWN: ActionResult = { status: 'unknown', message: 'This incident is no
  * click acts on the incident channel's record (a button in a team channel's thread carries the same incident key),
  * then every team channel's root (channels.ts) shows it too, each under its own lock.
  */
-export function createIncidentActions(deps: StageDeps, lockWaitMs = 5000): IncidentActions {
+export function createIncidentActions(deps: StepDeps, lockWaitMs = 5000): IncidentActions {
   const locked = <T>(key: string, fn: () => Promise<T>): Promise<T> => waitForLock(deps, key, lockWaitMs, fn);
   const everywhere = async (
     clicked: string,
@@ -60,7 +60,7 @@ export function createIncidentActions(deps: StageDeps, lockWaitMs = 5000): Incid
 // Runs `fn` on each open team channel record of incident `key`, under its lock. Best effort: a record whose lock
 // stays busy, or whose Slack call fails, is left to its job, which the notifier enqueues after every click.
 async function inTeams(
-  deps: StageDeps,
+  deps: StepDeps,
   key: string,
   lockWaitMs: number,
   fn: (r: IncidentRecord) => Promise<unknown>,
@@ -73,7 +73,7 @@ async function inTeams(
   }
 }
 
-async function acknowledge(deps: StageDeps, key: string, user: string, now: number): Promise<ActionResult> {
+async function acknowledge(deps: StepDeps, key: string, user: string, now: number): Promise<ActionResult> {
   const set = await deps.store.setAckIfAbsent(key, { user, at: now });
   const r = await deps.store.get(key);
   if (!r) return UNKNOWN;
@@ -84,7 +84,7 @@ async function acknowledge(deps: StageDeps, key: string, user: string, now: numb
   return { status: 'done', message: `Acknowledged by ${mention(user)}.` };
 }
 
-async function mute(deps: StageDeps, key: string, user: string, until: number, now: number): Promise<ActionResult> {
+async function mute(deps: StepDeps, key: string, user: string, until: number, now: number): Promise<ActionResult> {
   const r = await deps.store.get(key);
   if (!r || isResolved(r.lifecycle)) return UNKNOWN;
   const current = r.buttons.mute?.until;
@@ -104,7 +104,7 @@ async function mute(deps: StageDeps, key: string, user: string, until: number, n
 // clicked first), then resolved at once. The record stays open: while the cluster still reports the incident it
 // is silenced (a recurrence after it cleared gets a new thread), and the CronJobs the reply awaits are followed
 // up. The caller runs the incident's job next, which closes it when nothing is left to wait for.
-async function resolveByHand(deps: StageDeps, key: string, user: string, now: number): Promise<ActionResult> {
+async function resolveByHand(deps: StepDeps, key: string, user: string, now: number): Promise<ActionResult> {
   const r = await deps.store.get(key);
   if (!r) return UNKNOWN;
   if (isResolved(r.lifecycle)) return alreadyResolved(r.lifecycle.resolution);
@@ -117,7 +117,7 @@ async function resolveByHand(deps: StageDeps, key: string, user: string, now: nu
 }
 
 // Runs the steps a Resolve asks for (find an interrupted root, then resolve), and nothing after them.
-async function resolveNow(deps: StageDeps, key: string, now: number): Promise<void> {
+async function resolveNow(deps: StepDeps, key: string, now: number): Promise<void> {
   for (let n = 0; n < 3; n++) {
     const r = await deps.store.get(key);
     if (!r) return;
@@ -128,7 +128,7 @@ async function resolveNow(deps: StageDeps, key: string, now: number): Promise<vo
 }
 
 // Re-renders the root with the record's current state and records the new hash, so the worker sees nothing to do.
-async function refresh(deps: StageDeps, r: IncidentRecord, now: number): Promise<void> {
+async function refresh(deps: StepDeps, r: IncidentRecord, now: number): Promise<void> {
   const result = await refreshRoot(stepContext(deps, r.key, now), r);
   if (result) await apply(deps, r.key, result);
 }
@@ -137,7 +137,7 @@ async function refresh(deps: StageDeps, r: IncidentRecord, now: number): Promise
 // effective click (a repeated click changes nothing and notes nothing): the action is recorded and shown on the
 // root already, so a failed note does not fail the click (the audit line of the post records the failure: a
 // SlackApi wrapped by slack/audit.ts). Without a thread (root not posted yet) there is none.
-async function note(deps: StageDeps, r: IncidentRecord, id: string, text: string): Promise<void> {
+async function note(deps: StepDeps, r: IncidentRecord, id: string, text: string): Promise<void> {
   const threadTs = threadTsOf(r.lifecycle);
   if (!threadTs) return;
   await deps.slack
@@ -154,7 +154,7 @@ function alreadyResolved(by: { at: number; by?: string }): ActionResult {
 }
 
 // Takes the incident lock, waiting while a worker holds it for one Slack call.
-async function waitForLock<T>(deps: StageDeps, key: string, waitMs: number, fn: () => Promise<T>): Promise<T> {
+async function waitForLock<T>(deps: StepDeps, key: string, waitMs: number, fn: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const res = await withIncidentLock(deps, key, fn);

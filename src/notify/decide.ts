@@ -7,7 +7,7 @@ import { type IncidentRecord, type Lifecycle, type Thread, isResolved } from '..
 import { staleShown, stateHash } from './state.js';
 
 /** Notification timers in ms. */
-export interface Timers {
+export interface NotifyTimers {
   groupWait: number;
   groupInterval: number;
   repeatInterval: number;
@@ -19,7 +19,7 @@ export interface Timers {
 }
 
 /** The defaults (Alertmanager's DefaultRouteOpts), from the configuration's key table: 30s / 5m / 4h, kept firing for 60s. */
-export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
+export const DEFAULT_TIMERS: Readonly<NotifyTimers> = Object.freeze({
   groupWait: defaultMs('groupWait'),
   groupInterval: defaultMs('groupInterval'),
   repeatInterval: defaultMs('repeatInterval'),
@@ -37,7 +37,7 @@ export const PARENT_POLL_MS = 1_000;
 /** What to do next: nothing, wait until a time (then decide again), or one step (src/notify/steps/). */
 export type Step = { step: 'none' } | { step: 'wait'; until: number } | { step: StepName };
 
-/** The steps, each one file under steps/ (see STEPS in stages.ts). */
+/** The steps, each one file under steps/ (see STEPS in steps-run.ts). */
 export type StepName =
   | 'post-root'
   | 'adopt-root'
@@ -63,7 +63,7 @@ export type StepName =
  * stopped or started seeing the cluster again (an edit that notifies no one and is not a change). A team channel's
  * record (channels.ts) posts its root once the incident channel's root is in Slack (at most PARENT_WAIT_MS later).
  */
-export function decide(r: IncidentRecord, now: number, timers: Timers = DEFAULT_TIMERS): Step {
+export function decide(r: IncidentRecord, now: number, timers: NotifyTimers = DEFAULT_TIMERS): Step {
   const l = r.lifecycle;
   const cleared = r.observed.cleared !== undefined;
   if (l.phase === 'closed') return { step: 'none' };
@@ -89,7 +89,7 @@ export function decide(r: IncidentRecord, now: number, timers: Timers = DEFAULT_
 
 // An open thread: the stale line first; hold while muted; edit on a change, or remind when nothing changed for
 // repeat_interval.
-function openThread(r: IncidentRecord, thread: Thread, now: number, timers: Timers): Step {
+function openThread(r: IncidentRecord, thread: Thread, now: number, timers: NotifyTimers): Step {
   if (!staleShown(r, thread.sent)) return { step: 'stale' };
   const mute = r.buttons.mute?.until;
   if (mute !== undefined && now < mute) return { step: 'wait', until: mute };
@@ -101,7 +101,7 @@ function openThread(r: IncidentRecord, thread: Thread, now: number, timers: Time
 
 // Resolved and cleared: closed once the keep-firing window after the resolution is over, so an incident that comes
 // back within it still finds its thread (record.ts reopens it); a person's Resolve is final, closed at once.
-function closeAfterWindow(l: Extract<Lifecycle, { phase: 'resolved' }>, now: number, timers: Timers): Step {
+function closeAfterWindow(l: Extract<Lifecycle, { phase: 'resolved' }>, now: number, timers: NotifyTimers): Step {
   const until = l.resolution.at + timers.keepFiring;
   return l.resolution.by === undefined && now < until ? { step: 'wait', until } : { step: 'close' };
 }

@@ -1,4 +1,4 @@
-// What the notify stages need: the store, Slack, the timers and the clock, passed in (fakes in tests).
+// What the notify steps need: the store, Slack, the timers and the clock, passed in (fakes in tests).
 import type { Clock } from '../domain/clock.js';
 import type { Incident } from '../domain/incident.js';
 import type { TeamRoute } from '../domain/teams.js';
@@ -6,7 +6,7 @@ import type { ObserveResolution } from '../domain/resolution.js';
 import type { RootLinks } from '../render/slack-incident.js';
 import type { SlackApi } from '../slack/api.js';
 import type { IncidentStore } from '../store/incident-store.js';
-import type { Timers } from './decide.js';
+import type { NotifyTimers } from './decide.js';
 
 /** How the incident messages are posted: configuration, not incident state (never part of a change hash). */
 export interface MessageOptions {
@@ -24,12 +24,12 @@ export const DEFAULT_MESSAGE_OPTIONS: Readonly<MessageOptions> = Object.freeze({
   broadcastResolution: true,
 });
 
-/** What the stages need. */
-export interface StageDeps {
+/** What the steps need. */
+export interface StepDeps {
   store: IncidentStore;
   slack: SlackApi;
   messages: MessageOptions;
-  timers: Timers;
+  timers: NotifyTimers;
   clock: Clock;
   /** How long the per-incident lock is held at most (ms). */
   lockTtlMs: number;

@@ -1,17 +1,16 @@
 // The notifier: turns each evaluation's incidents into one Slack thread per incident. submit() records what the
 // evaluation saw and enqueues a BullMQ job per new / changed / cleared incident (deduplicated by incident key);
-// workers run the steps (stages.ts) under the per-incident lock. Any number of processes may share one Redis.
-import { Queue } from 'bullmq';
+// workers run the steps (steps-run.ts) under the per-incident lock. Any number of processes may share one Redis.
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { toRwxError } from '../errors.js';
 import type { Incident, Submitted } from '../domain/incident.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { RedisIncidentStore } from '../store/redis-store.js';
-import { redisDown } from '../store/ride-out.js';
 import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
 import type { SlackApi } from '../slack/api.js';
-import { DEFAULT_TIMERS, type Timers } from './decide.js';
+import { DEFAULT_TIMERS, type NotifyTimers } from './decide.js';
 import type { ActionResult, IncidentActions } from '../domain/actions.js';
 import { type TeamRoute, splitChannelKey } from '../domain/teams.js';
 import { createIncidentActions } from './actions.js';
@@ -20,10 +19,10 @@ import { channelRecords, recordChannels, teamKeysOf, teamPrefix } from './channe
 import { markStale } from './stale.js';
 import { type Reconciled, reconcile } from './reconcile.js';
 import { type LockIdentity, isPredecessors, lockIdentity, resumeInterrupted } from './resume.js';
-import { type NotifierObserver, type StageDeps, type StageOutcome, processIncident } from './stages.js';
-import { type Enqueue, type JobData, type NotifierLogger, QUEUE, startWorker, within } from './worker.js';
+import { type NotifierObserver, type StepDeps, type StepOutcome, processIncident } from './steps-run.js';
+import { type Enqueue, type JobData, type NotifierLogger, notifyQueue, startWorker, within } from './worker.js';
 
-export type { NotifierObserver } from './stages.js';
+export type { NotifierObserver } from './steps-run.js';
 
 export type { NotifierLogger } from './worker.js';
 
@@ -41,7 +40,7 @@ export interface NotifierOptions {
   /** Link buttons, the user group a new root mentions, the resolution broadcast (default DEFAULT_MESSAGE_OPTIONS). */
   messages?: Partial<MessageOptions>;
   /** Overrides of DEFAULT_TIMERS (30s / 5m / 4h, kept firing for 60s). */
-  timers?: Partial<Timers>;
+  timers?: Partial<NotifyTimers>;
   clock?: Clock;
   /** Default: RedisIncidentStore(redis, prefix). */
   store?: IncidentStore;
@@ -69,7 +68,7 @@ export interface NotifierOptions {
   closedTtlMs?: number;
   /**
    * What the cluster says, when an incident clears or is resolved by hand, about every member it ever had (the
-   * record's history): pods recovered / deleted, CronJobs completed since. See observeResolution in serve/stages.
+   * record's history): pods recovered / deleted, CronJobs completed since. See resolutionFacts in pipeline/resolution.ts.
    */
   observeResolution?: ObserveResolution;
   logger?: NotifierLogger;
@@ -86,7 +85,7 @@ export interface NotifierOptions {
 export interface Notifier extends IncidentActions {
   /**
    * Records one evaluation. `incidents` must be the COMPLETE current set: an open incident missing from it counts
-   * as cleared (resolution posted), unless it is kept through the keep-firing window (Timers.keepFiring). New
+   * as cleared (resolution posted), unless it is kept through the keep-firing window (NotifyTimers.keepFiring). New
    * incidents are created (first post after group_wait); changed and cleared ones get a job; unchanged ones cost one
    * Redis read. `resolutions` (by key) overrides observeResolution. Resolves once the records are written and the
    * jobs enqueued, with the keys of the incidents kept open though not reported.
@@ -104,7 +103,7 @@ export interface Notifier extends IncidentActions {
   /** After Redis was away: every open root redrawn from its record, every open record's job run now (reconcile.ts). */
   reconcile(): Promise<Reconciled>;
   /** Runs the steps for one key right now, without the queue (tests, one-shot CLI use). */
-  process(key: string): Promise<StageOutcome>;
+  process(key: string): Promise<StepOutcome>;
   /** Jobs waiting or running (not the delayed ones: every open incident keeps one for its next timer). */
   queueDepth(): Promise<number>;
   /**
@@ -132,19 +131,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const identity = lockIdentity(opts.replica || undefined);
   const deps = { ...stageDeps(opts), lockOwner: identity.owner };
   const timers = deps.timers;
-  const queueConn = opts.redis.duplicate({ maxRetriesPerRequest: null });
-  const queue = new Queue<JobData>(QUEUE, {
-    connection: queueConn,
-    prefix: opts.prefix,
-    defaultJobOptions: {
-      attempts: opts.attempts ?? 8,
-      backoff: { type: 'exponential', delay: opts.backoffMs ?? 1000 },
-      removeOnComplete: true,
-      removeOnFail: 1000,
-    },
-  });
-  // Without a listener BullMQ prints every error to the console (each reconnect attempt during an outage).
-  queue.on('error', (e) => redisDown(e) || opts.logger?.error({ err: e.message }, 'notify queue error'));
+  const { queue, queueConn } = notifyQueue(opts);
   // One job per key: while one waits (delayed), a new submit replaces it; while one runs, the latest is kept and
   // runs after it. The job carries only the key: the worker reads the latest record.
   const enqueue = async (key: string, delayMs = 0): Promise<void> => {
@@ -187,19 +174,31 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     queueDepth: () => queue.getJobCountByTypes('waiting', 'active', 'prioritized'),
     resumed,
     identity: { owner: identity.owner, predecessor: (owner) => isPredecessors(owner, identity) },
-    async close() {
-      const deadline = Date.now() + (opts.closeTimeoutMs ?? 5_000);
-      const left = (): number => Math.max(0, deadline - Date.now());
-      await within(resumed, left());
-      if (worker && !(await within(worker.close(), left()))) {
-        opts.logger?.warn({}, 'notify worker did not stop in time: in-flight step abandoned');
-        await worker.abandon();
-      }
-      await within(queue.close(), left());
-      queueConn.disconnect();
-      identity.retire();
-    },
+    close: () => closeWithin(opts, { resumed, worker, queue, queueConn, identity }),
   };
+}
+
+// Notifier.close: within closeTimeoutMs, the step still in flight is abandoned (see the interface).
+async function closeWithin(
+  opts: NotifierOptions,
+  p: {
+    resumed: Promise<unknown>;
+    worker: ReturnType<typeof startWorker> | undefined;
+    queue: Queue<JobData>;
+    queueConn: Redis;
+    identity: LockIdentity;
+  },
+): Promise<void> {
+  const deadline = Date.now() + (opts.closeTimeoutMs ?? 5_000);
+  const left = (): number => Math.max(0, deadline - Date.now());
+  await within(p.resumed, left());
+  if (p.worker && !(await within(p.worker.close(), left()))) {
+    opts.logger?.warn({}, 'notify worker did not stop in time: in-flight step abandoned');
+    await p.worker.abandon();
+  }
+  await within(p.queue.close(), left());
+  p.queueConn.disconnect();
+  p.identity.retire();
 }
 
 // The start-up resume, logged; a failure (Redis away) leaves the work to BullMQ's stalled sweep, as before.
@@ -221,7 +220,7 @@ async function resume(
 }
 
 // The steps' dependencies from the options, with the defaults.
-function stageDeps(opts: NotifierOptions): StageDeps & { teams: readonly TeamRoute[] } {
+function stageDeps(opts: NotifierOptions): StepDeps & { teams: readonly TeamRoute[] } {
   return {
     // Team channels' records are kept apart and read with their incident's buttons and thread (channels.ts).
     store: opts.store

@@ -4,8 +4,8 @@
 // from its record, by the stale step: the one edit that notifies no one and moves no timer, so a change the outage
 // hid still gets its change reply from the incident's own job, which runs next.
 import { isRwxError } from '../errors.js';
-import type { StageDeps } from './deps.js';
-import { runStep, withIncidentLock } from './stages.js';
+import type { StepDeps } from './deps.js';
+import { runStep, withIncidentLock } from './steps-run.js';
 import type { Enqueue } from './worker.js';
 
 /** What reconcile did: the roots redrawn, and the open records whose job it ran. */
@@ -19,7 +19,7 @@ export interface Reconciled {
  * date by it), then enqueues every open record's job to run now. A root Slack refuses to edit is left to its job
  * (logged by the caller's audit); a rate limit stops the redrawing, not the enqueueing. Throws when Redis fails.
  */
-export async function reconcile(deps: StageDeps, enqueue: Enqueue): Promise<Reconciled> {
+export async function reconcile(deps: StepDeps, enqueue: Enqueue): Promise<Reconciled> {
   const keys = await deps.store.listOpen();
   const redrawn: string[] = [];
   let limited = false;
@@ -39,7 +39,7 @@ export async function reconcile(deps: StageDeps, enqueue: Enqueue): Promise<Reco
 }
 
 // The root of an open thread, drawn again from the record; false when the record has no open thread.
-async function redraw(deps: StageDeps, key: string): Promise<boolean> {
+async function redraw(deps: StepDeps, key: string): Promise<boolean> {
   const r = await deps.store.get(key);
   if (r?.lifecycle.phase !== 'open') return false;
   await runStep(deps, r, 'stale', deps.clock.now());

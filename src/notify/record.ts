@@ -22,7 +22,7 @@ export interface RecordContext {
   store: IncidentStore;
   channel: string;
   groupWait: number;
-  /** The keep-firing window (Timers.keepFiring; default 0: none): see keptFiring and reopens. */
+  /** The keep-firing window (NotifyTimers.keepFiring; default 0: none): see keptFiring and reopens. */
   keepFiring?: number;
   /** By incident key: what the caller observed when it cleared. Wins over `observe`. */
   resolutions?: ReadonlyMap<string, ResolutionFacts>;

@@ -1,14 +1,14 @@
-// The notify worker: a BullMQ worker that runs the steps (stages.ts) for each job's incident, and what it does
+// The notify worker: a BullMQ worker that runs the steps (steps-run.ts) for each job's incident, and what it does
 // with each outcome: wait, a busy lock, Slack's rate limit, retryable failures (retried until delivered, capped
 // backoff), failures for good. Split from notifier.ts, which wires it to the queue and the store.
-import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { DEFAULT_BACKOFF } from '../config/defaults.js';
 import { type Backoff, backoffDelay } from '../domain/backoff.js';
 import { toRwxError } from '../errors.js';
 import { idempotentWorkerOptions, redisDown } from '../store/ride-out.js';
 import { type StepName, decide } from './decide.js';
 import type { Redis } from 'ioredis';
-import { type StageDeps, type StageOutcome, processIncident } from './stages.js';
+import { type StepDeps, type StepOutcome, processIncident } from './steps-run.js';
 
 /** Minimal logger (pino-compatible). Never given tokens. */
 export interface NotifierLogger {
@@ -70,7 +70,7 @@ export async function within(p: Promise<unknown>, ms: number): Promise<boolean> 
 }
 
 // A BullMQ worker that runs the steps for each job's incident (at most 4 incidents at once).
-export function startWorker(opts: WorkerOptions, deps: StageDeps, enqueue: Enqueue): RunningWorker {
+export function startWorker(opts: WorkerOptions, deps: StepDeps, enqueue: Enqueue): RunningWorker {
   const log = opts.logger;
   const conn = opts.redis.duplicate({ maxRetriesPerRequest: null });
   const backoff: Backoff = {
@@ -128,7 +128,7 @@ export type Enqueue = (key: string, delayMs?: number) => Promise<void>;
  * error fails it for good.
  */
 function jobProcessor(
-  deps: StageDeps,
+  deps: StepDeps,
   enqueue: Enqueue,
   log: NotifierLogger | undefined,
   retry: { lockMs: number; channelMs: number },
@@ -140,7 +140,7 @@ function jobProcessor(
   };
   return async (job, token) => {
     const key = job.data.key;
-    let out: StageOutcome;
+    let out: StepOutcome;
     try {
       out = await processIncident(deps, key);
     } catch (e) {
@@ -183,10 +183,40 @@ function jobProcessor(
 }
 
 // When the incident's record next needs a run (notifier clock): now for a step, the time of a wait, never for none.
-async function nextDue(deps: StageDeps, key: string): Promise<number | undefined> {
+async function nextDue(deps: StepDeps, key: string): Promise<number | undefined> {
   const r = await deps.store.get(key);
   if (!r) return undefined;
   const now = deps.clock.now();
   const next = decide(r, now, deps.timers);
   return next.step === 'none' ? undefined : next.step === 'wait' ? next.until : now;
+}
+
+/** What notifyQueue reads of the notifier's options. */
+export interface QueueOptions {
+  redis: Redis;
+  prefix: string;
+  attempts?: number;
+  backoffMs?: number;
+  logger?: NotifierLogger;
+}
+
+/**
+ * The notify queue on its own connection (BullMQ's: no per-request retry limit), its errors logged but Redis
+ * being away (the bot's own connection says that once).
+ */
+export function notifyQueue(opts: QueueOptions): { queue: Queue<JobData>; queueConn: Redis } {
+  const queueConn = opts.redis.duplicate({ maxRetriesPerRequest: null });
+  const queue = new Queue<JobData>(QUEUE, {
+    connection: queueConn,
+    prefix: opts.prefix,
+    defaultJobOptions: {
+      attempts: opts.attempts ?? 8,
+      backoff: { type: 'exponential', delay: opts.backoffMs ?? 1000 },
+      removeOnComplete: true,
+      removeOnFail: 1000,
+    },
+  });
+  // Without a listener BullMQ prints every error to the console (each reconnect attempt during an outage).
+  queue.on('error', (e) => redisDown(e) || opts.logger?.error({ err: e.message }, 'notify queue error'));
+  return { queue, queueConn };
 }

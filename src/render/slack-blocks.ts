@@ -27,6 +27,8 @@ export type SectionBlock = { type: 'section'; text: { type: 'mrkdwn'; text: stri
 export type ContextBlock = { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] };
 /** A divider. */
 export type DividerBlock = { type: 'divider' };
+/** The text blocks a command reply is made of (a narrower Block: no buttons, no images). */
+export type TextBlock = HeaderBlock | SectionBlock | ContextBlock | DividerBlock;
 
 /** A message ready for chat.postMessage / chat.update: fallback text plus blocks. */
 export interface SlackMessage {

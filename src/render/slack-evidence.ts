@@ -8,7 +8,7 @@ import { MAX_RECORDED_PODS } from '../domain/kept.js';
 import { MAX_RECORDED_NODES } from '../domain/node-rows.js';
 import { escapeSlack } from './escape.js';
 import { fitVisible, visibleLength } from './plain.js';
-import { incidentFallback } from './slack-fallback.js';
+import { incidentFallback, incidentTitle } from './slack-fallback.js';
 import { byStuckPods, nodeList, nodeLines, workloadLines } from './slack-members.js';
 import { proofEvidenceBlock, staleStageBlocks } from './slack-proof.js';
 import { groupEvents } from './event-groups.js';
@@ -53,7 +53,10 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
     if (more) left.push(`${more[1]} more ${label}`);
   }
   if (left.length > 0) blocks.push(context(`Not shown here: ${left.join(', ')}: \`rwx scan\` prints them.`));
-  return { text: incidentFallback(incident, `Next steps and evidence: ${incident.title}`), blocks: capBlocks(blocks) };
+  return {
+    text: incidentFallback(incident, `Next steps and evidence: ${incidentTitle(incident)}`),
+    blocks: capBlocks(blocks),
+  };
 }
 
 // How to verify the fix and why the verdict holds: the steps that verify, the proof (not for a fault that is not

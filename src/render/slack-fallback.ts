@@ -25,6 +25,15 @@ export const VERDICT_TEXT: Readonly<Record<Verdict, string>> = Object.fromEntrie
 ) as Record<Verdict, string>;
 
 /**
+ * The incident's title as every message says it: after its cluster's name (`[prod-eu-1] ...`) when the evaluation
+ * stated one (RWX_CLUSTER_NAME: several clusters post into one channel), so the root, the thread, the resolution
+ * and /rwx status say which cluster it is. Raw: escape it for where it goes.
+ */
+export function incidentTitle(incident: Pick<Incident, 'title' | 'cluster'>): string {
+  return incident.cluster ? `[${incident.cluster}] ${incident.title}` : incident.title;
+}
+
+/**
  * Whether the incident's advice is "Do not drain": its stuck mounts follow a node plugin rollout that is not being
  * rolled back (while a rollback is under way, the advice is to wait for it).
  */

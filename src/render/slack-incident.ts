@@ -8,7 +8,7 @@ import { incidentSeverity, incidentStatus } from '../domain/severity.js';
 import { escapeSlack } from './escape.js';
 import { parentThreadLine } from './slack-links.js';
 import { proofRootLine } from './slack-proof.js';
-import { VERDICT_TEXT, incidentFallback, saysDoNotDrain, summaryWords } from './slack-fallback.js';
+import { VERDICT_TEXT, incidentFallback, saysDoNotDrain, summaryWords, incidentTitle } from './slack-fallback.js';
 import { nodeRowCount } from '../domain/node-rows.js';
 import { byStuckPods, nodeLines } from './slack-members.js';
 import {
@@ -55,7 +55,7 @@ export function renderIncidentRoot(
 ): SlackMessage {
   const open = state.resolvedAt === undefined;
   const group = opts.mention && /^S[A-Z0-9]{2,}$/.test(opts.mention) ? `<!subteam^${opts.mention}> ` : '';
-  const blocks: Block[] = [header(`${open ? '' : 'Resolved: '}${incident.title}`)];
+  const blocks: Block[] = [header(`${open ? '' : 'Resolved: '}${incidentTitle(incident)}`)];
   const summary = summaryWords(incident.summary);
   blocks.push(section(`${group}${headline(incident, !open)}\n${slackDates(escapeSlack(summary))}`));
   const status = statusLine(state);
@@ -72,7 +72,7 @@ export function renderIncidentRoot(
   const links = incident.verdict === 'NOT_STORAGE' ? {} : opts.links;
   if (open) blocks.push(buttons(incident.key, state, links));
   blocks.push(context(`More in the thread · \`${escapeSlack(incident.key)}\``));
-  const text = incidentFallback(incident, `${incident.title}. ${summary}`, !open);
+  const text = incidentFallback(incident, `${incidentTitle(incident)}. ${summary}`, !open);
   return { text: group ? `${text} ${group.trim()}` : text, blocks: capBlocks(blocks) };
 }
 

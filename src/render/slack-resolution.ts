@@ -7,7 +7,7 @@ import type { HistoryPod, IncidentHistory } from '../domain/history.js';
 import type { ResolutionFacts } from '../domain/resolution.js';
 import { escapeSlack } from './escape.js';
 import { proofRecheckBlock, provenVisible } from './slack-proof.js';
-import { incidentFallback } from './slack-fallback.js';
+import { incidentFallback, incidentTitle } from './slack-fallback.js';
 import { nodeList } from './slack-members.js';
 import {
   type Block,
@@ -95,7 +95,7 @@ export function renderResolution(incident: Incident, history: IncidentHistory, f
   if (recheck) blocks.push(recheck);
   const before = beforeClosing(incident, history, facts);
   if (before.length > 0) blocks.push(listSection('*Before closing*', before));
-  return { text: incidentFallback(incident, incident.title, true), blocks: capBlocks(blocks) };
+  return { text: incidentFallback(incident, incidentTitle(incident), true), blocks: capBlocks(blocks) };
 }
 
 function podLabel(key: string, p: HistoryPod | undefined): string {

@@ -16,7 +16,7 @@ import {
   plural,
   section,
 } from './slack-blocks.js';
-import { incidentFallback } from './slack-fallback.js';
+import { incidentFallback, incidentTitle } from './slack-fallback.js';
 import { type RootOptions, headline, statusLine } from './slack-incident.js';
 import { parentThreadLine } from './slack-links.js';
 import { nodeList } from './slack-members.js';
@@ -33,7 +33,7 @@ export function renderResolvedRoot(
   state: IncidentState,
   opts: Pick<RootOptions, 'parent'> = {},
 ): SlackMessage {
-  const blocks: Block[] = [header(`Resolved: ${incident.title}`)];
+  const blocks: Block[] = [header(`Resolved: ${incidentTitle(incident)}`)];
   const p = history.peak;
   const worst =
     `At its worst: ${plural(p.pods, 'stuck pod')} on ${plural(p.nodes, 'node')}` +
@@ -55,7 +55,7 @@ export function renderResolvedRoot(
   );
   if (opts.parent) blocks.push(context(parentThreadLine(opts.parent)));
   blocks.push(context(`Which pods recovered on their own: in the thread · \`${escapeSlack(incident.key)}\``));
-  return { text: incidentFallback(incident, incident.title, true), blocks: capBlocks(blocks) };
+  return { text: incidentFallback(incident, incidentTitle(incident), true), blocks: capBlocks(blocks) };
 }
 
 // "Stuck mounts from T1 to T2 (3h12m). " in cluster time; empty when the history has no pod times.

@@ -1,35 +1,28 @@
-// The composition of `rwx serve` (and `rwx demo`): watcher -> work queue -> pipeline -> notifier, a tick for the
-// watchdog and time-based re-evaluation, the ops HTTP server, and an orderly stop. Entry points (src/cli) build
-// the parts that touch the outside (cluster source, notifier with Redis and Slack, logger) and hand them in.
+// The composition of `rwx serve` (and `rwx demo`): watcher -> work queue -> pipeline (src/pipeline: sync, then
+// submit through the lease gate to the notifier), a tick for the watchdog and time-based re-evaluation, the ops
+// HTTP server, and an orderly stop. The caller builds the watcher first (createWatcher), then what reads its cache
+// (the notifier's resolution facts, the node agents), and hands them in.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
-import type { Incident, Submitted } from '../domain/incident.js';
 import type { ClusterSource } from '../watch/source.js';
 import { realTimers, type Timers } from '../watch/timers.js';
 import { ClusterWatcher, type Projector } from '../watch/watcher.js';
 import { closeServer, listen, opsHandler, readiness, type ReadyCheck } from './http.js';
 import type { ServeMetrics } from './metrics.js';
 import type { EvaluatorLease } from './lease.js';
-import { Pipeline, type Stages } from './pipeline.js';
+import { AskedNodes, type OpenIncidentNodes } from '../pipeline/agents.js';
+import { Pipeline, type Sync } from '../pipeline/pipeline.js';
+import { submitStep, whenRedisDown, type NotifierPort, type SubmitObserver } from '../pipeline/submit.js';
 import { NodeProofs, agentsInIndex, type NodeProofOptions } from './proof.js';
-import { notifierWithProof, type OpenIncidentNodes } from './proof-sink.js';
 import { CORRELATE } from '../watch/keys.js';
 import { REFLECTOR_DEFAULTS } from '../watch/reflector.js';
 import { formatAge } from '../domain/duration.js';
 
-/** The notifier as the pipeline uses it: incidents in (the full current set), what it kept open back; close. */
-export interface NotifierPort {
-  submit(incidents: Incident[], now: number): Promise<Submitted | void>;
-  close(): Promise<void>;
-}
-
-/** Everything startServe wires together. */
-export interface ServeParts {
+/** What the watcher is built from (createWatcher). */
+export interface WatcherParts {
   source: ClusterSource;
-  stages: Stages;
-  notifier: NotifierPort;
   project: Projector;
   log: Logger;
   metrics: ServeMetrics;
@@ -38,12 +31,25 @@ export interface ServeParts {
   /** The cap of the watches' backoff (config timers.retryMaxMs); default RWX_RETRY_MAX's. */
   retryMaxMs?: number;
   clock?: Clock;
+  timers?: Timers;
+  /** Reflector tunables for tests (backoff, page size). */
+  reflector?: ConstructorParameters<typeof ClusterWatcher>[0]['reflector'];
+}
+
+/** Everything startServe wires together. */
+export interface ServeParts {
+  /** The cluster's cache and work queue (createWatcher), not started yet. */
+  watcher: ClusterWatcher;
+  sync: Sync;
+  notifier: NotifierPort;
+  log: Logger;
+  metrics: ServeMetrics;
+  clock?: Clock;
   /**
    * The notifier's clock, when it differs from the cluster's (the demo: the simulator runs faster than the wall
    * clock, and group timers are wall time). Submissions are stamped with it. Default: `clock`.
    */
   notifyClock?: Clock;
-  timers?: Timers;
   /** Period of the watchdog + re-evaluation tick; 0 = never (tests call tick()). Default 1000, so a pod crossing
    * stuckAfter reaches the notifier within a second (post within group_wait + 2s). */
   tickMs?: number;
@@ -57,28 +63,25 @@ export interface ServeParts {
   closers?: { name: string; close: () => Promise<unknown> }[];
   /** The store's unresolved incidents (Pipeline.assumeOpen): read at start and when this process takes over. */
   openKeys?: () => Promise<readonly string[]>;
-  /** The nodes of the store's unresolved incidents (notifierWithProof): asked again when they clear. */
+  /** The nodes of the store's unresolved incidents (pipeline/agents.ts): asked again when they clear. */
   openNodes?: OpenIncidentNodes;
+  /** Told after each recorded evaluation (a fleet member's correlator). */
+  observe?: SubmitObserver;
   /** One active evaluator per cluster (lease.ts): without one, this process always submits (demo, one replica). */
   lease?: EvaluatorLease;
-  /**
-   * Ask the node agents about incident nodes (docs/agent.md); undefined: never. `locate` defaults to the agent pods
-   * among the watched pods; the demo points it at its simulated agents.
-   */
-  proof?: Partial<NodeProofOptions>;
+  /** The node agents (nodeProofs), asked about incident nodes (docs/agent.md), the same the sync reads; or none. */
+  proofs?: NodeProofs;
   /** The dead-man notice (dead-man.ts), told on every tick whether the cluster is seen; undefined: none. */
   deadMan?: { check(seen: boolean, now: number): Promise<void> };
   /** The Redis notice (redis-notice.ts), told on every tick after the evaluation; undefined: none. */
   redisNotice?: { check(now: number): Promise<void> };
-  /** Reflector tunables for tests (backoff, page size). */
-  reflector?: ConstructorParameters<typeof ClusterWatcher>[0]['reflector'];
 }
 
 /** A running pipeline. */
 export interface RunningServe {
   watcher: ClusterWatcher;
   pipeline: Pipeline;
-  /** The node agents' answers, when `proof` was given (the resolution facts read them). */
+  /** The node agents' answers, when they are asked (/rwx node reads them). */
   proofs?: NodeProofs;
   /** Bound port of the ops server, when one was asked for. */
   port?: number;
@@ -100,14 +103,10 @@ export interface RunningServe {
 export async function startServe(parts: ServeParts): Promise<RunningServe> {
   const clock = parts.clock ?? systemClock;
   const log = parts.log;
-  const watcher = newWatcher(parts, clock);
+  const { watcher, proofs } = parts;
   const turn = evaluatorTurn(parts, watcher);
-  const proofs = parts.proof && new NodeProofs({ locate: agentsInIndex(() => watcher.index), ...parts.proof });
   proofs?.onUpdate(() => watcher.queue.add(CORRELATE));
-  const notifier = proofs
-    ? notifierWithProof(parts.notifier, proofs, () => watcher.index, parts.openNodes)
-    : parts.notifier;
-  const pipeline = newPipeline({ ...parts, notifier }, watcher, clock, turn.active);
+  const pipeline = newPipeline(parts, clock, turn.active);
   turn.pipeline = pipeline;
   if (parts.openKeys) pipeline.assumeOpen(await parts.openKeys());
   parts.metrics.queueDepthFrom({ work: () => watcher.queue.length });
@@ -120,17 +119,7 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
   const http = parts.port === undefined ? undefined : await listen(ops, parts.port);
   if (http) log.info({ port: http.port }, 'serving /healthz /readyz /metrics');
 
-  const tick = async (): Promise<void> => {
-    const restarted = watcher.tick(clock.now());
-    if (restarted) log.debug({ restarted }, 'watchdog restarted watches');
-    await turn.renew();
-    await parts.deadMan?.check(await turn.seen(), clock.now());
-    try {
-      await pipeline.tick(clock.now());
-    } finally {
-      await parts.redisNotice?.check(clock.now());
-    }
-  };
+  const tick = serveTick(parts, turn, pipeline, clock);
   const interval = parts.tickMs === 0 ? undefined : everyTick(tick, parts.tickMs ?? 1000, log);
   watcher.start();
   const done = pipeline.run().catch((e: unknown) => {
@@ -170,11 +159,12 @@ export async function startServe(parts: ServeParts): Promise<RunningServe> {
   };
 }
 
-function newWatcher(parts: ServeParts, clock: Clock): ClusterWatcher {
+/** The cluster's cache and work queue, watched once startServe starts it. */
+export function createWatcher(parts: WatcherParts): ClusterWatcher {
   return new ClusterWatcher({
     source: parts.source,
     project: parts.project,
-    clock,
+    clock: parts.clock ?? systemClock,
     timers: parts.timers ?? realTimers,
     log: parts.log,
     metrics: parts.metrics.watch(),
@@ -189,36 +179,44 @@ function newWatcher(parts: ServeParts, clock: Clock): ClusterWatcher {
   });
 }
 
+/** The node agents, found among the watched pods unless `opts.locate` says otherwise (the demo's). */
+export function nodeProofs(watcher: ClusterWatcher, opts: Partial<NodeProofOptions> = {}): NodeProofs {
+  return new NodeProofs({ locate: agentsInIndex(() => watcher.index), ...opts });
+}
+
 // The pipeline over the watcher's cache; it correlates only once every watch has synced. One evaluation = the
 // correlated incidents handed to the notifier (records written, jobs enqueued), counted as it succeeds or fails.
-function newPipeline(
-  parts: ServeParts,
-  watcher: ClusterWatcher,
-  clock: Clock,
-  active: () => Promise<boolean>,
-): Pipeline {
-  const { metrics, notifyClock } = parts;
-  const sink = {
-    submit: async (inc: Incident[], now: number) => {
-      // A standby evaluates (its cache stays warm) but only the lease holder records; checked right before. With
-      // nobody holding the lease (Redis down) nothing is recorded anywhere: an error, not a standby's evaluation.
-      if (!(await active())) {
-        metrics.evaluated((await parts.lease?.taken()) ? 'standby' : false);
-        return;
-      }
-      try {
-        const submitted = await parts.notifier.submit(inc, notifyClock ? notifyClock.now() : now);
-        metrics.evaluated(true);
-        return submitted;
-      } catch (e) {
-        metrics.evaluated(false);
-        throw e;
-      }
-    },
-  };
+function newPipeline(parts: ServeParts, clock: Clock, active: () => Promise<boolean>): Pipeline {
+  const { metrics, watcher } = parts;
+  const sink = submitStep({
+    notifier: parts.notifier,
+    active,
+    taken: async () => (await parts.lease?.taken()) ?? false,
+    evaluated: (outcome) => metrics.evaluated(outcome),
+    index: watcher.index,
+    ...(parts.notifyClock ? { notifyClock: parts.notifyClock } : {}),
+    ...(parts.proofs ? { asked: new AskedNodes(parts.proofs, parts.openNodes) } : {}),
+    ...(parts.observe ? { observe: parts.observe } : {}),
+  });
   const gauges = metrics.pipeline();
   const ready = (): boolean => watcher.synced();
-  return new Pipeline(watcher.index, watcher.queue, parts.stages, sink, clock, gauges, ready);
+  return new Pipeline(watcher.index, watcher.queue, parts.sync, sink, clock, gauges, ready);
+}
+
+// One round: the watchdog, the lease, the dead-man notice, time-based re-evaluation, then the Redis notice.
+function serveTick(parts: ServeParts, turn: EvaluatorTurn, pipeline: Pipeline, clock: Clock): () => Promise<void> {
+  const { watcher, log } = parts;
+  return async () => {
+    const restarted = watcher.tick(clock.now());
+    if (restarted) log.debug({ restarted }, 'watchdog restarted watches');
+    await turn.renew();
+    await parts.deadMan?.check(await turn.seen(), clock.now());
+    try {
+      await pipeline.tick(clock.now());
+    } finally {
+      await parts.redisNotice?.check(clock.now());
+    }
+  };
 }
 
 /** The lease side of the serve loop: renewed every tick, checked before every submit. */
@@ -248,7 +246,8 @@ function evaluatorTurn(parts: ServeParts, watcher: ClusterWatcher): EvaluatorTur
         { lease: lease.id },
         now ? 'evaluator lease taken: this replica evaluates' : 'evaluator lease given up: standby',
       );
-      if (now && parts.openKeys) t.pipeline?.assumeOpen(await parts.openKeys().catch(() => []));
+      // Redis away: taken over with no records read, as at a start with an empty store; anything else is a fault.
+      if (now && parts.openKeys) t.pipeline?.assumeOpen(await parts.openKeys().catch(whenRedisDown([])));
     },
     active: async () => (lease ? held && (await lease.holds()) : true),
     seen: async () => watcher.current() || (lease !== undefined && (await lease.taken())),

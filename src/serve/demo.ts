@@ -7,22 +7,24 @@ import type { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { systemClock } from '../domain/clock.js';
-import type { ClusterIndex } from '../domain/cluster-index.js';
 import { connect, project } from '../kube/index.js';
 import { DEFAULT_TIMERS } from '../notify/decide.js';
 import { createNotifier } from '../notify/notifier.js';
 import { TerminalSlack } from '../slack/terminal-slack.js';
 import type { MemorySlack } from '../slack/memory-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
-import { startServe } from './app.js';
+import { realSync } from '../pipeline/sync.js';
+import { resolutionFacts } from '../pipeline/resolution.js';
+import { createWatcher, nodeProofs, startServe, type RunningServe } from './app.js';
+import type { Clock } from '../domain/clock.js';
+import type { Notifier } from '../notify/notifier.js';
+import type { SlackApi } from '../slack/api.js';
+import type { ClusterWatcher } from '../watch/watcher.js';
 import { ServeMetrics } from './metrics.js';
 import { maskUrl } from '../config/index.js';
 import { connectRedis } from './redis.js';
 import { loadSimulator, type RunningSimulator, type SimScenario } from './simulator.js';
-import { observeResolution, realStages } from './stages.js';
 import { startDemoAgents, type DemoAgents } from './demo-agents.js';
-import type { NodeProofs } from './proof.js';
-import { observeWithProof } from './proof-sink.js';
 
 /** What the demo runs with; see DEMO_TIMERS for the shortened notification timers. */
 export interface DemoOptions {
@@ -79,47 +81,26 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     });
     o.onSlack?.(slack);
     const metrics = new ServeMetrics();
-    const late: { index?: ClusterIndex; proofs?: NodeProofs } = {};
-    const notifier = createNotifier({
-      redis,
-      prefix,
-      slack: metrics.countSlack(slack),
-      channel: 'C0DEMO',
-      logger: o.log,
-      // The keep-firing window is the product's in simulated time, as it was when it ran on the cluster's clock.
-      timers: { ...DEMO_TIMERS, keepFiring: DEFAULT_TIMERS.keepFiring / o.speed },
-      observeResolution: observeWithProof(
-        (last, now, completionOnly) =>
-          late.index ? observeResolution(late.index)(last, now, completionOnly) : undefined,
-        () => late.proofs,
-      ),
-      backoffMs: 200,
+    const conn = await connect({ kubeconfig: s.kubeconfigPath, env: {} });
+    const clock = { now: () => s.now() };
+    const watcher = createWatcher({
+      source: new KubeClusterSource(conn),
+      project: serveProjector(project),
+      log: o.log,
+      metrics,
+      clock,
+      watchIdleMs: 5 * 60_000,
     });
     // FAKE node agents, clearly labelled in every message: the proof line as a cluster with the agent shows it.
     demoAgents = await startDemoAgents(
-      () => late.index,
+      () => watcher.index,
       scenario.kubelet ?? {},
       () => s.now(),
     );
     say(
       `  node agents: SIMULATED, fake reports at ${demoAgents.agents.url} (made up from the scenario, not read from a node)\n`,
     );
-    const conn = await connect({ kubeconfig: s.kubeconfigPath, env: {} });
-    const running = await startServe({
-      source: new KubeClusterSource(conn),
-      notifier,
-      project: serveProjector(project),
-      log: o.log,
-      metrics,
-      clock: { now: () => s.now() },
-      notifyClock: systemClock,
-      tickMs: 250,
-      stages: realStages({ stuckAfterMs: 5 * 60_000, cronJobGraceMs: 10 * 60_000, driverDaemonSets: {} }),
-      watchIdleMs: 5 * 60_000,
-      proof: { locate: demoAgents.locate, ttlMs: DEMO_TIMERS.groupInterval },
-    });
-    late.index = running.watcher.index;
-    late.proofs = running.proofs;
+    const { running, notifier } = await demoServe(o, { watcher, metrics, clock, redis, prefix, slack }, demoAgents);
     const posted = () => slack.messages.length > 0;
     const code = await Promise.race([
       untilResolved(o, s, storyEnd(scenario, start), posted, notifier.store, say),
@@ -134,6 +115,45 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     await cleanPrefix(redis, prefix).catch(() => undefined);
     redis.disconnect();
   }
+}
+
+// The pipeline over the demo's watcher: its simulated agents asked, the notifier on shortened timers (the
+// keep-firing window the product's in simulated time), posting on the wall clock.
+async function demoServe(
+  o: DemoOptions,
+  p: { watcher: ClusterWatcher; metrics: ServeMetrics; clock: Clock; redis: Redis; prefix: string; slack: SlackApi },
+  agents: DemoAgents,
+): Promise<{ running: RunningServe; notifier: Notifier }> {
+  const { watcher, metrics } = p;
+  const proofs = nodeProofs(watcher, { locate: agents.locate, ttlMs: DEMO_TIMERS.groupInterval });
+  const notifier = createNotifier({
+    redis: p.redis,
+    prefix: p.prefix,
+    slack: metrics.countSlack(p.slack),
+    channel: 'C0DEMO',
+    logger: o.log,
+    timers: { ...DEMO_TIMERS, keepFiring: DEFAULT_TIMERS.keepFiring / o.speed },
+    observeResolution: resolutionFacts(watcher.index, proofs),
+    backoffMs: 200,
+  });
+  const sync = realSync({
+    stuckAfterMs: 5 * 60_000,
+    cronJobGraceMs: 10 * 60_000,
+    driverDaemonSets: {},
+    agents: proofs,
+  });
+  const running = await startServe({
+    watcher,
+    proofs,
+    notifier,
+    log: o.log,
+    metrics,
+    clock: p.clock,
+    notifyClock: systemClock,
+    tickMs: 250,
+    sync,
+  });
+  return { running, notifier };
 }
 
 // The lines printed before the thread: the scenario, where things run, the shortened timers.

@@ -16,7 +16,7 @@ import type { NotifierObserver } from '../notify/notifier.js';
 import type { SlackApi } from '../slack/api.js';
 import type { RestartReason } from '../watch/reflector.js';
 import { WATCHED_KINDS, type WatchMetrics } from '../watch/watcher.js';
-import type { PipelineMetrics } from './pipeline.js';
+import type { PipelineMetrics } from '../pipeline/pipeline.js';
 
 const FINDING_KINDS = keys<Finding['kind']>({ 'stuck-creating': 0, 'stuck-terminating': 0, 'cronjob-missed': 0 });
 const VERDICTS = keys<Verdict>({ FOLLOWS_ROLLOUT: 0, FOLLOWS_NODE: 0, UNEXPLAINED: 0, NOT_STORAGE: 0 });

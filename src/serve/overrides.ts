@@ -5,7 +5,8 @@ import type { ResponseSender } from '../commands/index.js';
 import type { FleetMemberOptions } from '../fleet/member.js';
 import type { SlackApi } from '../slack/api.js';
 import type { ClusterSource } from '../watch/source.js';
-import type { ServeParts } from './app.js';
+import type { ServeParts, WatcherParts } from './app.js';
+import type { NodeProofOptions } from './proof.js';
 
 /** What runServe may be given instead of building it (tests: a simulator source, a fake Slack). */
 export interface ServeOverrides {
@@ -14,8 +15,8 @@ export interface ServeOverrides {
   env?: NodeJS.ProcessEnv;
   /** Ops port; default config.port. */
   port?: number;
-  /** Extra startServe parts (clock, timers, tickMs) for tests. */
-  parts?: Partial<ServeParts>;
+  /** Extra startServe and watcher parts (clock, timers, tickMs), and how the node agents are found, for tests. */
+  parts?: Partial<ServeParts & WatcherParts> & { proof?: Partial<NodeProofOptions> };
   /** Start the Bolt app (buttons; HTTP or Socket Mode per config). Default true; tests drive Slack directly. */
   bolt?: boolean;
   /** Evaluator lease TTL (default LEASE_TTL_MS, 10 s) for tests. */

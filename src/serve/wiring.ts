@@ -1,19 +1,32 @@
-// The parts of `rwx serve` built from the Config before the pipeline starts: the notifier with its timers and
-// resolution facts, and in a fleet the correlator that compares this cluster's incidents with the others'.
+// The parts of `rwx serve` built from the Config before the pipeline starts: the Slack client, the notifier with
+// its timers and resolution facts, the sync, the records the pipeline starts from, the notices, and in a fleet the
+// correlator that compares this cluster's incidents with the others'.
+import type { webApi } from '@slack/bolt';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
-import { systemClock } from '../domain/clock.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
+import { resolutionFacts } from '../pipeline/resolution.js';
 import { createFleetCorrelator, type FleetCorrelator } from '../fleet/correlation.js';
-import { fleetKeys, recordScope, type RecordScope } from '../fleet/keys.js';
+import { fleetKeys, recordScope, scopedKey, type RecordScope } from '../fleet/keys.js';
+import type { OpenIncidentNodes } from '../pipeline/agents.js';
+import type { Sync } from '../pipeline/pipeline.js';
+import { realSync } from '../pipeline/sync.js';
+import { unresolvedRecords } from '../notify/record.js';
+import { auditSlack, pinoAudit } from '../slack/audit.js';
+import { createWebSlackApi } from '../slack/web-api.js';
+import type { IncidentStore } from '../store/incident-store.js';
+import type { IncidentRecord } from '../store/record.js';
+import { DeadMan } from './dead-man.js';
+import type { EvaluatorLease } from './lease.js';
+import { slackLogger } from './log.js';
+import { RedisNotice } from './redis-notice.js';
 import { type Notifier, createNotifier } from '../notify/notifier.js';
 import type { SlackApi } from '../slack/api.js';
 import type { ServeMetrics } from './metrics.js';
 import type { ServeOverrides } from './overrides.js';
 import type { NodeProofs } from './proof.js';
-import { observeWithProof } from './proof-sink.js';
-import { observeResolution } from './stages.js';
 
 /** What the serve composition shares between the notifier, the Slack app and /rwx. */
 export interface Shared {
@@ -28,16 +41,17 @@ export function ownScope(config: Config): RecordScope {
   return recordScope(config.redis.prefix, config.fleet.enabled ? config.clusterName : undefined);
 }
 
-// The notifier with the configured timers; resolution facts come from the watcher's cache once it exists.
+/** The notifier with the configured timers (its queue depth and resumed work counted); its resolution facts read
+ * the watcher's cache and the node agents. */
 export function serveNotifier(
   config: Config,
   prefix: string,
   s: Shared,
   o: ServeOverrides,
-  index: () => ClusterIndex | undefined,
-  proofs: () => NodeProofs | undefined,
+  index: ClusterIndex,
+  proofs: NodeProofs,
 ): Notifier {
-  return createNotifier({
+  const notifier = createNotifier({
     redis: s.redis,
     prefix,
     slack: s.slack,
@@ -52,10 +66,7 @@ export function serveNotifier(
       repeatInterval: config.timers.repeatIntervalMs,
       keepFiring: config.timers.keepFiringMs,
     },
-    observeResolution: observeWithProof((last, now, completionOnly) => {
-      const i = index();
-      return i ? observeResolution(i)(last, now, completionOnly) : undefined;
-    }, proofs),
+    observeResolution: resolutionFacts(index, proofs),
     observer: s.metrics.notifier({
       stuckAfterMs: config.timers.stuckAfterMs,
       cronJobGraceMs: config.timers.cronJobGraceMs,
@@ -64,9 +75,12 @@ export function serveNotifier(
     ...(o.parts?.clock ? { clock: o.parts.clock } : {}),
     ...o.notifier,
   });
+  s.metrics.queueDepthFrom({ notify: () => notifier.queueDepth() });
+  void notifier.resumed.then((keys) => s.metrics.resumed.inc(keys.length));
+  return notifier;
 }
 
-// What a fleet member learns from its incidents about the rest of the fleet (links, rollout warnings).
+/** What a fleet member learns from its incidents about the rest of the fleet (links, rollout warnings). */
 export function fleetCorrelator(
   config: Config,
   redis: Redis,
@@ -83,9 +97,93 @@ export function fleetCorrelator(
     store: notifier.store,
     slack,
     clock: o.parts?.clock ?? systemClock,
-    driverDaemonSets: Object.fromEntries(
-      Object.entries(config.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]),
-    ),
+    driverDaemonSets: config.driverDaemonSets,
     log,
   });
+}
+
+/** The Slack Web API the bot posts with: counted (metrics), audited (one line per message), its calls aborted by
+ * `signal` (on stop); `o.slack` instead in tests. */
+export function serveSlack(
+  config: Config,
+  log: Logger,
+  metrics: ServeMetrics,
+  o: ServeOverrides,
+  signal: AbortSignal,
+): SlackApi {
+  const web =
+    o.slack ??
+    createWebSlackApi({
+      token: config.slack.botToken,
+      ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+      // The Slack SDK's own log lines (warnings, debug) go through pino, as JSON like the rest.
+      clientOptions: { logger: slackLogger(log, 'web-api'), fetch: abortedBy(signal) },
+    });
+  return auditSlack(metrics.countSlack(web), pinoAudit(log));
+}
+
+/** `fetch` whose requests are also aborted by `signal` (the Slack client's timeout still applies). */
+function abortedBy(signal: AbortSignal): webApi.FetchFunction {
+  return (url, init) =>
+    globalThis.fetch(url, {
+      ...(init as RequestInit),
+      signal: init?.signal ? AbortSignal.any([init.signal as AbortSignal, signal]) : signal,
+    }) as ReturnType<webApi.FetchFunction>;
+}
+
+/**
+ * The store's unresolved records of this cluster (a record that is not the scope's cluster's is not this
+ * evaluation's), as the pipeline reads them: their keys (assumed open) and their nodes (asked again on clearing).
+ */
+export function ownRecords(
+  store: IncidentStore,
+  scope: RecordScope,
+): { openKeys: () => Promise<string[]>; openNodes: OpenIncidentNodes } {
+  const own = async (): Promise<IncidentRecord[]> =>
+    (await unresolvedRecords(store)).filter((r) => scopedKey(scope, r.key) !== undefined);
+  return {
+    openKeys: async () => (await own()).map((r) => r.key),
+    openNodes: async () => new Map((await own()).map((r) => [r.key, r.observed.history.nodes])),
+  };
+}
+
+/** The pipeline's sync with the configured thresholds, overrides and identity, reading the node agents. */
+export function serveSync(config: Config, scope: RecordScope, agents: NodeProofs): Sync {
+  return realSync({
+    stuckAfterMs: config.timers.stuckAfterMs,
+    cronJobGraceMs: config.timers.cronJobGraceMs,
+    driverDaemonSets: config.driverDaemonSets,
+    ...(config.clusterName ? { clusterName: config.clusterName } : {}),
+    scope,
+    agents,
+  });
+}
+
+/** What the notices share: where they post and read, and the notifier whose roots they mark. */
+interface NoticeParts {
+  redis: Redis;
+  prefix: string;
+  slack: SlackApi;
+  posting: SlackApi;
+  log: Logger;
+  lease: EvaluatorLease;
+  roots: Notifier;
+  clock: Clock;
+}
+
+/** The dead-man notice (the cluster not seen) and the Redis notice, on the channel, after RWX_BLIND_AFTER. */
+export function notices(config: Config, p: NoticeParts): { deadMan: DeadMan; redisNotice: RedisNotice } {
+  const common = { redis: p.redis, prefix: p.prefix, channel: config.slack.channel, log: p.log, roots: p.roots };
+  const named = { afterMs: config.timers.blindAfterMs, cluster: config.clusterName };
+  return {
+    deadMan: new DeadMan({ ...common, ...named, slack: p.posting }),
+    redisNotice: new RedisNotice({
+      ...common,
+      ...named,
+      slack: p.slack,
+      posting: p.posting,
+      lease: p.lease,
+      clock: p.clock,
+    }),
+  };
 }

@@ -1,4 +1,8 @@
-// An in-memory SlackApi for pure tests: records messages, hands out increasing ts values, and can fail on demand.
+// An in-memory SlackApi (the demo's terminal Slack, pure tests): records messages, hands out increasing ts values,
+// and can fail on demand. Its lookups answer as the Web API client's do (test/slack/memory-slack-contract.test.ts):
+// a root posted before `sinceMs` is not found, and neither is one beyond the history the client reads (five pages of
+// 200), nor a reply beyond the thread pages it reads.
+import { type Clock, systemClock } from '../domain/clock.js';
 import { RwxError } from '../errors.js';
 import {
   type EphemeralArgs,
@@ -22,11 +26,32 @@ export interface MemoryMessage {
   metadata?: MessageMetadata;
   /** A thread reply also shown in the channel. */
   broadcast?: boolean;
+  /** When it was posted (the clock's ms): what `sinceMs` is compared with. */
+  postedAt: number;
   edits: number;
+}
+
+/** How much of Slack a lookup reads, as the Web API client does (web-api.ts historyPages and threadPages, 200 each). */
+export interface MemorySlackOptions {
+  clock?: Clock;
+  /** Newest channel messages findRootByIncidentKey reads (default 1000). */
+  historyLimit?: number;
+  /** Oldest messages of a thread, its parent first, findThreadReply reads (default 1000). */
+  threadLimit?: number;
 }
 
 /** The in-memory fake: `messages` in post order, `calls` by method, `failNext` queues errors for a method. */
 export class MemorySlack implements SlackApi {
+  private readonly clock: Clock;
+  private readonly historyLimit: number;
+  private readonly threadLimit: number;
+
+  constructor(o: MemorySlackOptions = {}) {
+    this.clock = o.clock ?? systemClock;
+    this.historyLimit = o.historyLimit ?? 1000;
+    this.threadLimit = o.threadLimit ?? 1000;
+  }
+
   readonly messages: MemoryMessage[] = [];
   readonly ephemeral: EphemeralArgs[] = [];
   readonly uploads: UploadArgs[] = [];
@@ -68,6 +93,7 @@ export class MemorySlack implements SlackApi {
       blocks: args.blocks,
       metadata: args.metadata,
       ...(args.threadTs && args.replyBroadcast ? { broadcast: true } : {}),
+      postedAt: this.clock.now(),
       edits: 0,
     });
     return { ts, channel: args.channel };
@@ -87,18 +113,27 @@ export class MemorySlack implements SlackApi {
     this.ephemeral.push(args);
   }
 
-  async findRootByIncidentKey(channel: string, key: string): Promise<string | undefined> {
-    this.enter('findRootByIncidentKey', { channel, key });
-    return [...this.messages]
+  async findRootByIncidentKey(channel: string, key: string, sinceMs?: number): Promise<string | undefined> {
+    this.enter('findRootByIncidentKey', { channel, key, sinceMs });
+    // The channel's history as Slack serves it: roots and broadcast replies, newest first, from `sinceMs` on.
+    const history = this.messages
+      .filter((m) => m.channel === channel && (m.threadTs === undefined || m.broadcast))
+      .filter((m) => sinceMs === undefined || m.postedAt >= sinceMs)
       .reverse()
-      .find((m) => m.channel === channel && m.threadTs === undefined && isIncidentRoot(m.metadata, key))?.ts;
+      .slice(0, this.historyLimit);
+    return history.find((m) => m.threadTs === undefined && isIncidentRoot(m.metadata, key))?.ts;
   }
 
   async findThreadReply(channel: string, threadTs: string, key: string, replyId: string): Promise<string | undefined> {
     this.enter('findThreadReply', { channel, threadTs, key, replyId });
-    return [...this.messages]
+    const parent = this.messages.find((m) => m.channel === channel && m.ts === threadTs && m.threadTs === undefined);
+    if (!parent) return undefined;
+    // The thread as Slack serves it: the parent, then the replies oldest first; the newest match read wins.
+    const thread = [parent, ...this.messages.filter((m) => m.channel === channel && m.threadTs === threadTs)];
+    return thread
+      .slice(0, this.threadLimit)
       .reverse()
-      .find((m) => m.channel === channel && m.threadTs === threadTs && isIncidentReply(m.metadata, key, replyId))?.ts;
+      .find((m) => m !== parent && isIncidentReply(m.metadata, key, replyId))?.ts;
   }
 
   async permalink(channel: string, ts: string): Promise<string> {

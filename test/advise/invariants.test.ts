@@ -27,7 +27,7 @@ import { notReady } from '../../src/domain/node-health.js';
 import { evaluate, evaluateFindings } from '../../src/evaluate/evaluate.js';
 import { renderIncidentRoot } from '../../src/render/slack-incident.js';
 import { renderEvidenceReply } from '../../src/render/slack-thread.js';
-import { realStages } from '../../src/serve/stages.js';
+import { realSync } from '../../src/pipeline/sync.js';
 import { triage } from '../../src/triage/index.js';
 import { loadScenario, type Simulator } from '@rwx/kube-sim';
 import { rwx } from '../correlate/cli-run.js';
@@ -117,7 +117,7 @@ async function commandProblems(steps: readonly string[], snap: Snapshot): Promis
 
 /** The bot's incidents: per-object detection, then the same evaluation, as the serve pipeline runs it. */
 function botIncidents(index: ClusterIndex, now: number): Incident[] {
-  const stages = realStages({ stuckAfterMs: 5 * 60_000, cronJobGraceMs: 10 * 60_000, driverDaemonSets: {} });
+  const stages = realSync({ stuckAfterMs: 5 * 60_000, cronJobGraceMs: 10 * 60_000, driverDaemonSets: {} });
   const findings = [
     ...[...index.all('pods')].flatMap((p) => stages.detectPod(index, p, now)),
     ...[...index.all('cronJobs')].flatMap((c) => stages.detectCronJob(index, c, now) ?? []),

@@ -12,6 +12,8 @@ export interface ImportEdge {
   /** The specifier as written. */
   spec: string;
   typeOnly: boolean;
+  /** The names imported ("*" for a namespace import or a re-export of everything; none for a side-effect import). */
+  names: string[];
 }
 
 /** The .ts files under `dir` (recursively), relative to `root`, sorted. */
@@ -33,12 +35,12 @@ export function importsOf(root: string, file: string): ImportEdge[] {
   const text = readFileSync(join(root, file), 'utf8');
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const out: ImportEdge[] = [];
-  const add = (spec: string, typeOnly: boolean): void => {
-    out.push({ from: file, to: resolveSpec(root, file, spec), spec, typeOnly });
+  const add = (spec: string, typeOnly: boolean, names: string[] = ['*']): void => {
+    out.push({ from: file, to: resolveSpec(root, file, spec), spec, typeOnly, names });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
-      add(node.moduleSpecifier.text, node.importClause?.isTypeOnly ?? false);
+      add(node.moduleSpecifier.text, node.importClause?.isTypeOnly ?? false, importedNames(node.importClause));
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       add(node.moduleSpecifier.text, node.isTypeOnly);
     } else if (ts.isImportTypeNode(node)) {
@@ -56,6 +58,16 @@ export function importsOf(root: string, file: string): ImportEdge[] {
   };
   visit(sf);
   return out;
+}
+
+// The names an import clause binds, by their exported names ("default" for a default import, "*" for a namespace).
+function importedNames(clause: ts.ImportClause | undefined): string[] {
+  if (!clause) return [];
+  const names = clause.name ? ['default'] : [];
+  const bindings = clause.namedBindings;
+  if (bindings && ts.isNamespaceImport(bindings)) names.push('*');
+  else if (bindings) names.push(...bindings.elements.map((e) => (e.propertyName ?? e.name).text));
+  return names;
 }
 
 // "./x.js" from src/a/b.ts -> "src/a/x.ts"; "../a" -> "src/a/index.ts"; bare names unchanged.

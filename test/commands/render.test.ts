@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderHelp, renderUsage } from '../../src/commands/help.js';
-import { type Block, type CommandResponse } from '../../src/commands/message.js';
+import { type TextBlock, type CommandResponse } from '../../src/commands/message.js';
 import { SLACK_BLOCK_LIMIT, SLACK_TEXT_LIMIT } from '../../src/render/escape.js';
 import { countsLines, renderDrain, renderUnknownNode } from '../../src/commands/render-drain.js';
 import { renderStatus, threadLink } from '../../src/commands/render-status.js';
@@ -14,7 +14,7 @@ function texts(r: CommandResponse): string[] {
   for (const b of r.blocks ?? []) out.push(...blockTexts(b));
   return out;
 }
-function blockTexts(b: Block): string[] {
+function blockTexts(b: TextBlock): string[] {
   if (b.type === 'section' || b.type === 'header') return [b.text.text];
   if (b.type === 'context') return b.elements.map((e) => e.text);
   return [];

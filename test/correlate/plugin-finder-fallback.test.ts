@@ -281,21 +281,21 @@ describe('overrides still win', () => {
     [
       'same DaemonSet',
       [nfsDs(), csiDriver('nfs.csi.k8s.io')],
-      { 'nfs.csi.k8s.io': 'kube-system/csi-nfs-node' },
+      { 'nfs.csi.k8s.io': { namespace: 'kube-system', name: 'csi-nfs-node' } },
       { ...NFS_DIR, 'nfs.csi.k8s.io': 'override kube-system/csi-nfs-node' },
     ],
     // the override names another DaemonSet than elimination would
     [
       'another DaemonSet',
       [nfsDs(), ebsDs(), csiDriver('nfs.csi.k8s.io')],
-      { 'nfs.csi.k8s.io': 'kube-system/ebs-csi-node' },
+      { 'nfs.csi.k8s.io': { namespace: 'kube-system', name: 'ebs-csi-node' } },
       { ...EBS, ...NFS_DIR, 'nfs.csi.k8s.io': 'override kube-system/ebs-csi-node' },
     ],
     // an override settles one driver and its plugin, which leaves one of each for elimination
     [
       'one by override, one by elimination',
       [nfsDs(), vendorDs(), csiDriver('nfs.csi.k8s.io'), csiDriver('block.vendor.example.com')],
-      { 'block.vendor.example.com': 'vendor-storage/storage-node-agent' },
+      { 'block.vendor.example.com': { namespace: 'vendor-storage', name: 'storage-node-agent' } },
       {
         ...NFS_DIR,
         'nfs.csi.k8s.io': 'elimination kube-system/csi-nfs-node',
@@ -306,7 +306,7 @@ describe('overrides still win', () => {
     [
       'missing DaemonSet',
       [nfsDs(), csiDriver('nfs.csi.k8s.io')],
-      { 'nfs.csi.k8s.io': 'kube-system/gone' },
+      { 'nfs.csi.k8s.io': { namespace: 'kube-system', name: 'gone' } },
       { ...NFS_DIR, 'nfs.csi.k8s.io': 'elimination kube-system/csi-nfs-node' },
     ],
   ])('%s', (_name, objects, overrides, want) => {
@@ -389,7 +389,11 @@ describe('describePluginMatch', () => {
       {},
       /^node plugin kube-system\/csi-nfs-node of nfs\.csi\.k8s\.io found by elimination: .*RWX_DRIVER_DAEMONSETS=nfs\.csi\.k8s\.io=namespace\/name$/,
     ],
-    ['override', { 'nfs.csi.k8s.io': 'kube-system/csi-nfs-node' }, /found by the RWX_DRIVER_DAEMONSETS override$/],
+    [
+      'override',
+      { 'nfs.csi.k8s.io': { namespace: 'kube-system', name: 'csi-nfs-node' } },
+      /found by the RWX_DRIVER_DAEMONSETS override$/,
+    ],
   ])('%s', (_name, overrides, want) => {
     const m = matchPluginDaemonSets(indexOf([nfsDs(), csiDriver('nfs.csi.k8s.io')]), overrides).get('nfs.csi.k8s.io')!;
     expect(describePluginMatch('nfs.csi.k8s.io', m)).toMatch(want);

@@ -181,12 +181,12 @@ describe('findPluginDaemonSets', () => {
   });
 
   it('the override maps a driver whose directory does not name it', () => {
-    const m = findPluginDaemonSets(index, { 'nfs.csi.k8s.io': 'kube-system/csi-nfs-node' });
+    const m = findPluginDaemonSets(index, { 'nfs.csi.k8s.io': { namespace: 'kube-system', name: 'csi-nfs-node' } });
     expect(m.get('nfs.csi.k8s.io')?.metadata?.name).toBe('csi-nfs-node');
   });
 
   it('an override naming a missing DaemonSet is ignored', () => {
-    const m = findPluginDaemonSets(index, { 'ebs.csi.aws.com': 'kube-system/gone' });
+    const m = findPluginDaemonSets(index, { 'ebs.csi.aws.com': { namespace: 'kube-system', name: 'gone' } });
     expect(m.get('ebs.csi.aws.com')?.metadata?.name).toBe('ebs-csi-node');
   });
 });

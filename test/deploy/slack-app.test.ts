@@ -1,10 +1,10 @@
 // The Slack app manifest asks for exactly the scopes the code needs: every Web API method called in src/ has a
-// row in src/slack/scopes.ts, and every bot scope there is in deploy/slack-app-manifest.yaml (and no other).
+// row in test/deploy/slack-scopes.ts, and every bot scope there is in deploy/slack-app-manifest.yaml (and no other).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { FEATURE_SCOPES, requiredBotScopes, SLACK_METHOD_SCOPES } from '../../src/slack/scopes.js';
+import { FEATURE_SCOPES, requiredBotScopes, SLACK_METHOD_SCOPES } from './slack-scopes.js';
 import { DEPLOY, ROOT } from './manifests.js';
 import { slackManifestSchema } from './slack-manifest-schema.js';
 import { slackMethodsIn, slackMethodsUnder, sourceFiles } from './slack-methods.js';
@@ -31,8 +31,8 @@ describe('slackMethodsIn', () => {
 });
 
 describe('Slack scopes', () => {
-  it('every Slack method named in src/ has a scope row in src/slack/scopes.ts', () => {
-    const used = slackMethodsUnder(ROOT, 'src', ['src/slack/scopes.ts']);
+  it('every Slack method named in src/ has a scope row in test/deploy/slack-scopes.ts', () => {
+    const used = slackMethodsUnder(ROOT, 'src', []);
     const missing = [...used]
       .filter(([m]) => !(m in SLACK_METHOD_SCOPES))
       .map(([m, files]) => `${m} (${files.join(', ')})`);

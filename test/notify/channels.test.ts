@@ -7,7 +7,7 @@ import type { Incident } from '../../src/domain/incident.js';
 import { createIncidentActions } from '../../src/notify/actions.js';
 import { channelRecords, recordChannels } from '../../src/notify/channels.js';
 import { DEFAULT_TIMERS, PARENT_WAIT_MS } from '../../src/notify/decide.js';
-import { type StageDeps, processIncident } from '../../src/notify/stages.js';
+import { type StepDeps, processIncident } from '../../src/notify/steps-run.js';
 import { markStale } from '../../src/notify/stale.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
@@ -24,7 +24,7 @@ const DATA = channelKey(KEY, 'C0DATA');
 
 let clock: ManualClock;
 let slack: MemorySlack;
-let deps: StageDeps;
+let deps: StepDeps;
 const text = (m: { blocks?: unknown[] } | undefined): string => JSON.stringify(m?.blocks ?? []);
 const rootIn = (channel: string) => slack.roots().filter((m) => m.channel === channel);
 
@@ -79,7 +79,7 @@ describe('per-team routing', () => {
       `:busts_in_silhouette: Also posted in <#C0SEARCH> (<https://slack.com/archives/C0SEARCH/p${search.ts.replace('.', '')}|its thread>), for a team whose namespaces are affected.`,
       expect.stringContaining('<#C0DATA>'),
     ]);
-    expect(text(slack.replies(search.ts)[0])).toContain('Evidence');
+    expect(text(slack.replies(search.ts)[0])).toContain('*Next steps*');
 
     // A change edits every root and replies once in each thread.
     await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }])]);

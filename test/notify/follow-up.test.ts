@@ -9,7 +9,7 @@ import type { ObserveResolution, ResolutionFacts } from '../../src/domain/resolu
 import { ManualClock } from '../../src/domain/clock.js';
 import { recordEvaluation } from '../../src/notify/record.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
-import { observeResolution } from '../../src/serve/stages.js';
+import { observeResolution } from '../../src/pipeline/resolution.js';
 import { H, record } from './harness.js';
 
 const NOW = Date.parse('2026-11-30T09:20:00Z');

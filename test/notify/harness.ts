@@ -1,11 +1,11 @@
-// What the notify tests share: the rollout incident's key, time units, StageDeps on the in-memory fakes, and a
+// What the notify tests share: the rollout incident's key, time units, StepDeps on the in-memory fakes, and a
 // record builder.
 import type { Clock } from '../../src/domain/clock.js';
 import { mergeHistory } from '../../src/domain/history.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { DEFAULT_MESSAGE_OPTIONS } from '../../src/notify/deps.js';
 import { notifiableHash } from '../../src/notify/notifiable.js';
-import type { StageDeps } from '../../src/notify/stages.js';
+import type { StepDeps } from '../../src/notify/steps-run.js';
 import type { IncidentStore } from '../../src/store/incident-store.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
 import { type IncidentRecord, threadTsOf } from '../../src/store/record.js';
@@ -23,7 +23,7 @@ export function stageDeps(
   clock: Clock,
   slack: SlackApi,
   store: IncidentStore = new MemoryIncidentStore(clock),
-): StageDeps {
+): StepDeps {
   return {
     store,
     slack,

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { keptFiring, recordEvaluation } from '../../src/notify/record.js';
-import { processIncident, type StageDeps } from '../../src/notify/stages.js';
+import { processIncident, type StepDeps } from '../../src/notify/steps-run.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import type { ResolutionFacts } from '../../src/domain/resolution.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
@@ -14,7 +14,7 @@ import { H, KEY, M, S, record, stageDeps } from './harness.js';
 const W = DEFAULT_TIMERS.keepFiring;
 let clock: ManualClock;
 let slack: MemorySlack;
-let deps: StageDeps;
+let deps: StepDeps;
 let writes: { creates: number; deletes: number };
 
 /**

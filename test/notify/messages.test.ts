@@ -7,7 +7,7 @@ import { RwxError } from '../../src/errors.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import type { MessageOptions } from '../../src/notify/deps.js';
 import { recordEvaluation } from '../../src/notify/record.js';
-import { type StageDeps, processIncident } from '../../src/notify/stages.js';
+import { type StepDeps, processIncident } from '../../src/notify/steps-run.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 import { KEY, M, S, stageDeps } from './harness.js';
@@ -16,10 +16,10 @@ let clock: ManualClock;
 let slack: MemorySlack;
 const LINKS = { runbook: 'https://wiki.example.com/csi', dashboard: 'https://grafana.example.com/d/rwx' };
 
-function depsWith(messages: MessageOptions): StageDeps {
+function depsWith(messages: MessageOptions): StepDeps {
   return { ...stageDeps(clock, slack), messages };
 }
-const submit = (deps: StageDeps, incidents = [rolloutIncident()]) =>
+const submit = (deps: StepDeps, incidents = [rolloutIncident()]) =>
   recordEvaluation({ store: deps.store, channel: 'C1', groupWait: DEFAULT_TIMERS.groupWait }, incidents, clock.now());
 /** Every Slack call with its arguments as JSON, in order. */
 const calls = () => slack.calls.map((c) => ({ method: c.method, json: JSON.stringify(c.args) }));
@@ -30,7 +30,7 @@ beforeEach(() => {
 });
 
 /** Opens the incident (root + evidence), changes it once (an edit), then clears it (resolution + resolved root). */
-async function story(deps: StageDeps): Promise<void> {
+async function story(deps: StepDeps): Promise<void> {
   await submit(deps);
   clock.advance(30 * S);
   await processIncident(deps, KEY);

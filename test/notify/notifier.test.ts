@@ -75,7 +75,7 @@ describe('createNotifier', () => {
     await expect.poll(() => root.edits, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(1);
     await settled(a);
     expect(fake.roots()).toHaveLength(1);
-    expect(JSON.stringify(root.blocks)).toContain('node-50');
+    expect(JSON.stringify(root.blocks)).toContain('Stuck on 5 nodes');
     expect(fake.replies(root.ts).filter((m) => m.text.endsWith(`Changed: ${changed.summary}`))).toHaveLength(1);
     expect(tsOf(await a.store.get(KEY))).toBe(root.ts);
   });

@@ -6,7 +6,7 @@ import type { Incident } from '../../src/domain/incident.js';
 import { RwxError } from '../../src/errors.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
-import { type NotifierObserver, type StageDeps, processIncident } from '../../src/notify/stages.js';
+import { type NotifierObserver, type StepDeps, processIncident } from '../../src/notify/steps-run.js';
 import type { SlackApi } from '../../src/slack/api.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
@@ -15,7 +15,7 @@ import { KEY, M, S, stageDeps } from './harness.js';
 let clock: ManualClock;
 let slack: MemorySlack;
 let posted: { key: string; verdict: string; now: number }[];
-let deps: StageDeps;
+let deps: StepDeps;
 const observer: NotifierObserver = {
   rootPosted: (i, now) => posted.push({ key: i.key, verdict: i.verdict, now }),
 };

@@ -7,7 +7,7 @@ import { RwxError } from '../../src/errors.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
 import { reconcile } from '../../src/notify/reconcile.js';
-import { type StageDeps, processIncident } from '../../src/notify/stages.js';
+import { type StepDeps, processIncident } from '../../src/notify/steps-run.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
@@ -15,7 +15,7 @@ import { KEY, M, S, stageDeps } from './harness.js';
 
 let clock: ManualClock;
 let slack: MemorySlack;
-let deps: StageDeps;
+let deps: StepDeps;
 let enqueued: string[];
 const enqueue = async (key: string): Promise<void> => void enqueued.push(key);
 const submit = (incidents: Incident[]) =>
@@ -38,12 +38,12 @@ describe('reconcile', () => {
     await submit([rolloutIncident([{ node: 'node-50', pod: 'search-new' }]), other]);
     const root = slack.roots()[0]!;
     const replies = slack.replies(root.ts).length;
-    expect(text(root)).not.toContain('node-50');
+    expect(text(root)).not.toContain('Stuck on 5 nodes');
 
     expect(await reconcile(deps, enqueue)).toEqual({ redrawn: [KEY], enqueued: 2 });
     expect(enqueued.sort()).toEqual([KEY, 'node/node-7'].sort());
     expect(root.edits).toBe(1);
-    expect(text(root)).toContain('node-50');
+    expect(text(root)).toContain('Stuck on 5 nodes');
     expect(slack.replies(root.ts)).toHaveLength(replies);
     expect(slack.roots()).toHaveLength(1);
 

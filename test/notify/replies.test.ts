@@ -7,7 +7,7 @@ import { RwxError } from '../../src/errors.js';
 import { createIncidentActions } from '../../src/notify/actions.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
-import { type StageDeps, processIncident } from '../../src/notify/stages.js';
+import { type StepDeps, processIncident } from '../../src/notify/steps-run.js';
 import type { IncidentStore } from '../../src/store/incident-store.js';
 import type { RecordPatch } from '../../src/store/record.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
@@ -19,7 +19,7 @@ import { H, KEY, M, S, replyingOf, stageDeps } from './harness.js';
 let clock: ManualClock;
 let slack: MemorySlack;
 let store: MemoryIncidentStore;
-let deps: StageDeps;
+let deps: StepDeps;
 /** Reply ids whose chat.postMessage reaches Slack and then throws (the process dies before the record write). */
 let crashOn: (id: string) => boolean;
 /** Record patches that fail in Redis (after Slack accepted what they would record). */

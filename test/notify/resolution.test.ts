@@ -11,8 +11,8 @@ import { RwxError } from '../../src/errors.js';
 import { createIncidentActions } from '../../src/notify/actions.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
-import { type StageDeps, processIncident } from '../../src/notify/stages.js';
-import { observeResolution } from '../../src/serve/stages.js';
+import { type StepDeps, processIncident } from '../../src/notify/steps-run.js';
+import { observeResolution } from '../../src/pipeline/resolution.js';
 import { slackDate } from '../../src/render/slack-blocks.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
@@ -20,7 +20,7 @@ import { H, KEY, M, S, stageDeps } from './harness.js';
 
 let clock: ManualClock;
 let slack: MemorySlack;
-let deps: StageDeps;
+let deps: StepDeps;
 let index: ClusterIndex;
 const text = (m: { blocks?: unknown[] } | undefined): string => JSON.stringify(m?.blocks ?? []);
 

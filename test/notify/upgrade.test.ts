@@ -10,7 +10,7 @@ import { membersOf } from '../../src/domain/members.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { type Notifier, createNotifier } from '../../src/notify/notifier.js';
 import { recordEvaluation } from '../../src/notify/record.js';
-import { type StageDeps, processIncident } from '../../src/notify/stages.js';
+import { type StepDeps, processIncident } from '../../src/notify/steps-run.js';
 import { incidentMetadata, replyMetadata } from '../../src/slack/api.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
@@ -26,7 +26,7 @@ afterAll(() => redis.quit());
 let prefix: string;
 let clock: ManualClock;
 let slack: MemorySlack;
-let deps: StageDeps;
+let deps: StepDeps;
 beforeEach(() => {
   prefix = `rwx-test-${randomUUID()}`;
   clock = new ManualClock(FIXTURE_NOW);

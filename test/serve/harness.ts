@@ -8,11 +8,11 @@ import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { connect, project } from '../../src/kube/index.js';
-import { startServe, type RunningServe, type ServeParts } from '../../src/serve/app.js';
+import { createWatcher, startServe, type RunningServe } from '../../src/serve/app.js';
 import { createLogger } from '../../src/serve/log.js';
-import { runServe } from '../../src/serve/main.js';
+import { runServe, type ServeOverrides } from '../../src/serve/main.js';
 import { ServeMetrics } from '../../src/serve/metrics.js';
-import { realStages } from '../../src/serve/stages.js';
+import { realSync } from '../../src/pipeline/sync.js';
 import { startSimulator, type Scenario, type Simulator } from '@rwx/kube-sim';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import type { FakeSlack } from '../support/fake-slack.js';
@@ -49,7 +49,7 @@ export interface Harness {
    * `slash`: also the Bolt app in HTTP mode, so command() can send `/rwx` as Slack does (in Socket Mode with
    * SLACK_APP_TOKEN and the fake's socketModeUrl set, for clicks sent through a fake Socket Mode server).
    */
-  start(parts?: Partial<ServeParts>, opts?: { slash?: boolean }): Promise<RunningServe>;
+  start(parts?: ServeOverrides['parts'], opts?: { slash?: boolean }): Promise<RunningServe>;
   /** `/rwx TEXT` from #incidents, signed; resolves with what the bot posted to its response_url (JSON). */
   command(text: string): Promise<string>;
   /** Moves sim time and runs one pipeline tick. */
@@ -132,15 +132,19 @@ export async function incidentsOf(scenario: string, ms = 0): Promise<Incident[]>
   const sim = await startSimulator({ scenario, clock });
   const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
   const { log } = memoryLogger();
-  const serve = await startServe({
+  const cache = {
     source: new KubeClusterSource(conn),
     project: serveProjector(project),
     log,
     metrics: new ServeMetrics(),
     clock,
-    tickMs: 0,
     watchIdleMs: 300_000,
-    stages: realStages({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
+  };
+  const serve = await startServe({
+    ...cache,
+    watcher: createWatcher(cache),
+    tickMs: 0,
+    sync: realSync({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
     notifier: { submit: async () => undefined, close: async () => undefined },
   });
   try {

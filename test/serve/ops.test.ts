@@ -4,10 +4,10 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { RwxError } from '../../src/errors.js';
-import { startServe, type RunningServe } from '../../src/serve/app.js';
+import { createWatcher, startServe, type RunningServe } from '../../src/serve/app.js';
 import { createLogger, scrub } from '../../src/serve/log.js';
 import { ServeMetrics } from '../../src/serve/metrics.js';
-import { realStages } from '../../src/serve/stages.js';
+import { realSync } from '../../src/pipeline/sync.js';
 import { FakeClusterSource } from '../support/fake-source.js';
 import { ManualTimers } from '../../src/watch/timers.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
@@ -33,20 +33,26 @@ async function start(source: FakeClusterSource, redisOk = true) {
       },
     }) as never,
   );
-  running = await startServe({
+  const watcher = createWatcher({
     source,
     project: (_k, o) => o,
     log,
     metrics,
     clock,
     timers: new ManualTimers(clock),
+    watchIdleMs: 60_000,
+    reflector: { backoffInitialMs: 1000 },
+  });
+  running = await startServe({
+    watcher,
+    log,
+    metrics,
+    clock,
     tickMs: 0,
     port: 0,
-    watchIdleMs: 60_000,
-    stages: realStages({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
+    sync: realSync({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {} }),
     notifier: { submit: async () => undefined, close: async () => undefined },
     checks: [{ name: 'redis', probe: () => (redisOk ? true : 'unreachable (ECONNREFUSED)') }],
-    reflector: { backoffInitialMs: 1000 },
   });
   const get = async (path: string) => {
     const r = await fetch(`http://127.0.0.1:${running!.port}${path}`);

@@ -7,7 +7,7 @@ import type { Incident } from '../../src/domain/incident.js';
 import type { KubeObject, Pod } from '../../src/domain/objects.js';
 import { detectContext } from '../../src/detect/config.js';
 import { detectCronJob, detectPod } from '../../src/detect/registry.js';
-import { Pipeline, YIELD_EVERY, isCandidate, type Stages } from '../../src/serve/pipeline.js';
+import { Pipeline, YIELD_EVERY, isCandidate, type Sync } from '../../src/pipeline/pipeline.js';
 import { FakeClusterSource } from '../support/fake-source.js';
 import { ManualTimers } from '../../src/watch/timers.js';
 import { ClusterWatcher } from '../../src/watch/watcher.js';
@@ -36,7 +36,7 @@ function setup() {
   const source = new FakeClusterSource();
   const watcher = new ClusterWatcher({ source, kinds: ['pods', 'events', 'cronJobs', 'jobs'], clock, timers });
   const detected: string[] = [];
-  const stages: Stages = {
+  const sync: Sync = {
     detectPod: (index, pod, now) => {
       detected.push(pod.metadata?.name ?? '');
       return detectPod(index, pod, detectContext(now));
@@ -47,7 +47,7 @@ function setup() {
   };
   const submitted: string[][] = [];
   const sink = { submit: async (incidents: Incident[]) => void submitted.push(incidents.map((i) => i.key)) };
-  const pipeline = new Pipeline(watcher.index, watcher.queue, stages, sink, clock);
+  const pipeline = new Pipeline(watcher.index, watcher.queue, sync, sink, clock);
   return { clock, timers, source, watcher, pipeline, detected, submitted };
 }
 
@@ -152,7 +152,7 @@ describe('Pipeline keep-firing', () => {
     let next: string[] = ['r'];
     let keep: string[] = [];
     const opened: string[][] = [];
-    const stages: Stages = {
+    const sync: Sync = {
       detectPod: () => [],
       detectCronJob: () => undefined,
       evaluate: (_i, _f, _now, open) => {
@@ -161,7 +161,7 @@ describe('Pipeline keep-firing', () => {
       },
     };
     const sink = { submit: async () => ({ kept: keep.map((key) => ({ key }) as Incident) }) };
-    const pipeline = new Pipeline(watcher.index, watcher.queue, stages, sink, clock);
+    const pipeline = new Pipeline(watcher.index, watcher.queue, sync, sink, clock);
     await pipeline.tick();
     next = [];
     keep = ['r'];
@@ -180,7 +180,7 @@ describe('Pipeline before every kind is listed', () => {
     const { clock, source, watcher } = setup();
     let ready = false;
     // The detector credits the pod to its CronJob only when the pod's Job is in the cache (as owner.ts does).
-    const stages: Stages = {
+    const sync: Sync = {
       detectPod: (index, pod) => {
         const owner = index.get('jobs', 'platform/backup-1') ? 'CronJob' : 'Job';
         return [{ key: `${pod.metadata?.name}@${owner}` } as Finding as never];
@@ -190,7 +190,7 @@ describe('Pipeline before every kind is listed', () => {
     };
     const submitted: string[][] = [];
     const sink = { submit: async (incidents: Incident[]) => void submitted.push(incidents.map((i) => i.key)) };
-    const pipeline = new Pipeline(watcher.index, watcher.queue, stages, sink, clock, undefined, () => ready);
+    const pipeline = new Pipeline(watcher.index, watcher.queue, sync, sink, clock, undefined, () => ready);
     source.apply('pods', 'ADDED', creatingPod('backup-1-x', T0));
     watcher.start();
     await flush();

@@ -13,7 +13,9 @@ import { emptyHistory } from '../../src/domain/history.js';
 import type { Pod } from '../../src/domain/objects.js';
 import type { AgentTarget } from '../../src/agent/locate.js';
 import { NodeProofs, agentsInIndex } from '../../src/serve/proof.js';
-import { notifierWithProof, observeWithProof } from '../../src/serve/proof-sink.js';
+import { AskedNodes } from '../../src/pipeline/agents.js';
+import { resolutionFacts } from '../../src/pipeline/resolution.js';
+import { buildProof } from '../../src/correlate/proof.js';
 import { healthyReport, lostReport } from '../agent/report-fixtures.js';
 import { rolloutIncident } from '../render/incident-fixtures.js';
 import { until } from './harness.js';
@@ -173,7 +175,7 @@ describe('agentsInIndex', () => {
   });
 });
 
-describe('notifierWithProof', () => {
+describe('AskedNodes (the agents the pipeline keeps asking)', () => {
   it("after a restart, asks again the nodes of the records' open incidents when they are not reported any more", async () => {
     const a = await agents(new Set());
     const proofs = new NodeProofs({ locate: (n) => ({ kind: 'agent', url: a.urlFor(n) }) });
@@ -182,44 +184,36 @@ describe('notifierWithProof', () => {
       reads++;
       return new Map([['rollout/kube-system/ebs-csi-node@2', ['node-19', 'node-23']]]);
     };
-    const sink = { submit: async () => undefined, close: async () => undefined };
-    const n = notifierWithProof(sink, proofs, () => new ClusterIndex(), openNodes);
-    await n.submit([], 0); // the first evaluation of the new process: the incident cleared while it was down
+    const asked = new AskedNodes(proofs, openNodes);
+    await asked.before([]); // the first evaluation of the new process: the incident cleared while it was down
+    asked.after([]);
     expect([...a.asked].sort()).toEqual(['node-19', 'node-23']);
     expect(proofs.stateOf('node-19').kind).toBe('report');
-    await n.submit([], 1); // asked once: the records are read at the first submission only
+    await asked.before([]); // asked once: the records are read at the first submission only
+    asked.after([]);
     expect(reads).toBe(1);
     expect(a.asked).toHaveLength(2);
   });
 
-  it('annotates incidents, and when one clears asks its nodes again before the resolution reads them', async () => {
+  it("asks an incident's proof nodes, and when it clears asks them again before the resolution reads them", async () => {
     const broken = new Set(['node-19']);
     const a = await agents(broken);
     const proofs = new NodeProofs({ locate: (n) => ({ kind: 'agent', url: a.urlFor(n) }) });
-    const submitted: Incident[][] = [];
-    const n = notifierWithProof(
-      { submit: async (i) => void submitted.push(i), close: async () => undefined },
-      proofs,
-      () => new ClusterIndex(),
-    );
-    const incident = rolloutIncident();
-    await n.submit([incident], 0);
-    expect(submitted[0]?.[0]?.proof?.pending.length).toBeGreaterThan(0);
-    const nodes = submitted[0]![0]!.proof!.nodes;
+    const asked = new AskedNodes(proofs);
+    const nodes = ['node-19', 'node-23'];
+    const incident: Incident = { ...rolloutIncident(), proof: buildProof(nodes, (n) => proofs.stateOf(n)) };
+    await asked.before([incident]);
+    asked.after([]);
     await until(() => nodes.every((x) => proofs.stateOf(x).kind === 'report'), 'every report');
-    await n.submit([incident], 1);
-    const lost = submitted[1]![0]!.proof!.findings.filter((f) => f.kind === 'PROPAGATION_LOST');
+    const lost = buildProof(nodes, (n) => proofs.stateOf(n)).findings.filter((f) => f.kind === 'PROPAGATION_LOST');
     expect(lost.map((f) => f.kind === 'PROPAGATION_LOST' && f.node)).toEqual(['node-19']);
 
     broken.clear(); // the rollback: the mounts are visible again
     const before = a.asked.length;
-    await n.submit([], 2);
+    await asked.before([]);
+    asked.after([]);
     expect(a.asked.length - before).toBe(nodes.length);
-    const observe = observeWithProof(
-      () => ({ recovered: [], deleted: [], cronJobs: [] }),
-      () => proofs,
-    );
-    const facts = observe({ ...emptyHistory(), nodes }, 3);
+    const facts = resolutionFacts(new ClusterIndex(), proofs)({ ...emptyHistory(), nodes }, 3);
     expect(facts?.proof?.findings.every((f) => f.kind === 'PROPAGATION_VISIBLE')).toBe(true);
   });
 });

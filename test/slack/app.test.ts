@@ -8,7 +8,7 @@ import { createIncidentActions } from '../../src/notify/actions.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { DEFAULT_MESSAGE_OPTIONS } from '../../src/notify/deps.js';
 import { recordEvaluation } from '../../src/notify/record.js';
-import { type StageDeps, processIncident } from '../../src/notify/stages.js';
+import { type StepDeps, processIncident } from '../../src/notify/steps-run.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
 import { ACTION_IDS } from '../../src/render/slack-blocks.js';
 import type { AuditLine } from '../../src/slack/audit.js';
@@ -31,7 +31,7 @@ const quiet = {
 };
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
 let fake: FakeSlack;
-let deps: StageDeps;
+let deps: StepDeps;
 let slack: MemorySlack;
 let built: SlackApp | undefined;
 

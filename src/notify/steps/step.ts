@@ -1,7 +1,7 @@
 // What every step is: given the record and a context, make the Slack calls the step is for, then say what to
 // record. Each Slack call in a step is safe to repeat: an edit is idempotent, and a post carries an id it can be
 // found by (the root's metadata, a reply's metadata), written down just before it (StepContext.mark), so a retry
-// looks it up instead of posting twice. What Slack accepted is recorded by the runner (stages.ts) after the step
+// looks it up instead of posting twice. What Slack accepted is recorded by the runner (steps-run.ts) after the step
 // returned, never before: a step that throws leaves the record as it was, and its retry starts from there.
 import { RwxError } from '../../errors.js';
 import type { ObserveResolution } from '../../domain/resolution.js';

@@ -1,43 +1,14 @@
-// The pure stages bound to the configuration: the detector registry and the evaluation, as the pipeline calls
-// them, plus what the notifier asks when an incident clears: which pods recovered on their own, which were deleted
-// (re-test those), whether each missed CronJob has completed a run since.
+// What the cache says when an incident clears or is resolved by hand: which pods recovered on their own, which
+// were deleted (re-test those), whether each missed CronJob has completed a run since, and what the node agents
+// now answer about the incident's nodes. Pure cache reading, for the notifier's resolution reply.
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import type { NsName } from '../domain/findings.js';
 import type { IncidentHistory } from '../domain/history.js';
 import type { CronJob } from '../domain/objects.js';
+import { MAX_PROOF_NODES, type NodeReportState } from '../domain/proof.js';
 import { timeMs } from '../domain/refs.js';
+import type { ObserveResolution, ResolutionFacts } from '../domain/resolution.js';
+import { buildProof } from '../correlate/proof.js';
 import { parseSchedule } from '../detect/cron-schedule.js';
-import { detectContext } from '../detect/config.js';
-import { detectCronJob, detectPod } from '../detect/registry.js';
-import { evaluationSteps } from '../evaluate/evaluate.js';
-import type { ResolutionFacts } from '../domain/resolution.js';
-import type { Stages } from './pipeline.js';
-import { runHeld } from '../watch/yielding.js';
-
-/** The thresholds and overrides the stages need (from Config). */
-export interface StageConfig {
-  stuckAfterMs: number;
-  cronJobGraceMs: number;
-  driverDaemonSets: Readonly<Record<string, NsName>>;
-}
-
-/** The real detectors and evaluation (correlate, then advise) with `cfg` applied. */
-export function realStages(cfg: StageConfig): Stages {
-  const detect = { stuckAfterMs: cfg.stuckAfterMs, cronJobGraceMs: cfg.cronJobGraceMs };
-  const driverDaemonSets = Object.fromEntries(
-    Object.entries(cfg.driverDaemonSets).map(([d, r]) => [d, `${r.namespace}/${r.name}`]),
-  );
-  return {
-    detectPod: (index, pod, now) => detectPod(index, pod, detectContext(now, detect)),
-    detectCronJob: (index, cj, now) => detectCronJob(index, cj, detectContext(now, detect)),
-    // The evaluation hands the event loop back between its steps, with the cache held meanwhile: still one pass
-    // over one state of the cluster (src/watch/yielding.ts).
-    evaluate: async (index, findings, now, openKeys) => {
-      const opts = { now, config: detect, driverDaemonSets, openKeys };
-      return (await runHeld(index, () => evaluationSteps(index, findings, opts))).incidents;
-    },
-  };
-}
 
 /**
  * What the cache says about every member a cleared incident ever had (its history), for the resolution reply:
@@ -104,4 +75,25 @@ function nextRun(cj: CronJob, now: number): string | undefined {
   } catch {
     return undefined; // the missed-run detector reports an invalid schedule; here it only means "no date to give"
   }
+}
+
+/**
+ * The resolution facts of the cache `index()` (undefined before it exists), with the agents' answers for the
+ * incident's nodes (its history's, at most MAX_PROOF_NODES) as `agents` holds them: asked again when the incident
+ * cleared (agents.ts AskedNodes), at most a TTL old after a Resolve click. Not for `completionOnly` (the CronJob
+ * question).
+ */
+export function resolutionFacts(
+  index: ClusterIndex,
+  agents?: { stateOf(node: string): NodeReportState },
+): ObserveResolution {
+  const observe = observeResolution(index);
+  return (history, now, completionOnly) => {
+    // Until the pods are listed (a restart), their absence proves nothing: nothing observed, never "deleted".
+    const facts = completionOnly || index.readable('pods') ? observe(history, now, completionOnly) : undefined;
+    if (!facts || completionOnly || !agents || history.nodes.length === 0) return facts;
+    const nodes = history.nodes.slice(0, MAX_PROOF_NODES);
+    const omitted = history.nodes.length - nodes.length + history.omittedNodes;
+    return { ...facts, proof: buildProof(nodes, (n) => agents.stateOf(n), { omitted }) };
+  };
 }

@@ -12,7 +12,7 @@ import { WORKER_RETRY_MS } from '../store/ride-out.js';
 import { isChannelKey } from '../domain/teams.js';
 import { messagesIn } from './channels.js';
 import { type StepName, decide } from './decide.js';
-import type { StageDeps } from './deps.js';
+import type { StepDeps } from './deps.js';
 import { editRoot, markStale } from './steps/edit-root.js';
 import { close, discard } from './steps/end.js';
 import { followUp } from './steps/follow-up.js';
@@ -22,7 +22,7 @@ import { reopen } from './steps/reopen.js';
 import { resolve } from './steps/resolve.js';
 import type { StepContext, StepFn, StepResult } from './steps/step.js';
 
-export type { NotifierObserver, StageDeps } from './deps.js';
+export type { NotifierObserver, StepDeps } from './deps.js';
 
 /** The steps, in lifecycle order: what each decision runs. */
 export const STEPS: Readonly<Record<StepName, StepFn>> = {
@@ -40,7 +40,7 @@ export const STEPS: Readonly<Record<StepName, StepFn>> = {
 };
 
 /** Result of one run: done (with the steps taken), wait until a time, or the lock was busy. */
-export type StageOutcome =
+export type StepOutcome =
   { kind: 'done'; steps: StepName[] } | { kind: 'wait'; until: number; steps: StepName[] } | { kind: 'locked' };
 
 // The most steps one run takes (an edit that finds the root deleted, then a new root and its evidence): more
@@ -48,8 +48,8 @@ export type StageOutcome =
 const MAX_STEPS = 6;
 
 /** Decides and acts for one incident until it has nothing to do now. Throws RwxError from Slack or Redis. */
-export async function processIncident(deps: StageDeps, key: string): Promise<StageOutcome> {
-  const res = await withIncidentLock(deps, key, async (): Promise<StageOutcome> => {
+export async function processIncident(deps: StepDeps, key: string): Promise<StepOutcome> {
+  const res = await withIncidentLock(deps, key, async (): Promise<StepOutcome> => {
     const steps: StepName[] = [];
     for (let n = 0; n < MAX_STEPS; n++) {
       const record = await deps.store.get(key);
@@ -67,7 +67,7 @@ export async function processIncident(deps: StageDeps, key: string): Promise<Sta
 }
 
 /** Runs one step on `record` (the caller holds the lock) and records its result; true when the record ended. */
-export async function runStep(deps: StageDeps, record: IncidentRecord, step: StepName, now: number): Promise<boolean> {
+export async function runStep(deps: StepDeps, record: IncidentRecord, step: StepName, now: number): Promise<boolean> {
   const ended = await apply(deps, record.key, await STEPS[step](stepContext(deps, record.key, now), record));
   // An incident opens once, with its incident channel's root; a team channel's root is the same incident.
   if (step === 'post-root' && !isChannelKey(record.key)) {
@@ -77,7 +77,7 @@ export async function runStep(deps: StageDeps, record: IncidentRecord, step: Ste
 }
 
 /** Records a step's result: the new lifecycle, then for the last one closes or deletes the record. */
-export async function apply(deps: StageDeps, key: string, result: StepResult): Promise<boolean> {
+export async function apply(deps: StepDeps, key: string, result: StepResult): Promise<boolean> {
   if (result.kind === 'delete') {
     await deps.store.delete(key);
     return true;
@@ -89,7 +89,7 @@ export async function apply(deps: StageDeps, key: string, result: StepResult): P
 }
 
 /** What a step of `key` may use at `now`. */
-export function stepContext(deps: StageDeps, key: string, now: number): StepContext {
+export function stepContext(deps: StepDeps, key: string, now: number): StepContext {
   return {
     slack: deps.slack,
     messages: messagesIn(deps.messages, deps.teams ?? [], key),
@@ -102,7 +102,7 @@ export function stepContext(deps: StageDeps, key: string, now: number): StepCont
 }
 
 /** Runs `fn` holding the incident's lock; 'locked' when another holder has it. */
-export async function withIncidentLock<T>(deps: StageDeps, key: string, fn: () => Promise<T>): Promise<T | 'locked'> {
+export async function withIncidentLock<T>(deps: StepDeps, key: string, fn: () => Promise<T>): Promise<T | 'locked'> {
   const token = await deps.store.tryLock(key, deps.lockTtlMs, deps.lockOwner);
   if (!token) return 'locked';
   try {
@@ -115,7 +115,7 @@ export async function withIncidentLock<T>(deps: StageDeps, key: string, fn: () =
 // Redis away at the release: tried again every WORKER_RETRY_MS until Redis answers or the lock's TTL (wall time,
 // like Redis's) has ended anyway, so the first run after an outage does not wait out the TTL behind this process's
 // own lock. Releasing late is safe: the token is this run's alone.
-function releaseWhenBack(deps: StageDeps, key: string, token: string, untilMs: number): void {
+function releaseWhenBack(deps: StepDeps, key: string, token: string, untilMs: number): void {
   setTimeout(() => {
     deps.store.unlock(key, token).catch(() => Date.now() < untilMs && releaseWhenBack(deps, key, token, untilMs));
   }, WORKER_RETRY_MS).unref();

@@ -1,5 +1,6 @@
-// The watch pipeline: dirty keys -> per-pod / per-CronJob detection -> evaluation (correlation and advice) over
-// the current findings -> incidents handed to the notifier. Workers read the cache and never mutate it (sample-controller).
+// The watch pipeline, in sample-controller's shape: queue (dirty keys from the watcher) -> sync (per-pod /
+// per-CronJob detection, then one evaluation over the current findings: sync.ts) -> submit (the incidents handed
+// on as the evaluation made them: submit.ts). Workers read the cache and never mutate it.
 //
 // Cost: a pod event costs one detectPod. Only candidates (pods not Running/Succeeded/Failed, or terminating) can
 // become stuck by time alone; they and the CronJobs are re-evaluated on tick(), so a pod crossing stuckAfter with
@@ -8,14 +9,15 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../domain/clock.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { CronJobFinding, Finding, StuckPodFinding } from '../domain/findings.js';
-import type { Incident, Submitted } from '../domain/incident.js';
+import type { Incident } from '../domain/incident.js';
 import type { CronJob, Pod } from '../domain/objects.js';
 import { CORRELATE, CRONJOB, POD } from '../watch/keys.js';
 import type { WorkQueue } from '../watch/work-queue.js';
 import { turn } from '../watch/yielding.js';
+import type { IncidentSink } from './submit.js';
 
-/** The pure stages the pipeline runs, bound to their configuration (realStages in stages.ts builds the real ones). */
-export interface Stages {
+/** The pure work of a sync, bound to its configuration (realSync in sync.ts builds the real one). */
+export interface Sync {
   detectPod(index: ClusterIndex, pod: Pod, now: number): StuckPodFinding[];
   detectCronJob(index: ClusterIndex, cj: CronJob, now: number): CronJobFinding | undefined;
   /** Correlates and advises (src/evaluate): incidents with their next steps and drain advice. `openKeys`: the
@@ -26,14 +28,6 @@ export interface Stages {
     now: number,
     openKeys: ReadonlySet<string>,
   ): Incident[] | Promise<Incident[]>;
-}
-
-/**
- * Where incidents go (the notifier). Called with the full current set; an incident absent from it has cleared,
- * unless the answer keeps it open (the keep-firing window, a fact of its record: src/notify/record.ts).
- */
-export interface IncidentSink {
-  submit(incidents: Incident[], now: number): Promise<Submitted | void>;
 }
 
 /** Gauges the pipeline keeps current. */
@@ -73,7 +67,7 @@ export class Pipeline {
   constructor(
     private readonly index: ClusterIndex,
     private readonly queue: WorkQueue,
-    private readonly stages: Stages,
+    private readonly sync: Sync,
     private readonly sink: IncidentSink,
     private readonly clock: Clock,
     private readonly metrics?: PipelineMetrics,
@@ -191,7 +185,7 @@ export class Pipeline {
           this.dirty = false;
           const assumed = this.assumedOpen;
           const open = this.openKeys();
-          this.incidents = await this.stages.evaluate(this.index, [...this.findings.values()], now, open);
+          this.incidents = await this.sync.evaluate(this.index, [...this.findings.values()], now, open);
           // Kept if assumeOpen() came while the evaluation had the event loop handed back: the next pass uses it.
           if (this.assumedOpen === assumed) this.assumedOpen = new Set();
           try {
@@ -258,13 +252,13 @@ export class Pipeline {
       const pod = this.index.get('pods', k);
       if (pod && isCandidate(pod)) this.candidates.add(k);
       else this.candidates.delete(k);
-      this.replace(key, pod && isCandidate(pod) ? this.stages.detectPod(this.index, pod, now) : []);
+      this.replace(key, pod && isCandidate(pod) ? this.sync.detectPod(this.index, pod, now) : []);
     } else if (key.startsWith(CRONJOB)) {
       const k = key.slice(CRONJOB.length);
       const cj = this.index.get('cronJobs', k);
       if (cj) this.cronJobs.add(k);
       else this.cronJobs.delete(k);
-      const f = cj ? this.stages.detectCronJob(this.index, cj, now) : undefined;
+      const f = cj ? this.sync.detectCronJob(this.index, cj, now) : undefined;
       this.replace(key, f ? [f] : []);
     }
   }

@@ -5,7 +5,7 @@ import { RwxError } from '../../src/errors.js';
 import { createIncidentActions } from '../../src/notify/actions.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
-import { type StageDeps, processIncident } from '../../src/notify/stages.js';
+import { type StepDeps, processIncident } from '../../src/notify/steps-run.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import type { SlackApi } from '../../src/slack/api.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
@@ -13,7 +13,7 @@ import { H, KEY, M, S, stageDeps, tsOf } from './harness.js';
 
 let clock: ManualClock;
 let slack: MemorySlack;
-let deps: StageDeps;
+let deps: StepDeps;
 const text = (m: { blocks?: unknown[] } | undefined): string => JSON.stringify(m?.blocks ?? []);
 
 /** Records one evaluation; the jobs it asks for. */
@@ -39,7 +39,7 @@ describe('notify stages', () => {
     const root = slack.roots()[0]!;
     expect(root.metadata).toEqual({ event_type: 'rwx_incident', event_payload: { key: KEY } });
     expect(slack.replies(root.ts)).toHaveLength(1);
-    expect(text(slack.replies(root.ts)[0])).toContain('Evidence');
+    expect(text(slack.replies(root.ts)[0])).toContain('*Next steps*');
 
     // Same incident again (ages moved on): no job, nothing sent.
     clock.advance(M);
@@ -56,7 +56,7 @@ describe('notify stages', () => {
     expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['update'] });
     expect(slack.roots()).toHaveLength(1);
     expect(root.edits).toBe(1);
-    expect(text(root)).toContain('node-50');
+    expect(text(root)).toContain('Stuck on 5 nodes');
     expect(text(slack.replies(root.ts).at(-1))).toContain('new node `node-50`');
   });
 

@@ -1,0 +1,112 @@
+// One answer about the node agents' proof and the stale-stage check, wherever the bot gives it: the thread (the
+// pipeline's sync, each pass), `/rwx drain` (the command handler), `rwx drain-check` (its evaluation options) and
+// triage (its node proof) read the same agents' answers, and each states what stageCheck and incidentProof made of
+// them inside the one evaluation; no path computes them on its own. A pod stuck creating on node-02, whose agent
+// reports the globalmount of shop/db (ReadWriteOnce, its pod on node-01) still staged there with no pod.
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stageCheck, staleStageText } from '../../src/advise/stale-stage.js';
+import { evalSettings, evaluateOptions } from '../../src/cli/scan.js';
+import { runCommand } from '../../src/commands/handle.js';
+import { parseCommand } from '../../src/commands/parse.js';
+import { serveServices } from '../../src/commands/serve.js';
+import { loadConfig } from '../../src/config/index.js';
+import { incidentProof } from '../../src/correlate/proof.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { ClusterIndex } from '../../src/domain/cluster-index.js';
+import type { StagedVolume } from '../../src/domain/node-report.js';
+import { reportStateOf, type NodeReports, type NodeReportState } from '../../src/domain/proof.js';
+import { evaluate } from '../../src/evaluate/evaluate.js';
+import { realSync } from '../../src/pipeline/sync.js';
+import { triage } from '../../src/triage/triage.js';
+import { healthyReport } from '../agent/report-fixtures.js';
+import { DRIVER, NOW, baseCluster, healthyClaim, pod, pv, pvc } from '../triage/fixtures.js';
+import { REDIS_URL } from '../serve/harness.js';
+
+const NODE = 'node-02';
+const STAGED: StagedVolume = {
+  path: `/var/lib/kubelet/plugins/kubernetes.io/csi/${DRIVER}/ab12/globalmount`,
+  layout: 'sha',
+  driver: DRIVER,
+  sha: 'ab12',
+  pv: 'pvc-db',
+  state: 'ORPHANED',
+  source: '/dev/nvme1n1',
+  fstype: 'ext4',
+  podMounts: 0,
+  podUids: [],
+};
+const STATE: NodeReportState = {
+  kind: 'report',
+  report: healthyReport(NODE, { stagedVolumes: { status: 'orphaned', volumes: [STAGED] } }),
+  at: NOW,
+};
+const index = (() => {
+  const s = baseCluster();
+  healthyClaim(s, 'shop', 'files');
+  s.pvcs.push(pvc('shop', 'db', { modes: ['ReadWriteOnce'] }));
+  const dbPv = pv('pvc-db', { ns: 'shop', name: 'db' });
+  dbPv.spec!.accessModes = ['ReadWriteOnce'];
+  s.pvs.push(dbPv);
+  s.pods.push(pod('shop', 'db-0', { claim: 'db' }));
+  s.pods.push(pod('shop', 'web-stuck', { claim: 'files', node: NODE, state: 'creating', startedAgo: 1800 }));
+  return ClusterIndex.fromSnapshot(s);
+})();
+/** The agents as every path is given them: node-02's answers, no agent elsewhere. */
+const agents = { stateOf: (n: string): NodeReportState => (n === NODE ? STATE : { kind: 'no-agent' }) };
+const REPORTS: NodeReports = { kind: 'asked', states: new Map([[NODE, STATE]]) };
+const config = loadConfig({
+  env: { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_CHANNEL: 'C0INCIDENT', SLACK_SIGNING_SECRET: 'secret-0123456789', REDIS_URL },
+});
+const redis = new Redis(REDIS_URL, { lazyConnect: true });
+afterAll(() => redis.disconnect());
+
+/** The thread's incident holding node-19: what the pipeline's sync evaluates on a pass. */
+async function threadIncident() {
+  const sync = realSync({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {}, agents });
+  const { findings } = evaluate(index, { now: NOW });
+  const incidents = await sync.evaluate(index, findings, NOW, new Set());
+  const incident = incidents.find((i) => i.drain.some((d) => d.node === NODE));
+  if (!incident) throw new Error(`no incident with drain advice for ${NODE}`);
+  return incident;
+}
+
+describe('one proof and stale-stage answer', () => {
+  it('the thread states the check and the proof the one evaluation made of the agents’ answers', async () => {
+    const incident = await threadIncident();
+    const check = stageCheck(index, NODE, REPORTS);
+    expect(check.checked && check.stale.map((s) => s.path)).toEqual([STAGED.path]);
+    expect(incident.drain.find((d) => d.node === NODE)?.stages).toEqual(check);
+    const proof = incidentProof(index, incident, (n) => reportStateOf(REPORTS, n));
+    expect(incident.proof).toEqual(proof);
+    expect(incident.proof?.findings).toContainEqual(expect.objectContaining({ kind: 'ORPHANED_STAGE', node: NODE }));
+  });
+
+  it('/rwx drain and rwx drain-check give the thread’s drain advice for the node, word for word', async () => {
+    const thread = (await threadIncident()).drain.find((d) => d.node === NODE)!;
+    const svc = serveServices({
+      config,
+      index: () => index,
+      redis,
+      clock: new ManualClock(NOW),
+      nodeReport: async () => STATE,
+    });
+    const reply = await runCommand(parseCommand(`drain ${NODE}`), svc);
+    const said = JSON.stringify(reply.response);
+    const stale = thread.stages?.checked ? thread.stages.stale : [];
+    expect(stale).toHaveLength(1);
+    expect(said).toContain(JSON.stringify(staleStageText(stale[0]!)).slice(1, 40));
+    // drain-check: the evaluation options its flags give, with the node's agent asked.
+    const s = evalSettings({ now: new Date(NOW).toISOString() }, ['text']);
+    const cli = evaluate(index, { ...evaluateOptions(s), incidents: 'read', nodeReports: REPORTS }).drain(NODE);
+    expect(cli).toEqual(thread);
+  });
+
+  it('triage names the same stage (volume, claim, node) from the same answers', async () => {
+    const thread = (await threadIncident()).drain.find((d) => d.node === NODE)!;
+    const stale = thread.stages?.checked ? thread.stages.stale : [];
+    const report = triage(index, { now: NOW, nodeReports: REPORTS });
+    const found = report.nodeProof?.findings.filter((f) => f.kind === 'ORPHANED_STAGE') ?? [];
+    expect(found.map((f) => [f.volume, f.claim, f.nodes])).toEqual(stale.map((x) => [x.volume, x.claim, [x.node]]));
+  });
+});
