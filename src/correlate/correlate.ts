@@ -88,7 +88,7 @@ function* toIncident(
     pods: [...d.pods].sort((a, b) => a.key.localeCompare(b.key)),
     cronJobs: d.cronJobs,
     nodes,
-    workloads: workloadRows(d.pods, d.cronJobs),
+    workloads: workloadRows(index, d.pods, d.cronJobs),
     drain: [],
     nextSteps: [],
     explanations: [locationLine(location), ...text.explanations, ...guessedPluginLine(d, matches)],

@@ -8,6 +8,7 @@ import type { Location } from '../domain/location.js';
 import { formatAge } from '../domain/duration.js';
 import type { Draft } from './draft.js';
 import { memberKey } from './members.js';
+import { isPodReady } from './readiness.js';
 import type { IncidentText } from './explain-config.js';
 import { controllerOf } from '../domain/refs.js';
 import { cronLines, NOT_REGISTERED, plural, timedOutLines } from './explain-lines.js';
@@ -137,9 +138,7 @@ function causeLines({ index, d, a, ev, prev }: RolloutFacts): string[] {
   const prop = ev.diff.find((x) => x.field.endsWith('mountPropagation'));
   const att = attachedCount(index, d);
   const plugins = [...a.plugins.values()];
-  const ready = plugins.filter((p) =>
-    (p.status?.conditions ?? []).some((x) => x?.type === 'Ready' && x.status === 'True'),
-  ).length;
+  const ready = plugins.filter(isPodReady).length;
   const change =
     notRegistered.length > 0
       ? `${plural(notRegistered.length, 'stuck pod')} say the driver is not registered on their node ("not found in the list of registered CSI drivers"): the node plugin of revision ${ev.newRevision} does not register with the kubelet there (node-driver-registrar, its registration path).`

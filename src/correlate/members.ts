@@ -5,6 +5,7 @@ import type { CronJobFinding, StuckPodFinding } from '../domain/findings.js';
 import type { AffectedWorkload, IncidentNode, PluginOnNode } from '../domain/incident.js';
 import { controllerOf, nsKey } from '../domain/refs.js';
 import { finish, type Steps } from '../domain/steps.js';
+import { workloadReadiness } from './readiness.js';
 
 /** "namespace/name" of a stuck pod finding. */
 export function memberKey(f: StuckPodFinding): string {
@@ -73,21 +74,34 @@ export function* nodeRowsSteps(
   return rows;
 }
 
-/** Affected workloads (kind, namespace, name) with their stuck pods; CronJobs listed even without a stuck pod. */
+/**
+ * Affected workloads (kind, namespace, name) with their stuck pods and their readiness (readiness.ts); CronJobs
+ * listed even without a stuck pod.
+ */
 export function workloadRows(
+  index: ClusterIndex,
   pods: readonly StuckPodFinding[],
   cronJobs: readonly CronJobFinding[],
 ): AffectedWorkload[] {
   const byKey = new Map<string, AffectedWorkload>();
+  const owners = new Map<string, string>();
   for (const f of pods) {
     const k = `${f.workload.namespace}/${f.workload.kind}/${f.workload.name}`;
     const w = byKey.get(k) ?? { ...f.workload, pods: [] };
     w.pods.push(memberKey(f));
     byKey.set(k, w);
+    const pod = owners.has(k) ? undefined : index.get('pods', memberKey(f));
+    const uid = pod ? controllerOf(pod)?.uid : undefined;
+    if (uid) owners.set(k, uid);
   }
   for (const c of cronJobs) {
     const k = `${c.cronJob.namespace}/CronJob/${c.cronJob.name}`;
     if (!byKey.has(k)) byKey.set(k, { kind: 'CronJob', ...c.cronJob, pods: [] });
   }
-  return [...byKey.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, w]) => ({ ...w, pods: w.pods.sort() }));
+  return [...byKey.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, w]) => {
+      const readiness = workloadReadiness(index, w, owners.get(k));
+      return { ...w, pods: w.pods.sort(), ...(readiness ? { readiness } : {}) };
+    });
 }

@@ -9,18 +9,11 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { WorkloadRef } from '../domain/findings.js';
 import type { Pod } from '../domain/objects.js';
-import { controllerOf, nsKey } from '../domain/refs.js';
+import { controllerOf, deploymentFromReplicaSet, nsKey } from '../domain/refs.js';
 
 /** "namespace/name" of a pod: the member key used in findings, incidents and CronJob links. */
 export function podKey(pod: Pod): string {
   return nsKey(pod.metadata?.namespace, pod.metadata?.name);
-}
-
-/** The Deployment name a ReplicaSet name stands for, given the pod-template-hash; undefined when it does not fit. */
-export function deploymentFromReplicaSet(rsName: string, hash: string | undefined): string | undefined {
-  if (!hash) return undefined;
-  const suffix = `-${hash}`;
-  return rsName.endsWith(suffix) && rsName.length > suffix.length ? rsName.slice(0, -suffix.length) : undefined;
 }
 
 /** Follows a pod's owner chain to the workload people name: Deployment, StatefulSet, DaemonSet, CronJob, Job, or Pod. */

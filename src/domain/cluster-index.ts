@@ -10,7 +10,7 @@
 import { KIND_KEYS, type KindKey } from './kinds.js';
 import type { ObjectsByKind, Snapshot, UnreadableKind } from './snapshot.js';
 import type { CSINode, KubeEvent, Pod } from './objects.js';
-import { controllerOf, nsKey, objectKey } from './refs.js';
+import { controllerOf, deploymentKeyOf, nsKey, objectKey } from './refs.js';
 import { Holds } from './holds.js';
 
 type Store = { [K in KindKey]: Map<string, ObjectsByKind[K]> };
@@ -71,10 +71,12 @@ export function involvedKey(
 }
 
 /** Secondary indexes the triage never reads: built on first use (see `lazy` in ClusterIndex), one key per object. */
-type LazyName = 'podsByNode' | 'podsByOwner' | 'jobsByOwner' | 'attachmentsByNode' | 'revisionsByOwner';
+type LazyName =
+  'podsByNode' | 'podsByOwner' | 'podsByDeployment' | 'jobsByOwner' | 'attachmentsByNode' | 'revisionsByOwner';
 const LAZY: Record<LazyName, { kind: KindKey; key: (o: ObjectsByKind[KindKey]) => string | undefined }> = {
   podsByNode: { kind: 'pods', key: (o) => (o as Pod).spec?.nodeName || undefined },
   podsByOwner: { kind: 'pods', key: (o) => controllerOf(o)?.uid || undefined },
+  podsByDeployment: { kind: 'pods', key: (o) => deploymentKeyOf(o as Pod) },
   jobsByOwner: { kind: 'jobs', key: (o) => controllerOf(o)?.uid || undefined },
   attachmentsByNode: {
     kind: 'volumeAttachments',
@@ -201,6 +203,11 @@ export class ClusterIndex {
   /** Pods whose controller owner has this uid (ReplicaSet, Job, DaemonSet, StatefulSet...). */
   podsOwnedBy(ownerUid: string): Pod[] {
     return this.lazyIndex('podsByOwner').get(ownerUid) as Pod[];
+  }
+
+  /** Pods of every ReplicaSet of Deployment `namespace/name` (ReplicaSets are not read: by their name rule, refs.ts). */
+  podsOfDeployment(namespace: string, name: string): Pod[] {
+    return this.lazyIndex('podsByDeployment').get(nsKey(namespace, name)) as Pod[];
   }
 
   /** Jobs whose controller owner (a CronJob) has this uid. */

@@ -148,9 +148,22 @@ export interface IncidentNode {
   runningPods?: string[];
 }
 
+/**
+ * How many of a workload's pods are Ready. `of` is the DaemonSet's desiredNumberScheduled (`counted: 'desired'`), or,
+ * for kinds whose object the bot does not read (Deployment, StatefulSet, ReplicaSet), the pods that exist in the
+ * cache (`counted: 'existing'`): the desired replica count is unknown there.
+ */
+export interface WorkloadReadiness {
+  ready: number;
+  of: number;
+  counted: 'desired' | 'existing';
+}
+
 /** Affected workload with its stuck pods ("namespace/name"). */
 export interface AffectedWorkload extends WorkloadRef {
   pods: string[];
+  /** Ready pods of the workload when the evaluation could count them (src/correlate/readiness.ts). */
+  readiness?: WorkloadReadiness;
   /** Stuck pods of this workload a record left out (domain/kept.ts keptPods): counted, not listed. */
   podsNotKept?: number;
 }

@@ -1,5 +1,5 @@
 // Small pure helpers for naming objects consistently across the code base.
-import type { KubeObject } from './objects.js';
+import type { KubeObject, Pod } from './objects.js';
 
 /** "namespace/name" for namespaced objects, "name" for cluster-scoped ones. */
 export function objectKey(obj: KubeObject): string {
@@ -35,4 +35,22 @@ export function timeMs(ts: string | null | undefined): number | undefined {
   if (!ts) return undefined;
   const ms = Date.parse(ts);
   return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * The Deployment a ReplicaSet name stands for, given the pod-template-hash: the Deployment controller names its
+ * ReplicaSets `<deployment>-<pod-template-hash>` and stamps the hash on their pods. Undefined when it does not fit.
+ */
+export function deploymentFromReplicaSet(rsName: string, hash: string | undefined): string | undefined {
+  if (!hash) return undefined;
+  const suffix = `-${hash}`;
+  return rsName.endsWith(suffix) && rsName.length > suffix.length ? rsName.slice(0, -suffix.length) : undefined;
+}
+
+/** "namespace/name" of the Deployment whose ReplicaSet controls this pod (by the name rule above), if any. */
+export function deploymentKeyOf(pod: Pod): string | undefined {
+  const owner = controllerOf(pod);
+  if (owner?.kind !== 'ReplicaSet' || !owner.name) return undefined;
+  const dep = deploymentFromReplicaSet(owner.name, pod.metadata?.labels?.['pod-template-hash']);
+  return dep ? nsKey(pod.metadata?.namespace, dep) : undefined;
 }

@@ -4,6 +4,7 @@
 import type { Incident, IncidentNode } from '../domain/incident.js';
 import { naturalOrder } from '../domain/node-rows.js';
 import { escapeSlack } from './escape.js';
+import { readinessSuffix } from './readiness.js';
 import { formatSeconds, plural, slackDate } from './slack-blocks.js';
 
 /** Names a node list shows in full; longer lists collapse to the first and last. */
@@ -64,7 +65,7 @@ export function workloadLines(incident: Incident): string[] {
     return `(${stuck}${p?.node ? ` on ${escapeSlack(p.node)}` : ''})`;
   };
   const lines = incident.workloads.map((w) => {
-    const head = `• \`${escapeSlack(w.namespace)}\` ${escapeSlack(w.kind)} *${escapeSlack(w.name)}*`;
+    const head = `• \`${escapeSlack(w.namespace)}\` ${escapeSlack(w.kind)} *${escapeSlack(w.name)}*${readinessSuffix(w.readiness)}`;
     if (w.kind === 'Pod' && w.pods.length === 1) return `${head} ${stateOf(w.pods[0]!)}`;
     const pods = w.pods.map((key) => `${escapeSlack(key.slice(key.indexOf('/') + 1))} ${stateOf(key)}`);
     const cron = w.kind === 'CronJob' ? crons.get(`${w.namespace}/${w.name}`) : undefined;

@@ -4,6 +4,7 @@ import type { BlindSpot, Incident } from '../domain/incident.js';
 import { blindSentence } from '../advise/blind.js';
 import { formatAge } from '../domain/duration.js';
 import { renderDrainLine } from './terminal-drain.js';
+import { readinessSuffix } from './readiness.js';
 import { clean, table } from './terminal-text.js';
 
 function rolloutLines(inc: Incident): string[] {
@@ -88,7 +89,9 @@ export function renderIncident(inc: Incident, opts: IncidentTextOptions = {}): s
   if (inc.workloads.length > 0) {
     out.push('  Workloads:');
     for (const w of inc.workloads)
-      out.push(`    ${clean(`${w.kind} ${w.namespace}/${w.name}`)}: ${clean(w.pods.join(' ') || '(no stuck pod)')}`);
+      out.push(
+        `    ${clean(`${w.kind} ${w.namespace}/${w.name}${readinessSuffix(w.readiness)}`)}: ${clean(w.pods.join(' ') || '(no stuck pod)')}`,
+      );
   }
   if (inc.cronJobs.length > 0) {
     out.push('  CronJobs:');

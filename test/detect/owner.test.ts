@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { WorkloadRef } from '../../src/domain/findings.js';
 import type { Pod } from '../../src/domain/objects.js';
-import { deploymentFromReplicaSet, resolveWorkload } from '../../src/detect/owner.js';
+import { resolveWorkload } from '../../src/detect/owner.js';
+import { deploymentFromReplicaSet } from '../../src/domain/refs.js';
 import { cronJob, cronJobJob, pod, snapshotOf } from './builders.js';
 
 const cj = cronJob('ns', 'nightly-backup', '0 2 * * *');

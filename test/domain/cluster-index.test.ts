@@ -68,6 +68,28 @@ describe('ClusterIndex', () => {
     expect(idx.keyOfUid('uid-a')).toBeUndefined();
   });
 
+  it("finds a Deployment's pods across its ReplicaSets by their name and pod-template-hash, kept current", () => {
+    const depPod = (name: string, rs: string, hash?: string): Pod => ({
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace: 'ns',
+        ownerReferences: [{ kind: 'ReplicaSet', name: rs, uid: `uid-${rs}`, controller: true }],
+        ...(hash ? { labels: { 'pod-template-hash': hash } } : {}),
+      },
+    });
+    const names = (idx: ClusterIndex) => idx.podsOfDeployment('ns', 'web').map((p) => p.metadata?.name);
+    const idx = new ClusterIndex().indexEverything();
+    idx.upsert('pods', depPod('web-aaa-1', 'web-aaa', 'aaa'));
+    idx.upsert('pods', depPod('web-bbb-1', 'web-bbb', 'bbb'));
+    idx.upsert('pods', depPod('web-api-ccc-1', 'web-api-ccc', 'ccc')); // Deployment web-api's, not web's
+    idx.upsert('pods', depPod('web-x-1', 'web-x')); // a bare ReplicaSet: no hash, no Deployment
+    expect(names(idx)).toEqual(['web-aaa-1', 'web-bbb-1']);
+    expect(idx.podsOfDeployment('ns', 'web-api').map((p) => p.metadata?.name)).toEqual(['web-api-ccc-1']);
+    idx.remove('pods', depPod('web-aaa-1', 'web-aaa', 'aaa'));
+    expect(names(idx)).toEqual(['web-bbb-1']);
+  });
+
   it('indexes events by involved object and tolerates missing fields', () => {
     const idx = new ClusterIndex();
     idx.upsert('events', {

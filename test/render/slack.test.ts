@@ -157,9 +157,13 @@ describe('renderEvidenceReply', () => {
     ['what the rollback restores', 'restores volumeMount kubelet-dir mountPropagation Bidirectional'],
     ['leave stuck pods alone', 'Leave stuck pods alone: the kubelet retries'],
     ['what cordoning costs', 'out of scheduling: if the other'],
-    ['symptom 1: postgres-2', 'StatefulSet *postgres*: postgres-2 (ContainerCreating 24m on node-19)'],
+    // Readiness of the pods that exist (the StatefulSet's and Deployment's desired counts are not read).
+    [
+      'symptom 1: postgres-2',
+      'StatefulSet *postgres* (0 of 1 pod ready): postgres-2 (ContainerCreating 24m on node-19)',
+    ],
     ['symptom 2: the backup CronJob with missed runs', 'CronJob *nightly-backup*: 2 scheduled runs missed'],
-    ['symptom 3: search', 'Deployment *search*'],
+    ['symptom 3: search, 3 of its 5 pods ready', 'Deployment *search* (3 of 5 pods ready): search-7d9f8c6b5-d'],
     ['a stuck node, one line', '• `node-19` revision 2, plugin pod'],
   ])('has %s', (_name, want) => {
     expect(text).toContain(want);
