@@ -49,7 +49,13 @@ export function incidentLocation(index: ClusterIndex, d: Draft): Location {
     };
   const own = d.pods.find((f) => f.location?.holder === d.node && d.node)?.location;
   if (d.verdict === 'FOLLOWS_NODE' && d.node)
-    return { layer, actor: own?.actor ?? first?.actor ?? `the kubelet on ${d.node}`, holder: d.node, evidence };
+    return {
+      layer,
+      actor: own?.actor ?? first?.actor ?? `the kubelet on ${d.node}`,
+      holder: d.node,
+      evidence: own?.evidence ?? evidence,
+      ...(own?.unregistered ? { unregistered: own.unregistered } : {}),
+    };
   return { layer, actor: first?.actor ?? 'not known', evidence, ...(d.node ? { holder: d.node } : {}) };
 }
 

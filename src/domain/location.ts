@@ -64,6 +64,8 @@ export interface Location {
   evidence: string[];
   /** For layer 'node' and faults held by a node that is not Ready: that node's health. */
   holderHealth?: NodeHealth;
+  /** The CSI driver whose node plugin is not registered on the holder node (the kubelet's words or its CSINode). */
+  unregistered?: string;
   /** Whether the fault heals without anyone acting, and when (correlate/outlook.ts); absent when nothing is said. */
   outlook?: string;
 }
