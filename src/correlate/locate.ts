@@ -5,6 +5,7 @@ import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { EventEvidence, StuckPodFinding } from '../domain/findings.js';
 import type { Layer, Location } from '../domain/location.js';
 import { describeHealth, notReady } from '../domain/node-health.js';
+import { volumeHealth } from './volume-health.js';
 
 /** One locating rule: the location when the rule applies to the pod, else undefined. */
 export interface LocateRule {
@@ -195,11 +196,16 @@ export const LOCATE_RULES: readonly LocateRule[] = [
   onNode,
 ];
 
-/** Where a stuck pod is stuck: the first rule that applies, else 'unknown' with no holder. */
+/**
+ * Where a stuck pod is stuck: the first rule that applies, else 'unknown' with no holder; with what the driver's
+ * health monitor says of its volumes, whatever the layer (evidence, not a rule: it names no step).
+ */
 export function locate(index: ClusterIndex, f: StuckPodFinding): Location {
-  for (const r of LOCATE_RULES) {
-    const l = r.locate(index, f);
-    if (l) return l;
-  }
-  return { layer: 'unknown', actor: 'not known: no event says which step failed', evidence: [] };
+  const l = LOCATE_RULES.reduce<Location | undefined>((found, r) => found ?? r.locate(index, f), undefined) ?? {
+    layer: 'unknown',
+    actor: 'not known: no event says which step failed',
+    evidence: [],
+  };
+  const health = volumeHealth(index, f);
+  return health.length > 0 ? { ...l, volumeHealth: health } : l;
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
-import { cronJob, csiNode, DAY, failedCronJobJob, MIN, NOW, snapshotOf } from '../detect/builders.js';
+import { ago, cronJob, csiNode, DAY, event, failedCronJobJob, MIN, NOW, snapshotOf } from '../detect/builders.js';
 import { miniCluster, miniNodes, type MiniOpts } from './mini-cluster.js';
 import { rolloutObjects, UPDATED } from './rollout-fixture.js';
 
@@ -156,6 +156,30 @@ describe('the explanation is chosen by the evidence', () => {
     expect(inc?.verdict).not.toBe('FOLLOWS_ROLLOUT');
     expect(inc?.location).toMatchObject({ layer: 'stage', holder: 'n-03', unregistered: 'ebs.csi.aws.com' });
     expect(inc?.location?.actor).toMatch(/node plugin of ebs\.csi\.aws\.com on n-03, which is not registered/);
+  });
+});
+
+describe('volume health reported by the driver', () => {
+  // The external-health-monitor's Warning VolumeConditionAbnormal on the claim (pkg/csi-handler/pv_checker.go).
+  const abnormal = () => {
+    const e = event('ns', 'c-a', 'VolumeConditionAbnormal', 'Volume is not found at 2026-11-30 09:00:00', ago(MIN));
+    return { ...e, involvedObject: { kind: 'PersistentVolumeClaim', namespace: 'ns', name: 'c-a' } };
+  };
+
+  it('is evidence the incident carries: on its location and in its explanations, after where it is stuck', () => {
+    const [inc] = scan(miniCluster({ pods: [{ name: 'a', node: 'n-01' }], extra: [abnormal()] }));
+    expect(inc?.location?.volumeHealth).toEqual([
+      'PersistentVolumeClaim ns/c-a VolumeConditionAbnormal: Volume is not found at 2026-11-30 09:00:00',
+    ]);
+    expect(inc?.explanations?.[1]).toBe(
+      'The driver reports a volume abnormal (CSI external-health-monitor events): PersistentVolumeClaim ns/c-a VolumeConditionAbnormal: Volume is not found at 2026-11-30 09:00:00.',
+    );
+  });
+
+  it('says nothing when the monitor says nothing', () => {
+    const [inc] = scan(miniCluster({ pods: [{ name: 'a', node: 'n-01' }] }));
+    expect(inc?.location?.volumeHealth).toBeUndefined();
+    expect(inc?.explanations?.join('\n')).not.toMatch(/health-monitor/);
   });
 });
 
