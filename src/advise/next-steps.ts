@@ -104,6 +104,7 @@ function stepsFor(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>)
       const terminating = inc.pods.some((f) => f.kind === 'stuck-terminating');
       return [
         `Confirm the fault follows ${node}. ${gateStep(index, inc, node, busy)}`,
+        ...registrationSteps(inc, node),
         `Read the ${logsOf(inc)} on ${node} (kubectl get pods -A -o wide --field-selector spec.nodeName=${node}).`,
         ...(terminating
           ? [
@@ -143,6 +144,19 @@ function stepsFor(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>)
       if (inc.key.startsWith('volume/')) return [...volumeSteps(index, inc), ...cronSteps(inc)];
       return unexplainedSteps(index, inc, busy);
   }
+}
+
+/** When the incident's driver is not registered on its node (locate.ts): the node plugin pod there and its registrar. */
+function registrationSteps(inc: Incident, node: string): string[] {
+  const driver = inc.location?.unregistered;
+  if (!driver) return [];
+  const plugin = inc.nodes.find((n) => n.node === node)?.plugin;
+  const logs = plugin?.daemonSet
+    ? `kubectl logs -n ${plugin.daemonSet.namespace} ${plugin.pod} --all-containers`
+    : `no node plugin pod of ${driver} was found on ${node}: check its DaemonSet's nodeSelector and tolerations`;
+  return [
+    `${driver} is not registered with the kubelet on ${node} (kubectl get csinode ${node} -o yaml lists the drivers it registered): its node plugin's registrar (node-driver-registrar) never reached the kubelet there. ${logs}`,
+  ];
 }
 
 /**

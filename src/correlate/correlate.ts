@@ -18,7 +18,7 @@ import {
 } from './plugin-finder.js';
 import { describePlugin, pluginOnNode } from './plugin-revision.js';
 import { locate } from './locate.js';
-import { incidentLocation, locationLine } from './incident-location.js';
+import { incidentLocation, locationLine, volumeHealthLines } from './incident-location.js';
 
 /** Options of one correlation pass. */
 export interface CorrelateOptions {
@@ -91,7 +91,12 @@ function* toIncident(
     workloads: workloadRows(index, d.pods, d.cronJobs),
     drain: [],
     nextSteps: [],
-    explanations: [locationLine(location), ...text.explanations, ...guessedPluginLine(d, matches)],
+    explanations: [
+      locationLine(location),
+      ...volumeHealthLines(location),
+      ...text.explanations,
+      ...guessedPluginLine(d, matches),
+    ],
   };
   if (d.driver) inc.driver = d.driver;
   if (d.daemonSet) inc.daemonSet = dsRef(d.daemonSet);

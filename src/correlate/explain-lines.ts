@@ -9,9 +9,6 @@ import type { IncidentText } from './explain-config.js';
 import type { Draft } from './draft.js';
 import { mountedSincePlugin } from './rollout.js';
 
-/** The kubelet's words when a driver's node plugin is not registered on the node (csi_plugin.go). */
-export const NOT_REGISTERED = /not found in the list of registered CSI drivers/;
-
 /** "1 pod", "2 pods". */
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** One line per CronJob of the draft: the pod that kept it from running, or what its Jobs failed with. */
@@ -53,7 +50,7 @@ export function timedOutLines(d: Draft): string[] {
   const seen = d.pods.some(
     (f) =>
       (f.location?.layer === 'stage' || f.location?.layer === 'publish') &&
-      !f.events.some((e) => NOT_REGISTERED.test(e.message)) &&
+      !f.location.unregistered &&
       f.events.some((e) => /timed out waiting for the condition/.test(e.message)),
   );
   return seen

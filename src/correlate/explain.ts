@@ -11,7 +11,7 @@ import { memberKey } from './members.js';
 import { isPodReady } from './readiness.js';
 import type { IncidentText } from './explain-config.js';
 import { controllerOf } from '../domain/refs.js';
-import { cronLines, NOT_REGISTERED, plural, timedOutLines } from './explain-lines.js';
+import { cronLines, plural, timedOutLines } from './explain-lines.js';
 import { nameList } from '../domain/names.js';
 import type { RolloutEvidence } from '../domain/incident.js';
 import type { RolloutAnalysis } from './rollout.js';
@@ -130,18 +130,18 @@ function stateLines({ index, ev, ds, newN, oldN, prev, what }: RolloutFacts, nod
 }
 
 /**
- * What the revision changed, chosen by the evidence: pods that say the driver is not registered get the
- * registration line, never the propagation story; then attached volumes and Ready plugins.
+ * What the revision changed, chosen by the evidence: pods located where the driver is not registered (the kubelet's
+ * words or the node's CSINode, locate.ts) get the registration line, never the propagation story; then attached volumes and Ready plugins.
  */
 function causeLines({ index, d, a, ev, prev }: RolloutFacts): string[] {
-  const notRegistered = d.pods.filter((f) => f.events.some((e) => NOT_REGISTERED.test(e.message)));
+  const notRegistered = d.pods.filter((f) => f.location?.unregistered);
   const prop = ev.diff.find((x) => x.field.endsWith('mountPropagation'));
   const att = attachedCount(index, d);
   const plugins = [...a.plugins.values()];
   const ready = plugins.filter(isPodReady).length;
   const change =
     notRegistered.length > 0
-      ? `${plural(notRegistered.length, 'stuck pod')} say the driver is not registered on their node ("not found in the list of registered CSI drivers"): the node plugin of revision ${ev.newRevision} does not register with the kubelet there (node-driver-registrar, its registration path).`
+      ? `${plural(notRegistered.length, 'stuck pod')} ${notRegistered.length === 1 ? 'waits' : 'wait'} on nodes where the driver is not registered (the kubelet's "not found in the list of registered CSI drivers", or the node's CSINode without it): the node plugin of revision ${ev.newRevision} does not register with the kubelet there (node-driver-registrar, its registration path).`
       : prop
         ? `Revision ${ev.newRevision} changed ${prop.text}${prop.container ? ` (container ${prop.container})` : ''}: without Bidirectional propagation the plugin's mounts stay in its own mount namespace, so the kubelet and the runtime never see them and FailedMount only says "timed out waiting for the condition".`
         : ev.diff.length > 0

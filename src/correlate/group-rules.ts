@@ -80,6 +80,8 @@ function faultyNodes(g: Grouping): Set<string> {
   for (const f of g.nodeCandidates)
     if (f.node && (f.events.length > 0 || (stuckOn.get(f.node) ?? 0) >= 2)) nodeFault.add(f.node);
   for (const [node, drivers] of g.stuckDrivers) if (drivers.size >= 2) nodeFault.add(node);
+  // A driver not registered on the node (the kubelet's words or its CSINode) is the node's own state, not one pod's.
+  for (const f of [...g.remaining.values()].flat()) if (f.node && f.location?.unregistered) nodeFault.add(f.node);
   for (const [driver, fs] of g.remaining) {
     if (driver === 'unresolved') continue;
     const nodes = new Set(fs.map((f) => f.node ?? ''));

@@ -29,7 +29,7 @@
 //    one is kept on the same sustain test as rule 3 (a pod that terminated at last is one member recovering).
 // 5. The remaining storage pods, and the remaining pods stuck Terminating, group per node as FOLLOWS_NODE when the
 //    node holds stuck mounts of two or more drivers, or an unmount failure the kubelet reported (a silent one needs
-//    a second stuck pod there), or is
+//    a second stuck pod there), or a driver not registered there (the kubelet says so, or its CSINode lacks it), or is
 //    the only node with stuck mounts of a driver and either two or more workloads are stuck there or the same
 //    plugin revision demonstrably mounts on another node (so the node, not the plugin, is what differs), and no
 //    pod with that driver's volume started there since its plugin did (a node that mounts the driver fine is not

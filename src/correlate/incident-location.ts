@@ -28,6 +28,13 @@ function commonLayer(d: Draft): Layer {
  * layer most pods are at, held by the incident's node when it has one.
  */
 export function incidentLocation(index: ClusterIndex, d: Draft): Location {
+  const l = placeOf(index, d);
+  const health = [...new Set(d.pods.flatMap((f) => f.location?.volumeHealth ?? []))];
+  return health.length > 0 ? { ...l, volumeHealth: health } : l;
+}
+
+/** The incident's layer, actor and holder (incidentLocation without the health monitor's lines). */
+function placeOf(index: ClusterIndex, d: Draft): Location {
   const layer = commonLayer(d);
   const held = heldLocation(index, d);
   if (held) return held;
@@ -49,7 +56,13 @@ export function incidentLocation(index: ClusterIndex, d: Draft): Location {
     };
   const own = d.pods.find((f) => f.location?.holder === d.node && d.node)?.location;
   if (d.verdict === 'FOLLOWS_NODE' && d.node)
-    return { layer, actor: own?.actor ?? first?.actor ?? `the kubelet on ${d.node}`, holder: d.node, evidence };
+    return {
+      layer,
+      actor: own?.actor ?? first?.actor ?? `the kubelet on ${d.node}`,
+      holder: d.node,
+      evidence: own?.evidence ?? evidence,
+      ...(own?.unregistered ? { unregistered: own.unregistered } : {}),
+    };
   return { layer, actor: first?.actor ?? 'not known', evidence, ...(d.node ? { holder: d.node } : {}) };
 }
 
@@ -76,6 +89,14 @@ function heldLocation(index: ClusterIndex, d: Draft): Location | undefined {
       : d.pods.flatMap((f) => (f.node !== node ? f.storage.flatMap((s) => (s.pv ? [s.pv] : [])) : []));
   const outlook = detachOutlook(index, node, first.holderHealth, [...new Set(pvs)].sort());
   return { ...first, evidence: [...new Set(locs.flatMap((l) => l.evidence))], ...(outlook ? { outlook } : {}) };
+}
+
+/** What the driver's health monitor reports of the incident's volumes, in one line; none when it says nothing. */
+export function volumeHealthLines(l: Location): string[] {
+  const h = l.volumeHealth ?? [];
+  if (h.length === 0) return [];
+  const shown = h.slice(0, 4).join('; ') + (h.length > 4 ? `; and ${h.length - 4} more` : '');
+  return [`The driver reports a volume abnormal (CSI external-health-monitor events): ${shown}.`];
 }
 
 /** The location in one line, first among the explanations the thread and `rwx scan` show alike. */

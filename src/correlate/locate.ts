@@ -5,6 +5,7 @@ import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { EventEvidence, StuckPodFinding } from '../domain/findings.js';
 import type { Layer, Location } from '../domain/location.js';
 import { describeHealth, notReady } from '../domain/node-health.js';
+import { volumeHealth } from './volume-health.js';
 
 /** One locating rule: the location when the rule applies to the pod, else undefined. */
 export interface LocateRule {
@@ -16,7 +17,7 @@ export interface LocateRule {
 const MULTI_ATTACH = /Multi-Attach error for volume "([^"]+)"/;
 /** The kubelet's volume manager: "unmounted volumes=[a], unattached volumes=[a]" (volume_manager.go). */
 const UNATTACHED = /unattached volumes=\[([^\]]+)\]/;
-/** The kubelet's CSI client when the node plugin never registered on the node (csi_plugin.go). */
+/** The kubelet's CSI client when the node plugin never registered on the node (csi_client.go newCsiDriverClient). */
 const NOT_REGISTERED = /driver name (\S+) not found in the list of registered CSI drivers/;
 
 const line = (e: EventEvidence): string => `${e.reason}: ${e.message}`;
@@ -90,18 +91,45 @@ const attachHere: LocateRule = {
   },
 };
 
-/** The node plugin is not registered with the kubelet on the pod's node. */
+/**
+ * The drivers of a stuck pod's volumes that its node's CSINode does not list: the kubelet never registered their
+ * node plugin there. None when CSINodes are unreadable or the node has no CSINode (its absence proves nothing), and
+ * for pods stuck Terminating (their unmount has its own evidence).
+ */
+function missingFromCsiNode(index: ClusterIndex, f: StuckPodFinding): { driver: string; listed: string[] } | undefined {
+  if (!f.node || f.kind !== 'stuck-creating' || !index.readable('csiNodes')) return undefined;
+  const registered = index.driversOnNode(f.node);
+  if (!registered) return undefined;
+  const driver = f.storage.find((s) => s.driver && !registered.has(s.driver))?.driver;
+  return driver ? { driver, listed: [...registered].sort() } : undefined;
+}
+
+/**
+ * The node plugin is not registered with the kubelet on the pod's node: the kubelet says so, or the node's CSINode
+ * lacks the driver of one of the pod's volumes. A registration problem of that node (rollout.ts decides whether it
+ * follows a plugin revision).
+ */
 const notRegistered: LocateRule = {
   name: 'driver not registered',
-  locate(_index, f) {
+  locate(index, f) {
     const e = find(f, NOT_REGISTERED);
-    if (!e) return undefined;
-    const driver = NOT_REGISTERED.exec(e.message)?.[1] ?? 'the driver';
+    const missing = missingFromCsiNode(index, f);
+    if (!e && !missing) return undefined;
+    const driver = (e && NOT_REGISTERED.exec(e.message)?.[1]) ?? missing?.driver ?? 'the driver';
+    const on = f.node ?? 'the node';
     return {
       layer: 'stage',
-      actor: `the node plugin of ${driver} on ${f.node ?? 'the node'}, which is not registered with the kubelet`,
+      actor: `the node plugin of ${driver} on ${on}, which is not registered with the kubelet (node-driver-registrar)`,
       ...(f.node ? { holder: f.node } : {}),
-      evidence: [line(e)],
+      unregistered: driver,
+      evidence: [
+        ...(e ? [line(e)] : []),
+        ...(missing
+          ? [
+              `CSINode ${on} lists ${missing.listed.length > 0 ? missing.listed.join(', ') : 'no driver'}: ${missing.driver} is not registered there`,
+            ]
+          : []),
+      ],
     };
   },
 };
@@ -168,11 +196,16 @@ export const LOCATE_RULES: readonly LocateRule[] = [
   onNode,
 ];
 
-/** Where a stuck pod is stuck: the first rule that applies, else 'unknown' with no holder. */
+/**
+ * Where a stuck pod is stuck: the first rule that applies, else 'unknown' with no holder; with what the driver's
+ * health monitor says of its volumes, whatever the layer (evidence, not a rule: it names no step).
+ */
 export function locate(index: ClusterIndex, f: StuckPodFinding): Location {
-  for (const r of LOCATE_RULES) {
-    const l = r.locate(index, f);
-    if (l) return l;
-  }
-  return { layer: 'unknown', actor: 'not known: no event says which step failed', evidence: [] };
+  const l = LOCATE_RULES.reduce<Location | undefined>((found, r) => found ?? r.locate(index, f), undefined) ?? {
+    layer: 'unknown',
+    actor: 'not known: no event says which step failed',
+    evidence: [],
+  };
+  const health = volumeHealth(index, f);
+  return health.length > 0 ? { ...l, volumeHealth: health } : l;
 }

@@ -64,6 +64,10 @@ export interface Location {
   evidence: string[];
   /** For layer 'node' and faults held by a node that is not Ready: that node's health. */
   holderHealth?: NodeHealth;
+  /** The CSI driver whose node plugin is not registered on the holder node (the kubelet's words or its CSINode). */
+  unregistered?: string;
+  /** What the driver's health monitor says of the volumes (volume-health.ts): standing abnormal events, one a line. */
+  volumeHealth?: string[];
   /** Whether the fault heals without anyone acting, and when (correlate/outlook.ts); absent when nothing is said. */
   outlook?: string;
 }

@@ -68,3 +68,39 @@ describe('next steps fit the storage', () => {
     expect(step).not.toContain('node plugin logs');
   });
 });
+
+describe('next steps fit the layer', () => {
+  /** node-7's incident located where the driver is not registered (locate.ts: the kubelet's words or its CSINode). */
+  const unregistered = (inc: Incident): Incident => ({
+    ...inc,
+    location: {
+      layer: 'stage',
+      actor: 'the node plugin of ebs.csi.aws.com on node-7, which is not registered with the kubelet',
+      holder: 'node-7',
+      evidence: ['CSINode node-7 lists no driver: ebs.csi.aws.com is not registered there'],
+      unregistered: 'ebs.csi.aws.com',
+    },
+  });
+
+  it('a driver not registered on the node: its CSINode and its plugin pod, before any mount test', () => {
+    const inc = unregistered(nodeIncident('node-7'));
+    const steps = nextSteps(INDEX, inc);
+    const plugin = inc.nodes[0]?.plugin;
+    const i = steps.findIndex((s) => s.startsWith('ebs.csi.aws.com is not registered with the kubelet on node-7'));
+    expect(i).toBe(1);
+    expect(steps[i]).toContain('kubectl get csinode node-7 -o yaml');
+    expect(steps[i]).toContain(`kubectl logs -n ${plugin?.daemonSet?.namespace} ${plugin?.pod} --all-containers`);
+  });
+
+  it('no plugin pod on the node: says so instead of naming one', () => {
+    const base = unregistered(nodeIncident('node-7'));
+    const inc = { ...base, nodes: base.nodes.map((n) => ({ node: n.node, stuckPods: n.stuckPods })) };
+    expect(nextSteps(INDEX, inc).join('\n')).toContain(
+      "no node plugin pod of ebs.csi.aws.com was found on node-7: check its DaemonSet's nodeSelector and tolerations",
+    );
+  });
+
+  it('a registered driver: no registration step', () => {
+    expect(nextSteps(INDEX, nodeIncident('node-7')).join('\n')).not.toMatch(/not registered/);
+  });
+});

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
-import { cronJob, DAY, failedCronJobJob, MIN, NOW, snapshotOf } from '../detect/builders.js';
-import { miniCluster, type MiniOpts } from './mini-cluster.js';
+import { ago, cronJob, csiNode, DAY, event, failedCronJobJob, MIN, NOW, snapshotOf } from '../detect/builders.js';
+import { miniCluster, miniNodes, type MiniOpts } from './mini-cluster.js';
 import { rolloutObjects, UPDATED } from './rollout-fixture.js';
 
 const scan = (index: ClusterIndex): Incident[] => evaluate(index, { now: NOW }).incidents;
@@ -101,7 +101,7 @@ const VOLUME_FAULT = [
 ];
 
 describe('the explanation is chosen by the evidence', () => {
-  // The kubelet's CSI plugin (pkg/volume/csi/csi_plugin.go) when the node plugin never registered on the node.
+  // The kubelet's CSI client (pkg/volume/csi/csi_client.go, newCsiDriverClient) when the node plugin never registered.
   const notRegistered =
     'MountVolume.MountDevice failed for volume "data" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name ebs.csi.aws.com not found in the list of registered CSI drivers';
   it('a rollout whose pods say the driver is not registered: the registration line, not the propagation story', () => {
@@ -112,8 +112,74 @@ describe('the explanation is chosen by the evidence', () => {
     const [inc] = scan(miniCluster({ onRevision2: ['n-01', 'n-02'], pods }));
     const text = inc?.explanations?.join('\n') ?? '';
     expect(inc?.verdict).toBe('FOLLOWS_ROLLOUT');
-    expect(text).toMatch(/2 stuck pods say the driver is not registered on their node/);
+    expect(text).toMatch(/2 stuck pods wait on nodes where the driver is not registered/);
     expect(text).not.toMatch(/Bidirectional propagation|cannot see it/);
+  });
+
+  /** CSINodes of the mini cluster: every node lists ebs, except `without`. */
+  const csiNodes = (without: string[]) =>
+    miniNodes(10).map((n) => csiNode(n, without.includes(n) ? [] : ['ebs.csi.aws.com']));
+
+  it('a rollout whose new-revision nodes lack the driver in their CSINode: the registration line, rollout-correlated', () => {
+    // The kubelet only says "timed out"; the CSINodes of n-01 and n-02 (revision 2) no longer list the driver.
+    const pods = [
+      { name: 'a', node: 'n-01' },
+      { name: 'b', node: 'n-02' },
+    ];
+    const [inc, ...rest] = scan(
+      miniCluster({ onRevision2: ['n-01', 'n-02'], pods, extra: csiNodes(['n-01', 'n-02']) }),
+    );
+    const text = inc?.explanations?.join('\n') ?? '';
+    expect([inc?.verdict, rest.length]).toEqual(['FOLLOWS_ROLLOUT', 0]);
+    expect(text).toMatch(/2 stuck pods wait on nodes where the driver is not registered .*CSINode without it/);
+    expect(text).not.toMatch(/Bidirectional propagation|cannot see it/);
+    expect(inc?.pods.map((p) => p.location?.evidence)).toContainEqual(
+      expect.arrayContaining(['CSINode n-01 lists no driver: ebs.csi.aws.com is not registered there']),
+    );
+  });
+
+  it('the same pods with the driver in every CSINode: the propagation story, no registration line', () => {
+    const pods = [
+      { name: 'a', node: 'n-01' },
+      { name: 'b', node: 'n-02' },
+    ];
+    const [inc] = scan(miniCluster({ onRevision2: ['n-01', 'n-02'], pods, extra: csiNodes([]) }));
+    const text = inc?.explanations?.join('\n') ?? '';
+    expect(inc?.verdict).toBe('FOLLOWS_ROLLOUT');
+    expect(text).not.toMatch(/driver is not registered/);
+    expect(text).toMatch(/Bidirectional propagation/);
+  });
+
+  it("no rollout: a node whose CSINode lacks the driver is located as that node's registration problem", () => {
+    const pods = [{ name: 'a', node: 'n-03' }];
+    const [inc] = scan(miniCluster({ pods, extra: csiNodes(['n-03']) }));
+    expect(inc?.verdict).not.toBe('FOLLOWS_ROLLOUT');
+    expect(inc?.location).toMatchObject({ layer: 'stage', holder: 'n-03', unregistered: 'ebs.csi.aws.com' });
+    expect(inc?.location?.actor).toMatch(/node plugin of ebs\.csi\.aws\.com on n-03, which is not registered/);
+  });
+});
+
+describe('volume health reported by the driver', () => {
+  // The external-health-monitor's Warning VolumeConditionAbnormal on the claim (pkg/csi-handler/pv_checker.go).
+  const abnormal = () => {
+    const e = event('ns', 'c-a', 'VolumeConditionAbnormal', 'Volume is not found at 2026-11-30 09:00:00', ago(MIN));
+    return { ...e, involvedObject: { kind: 'PersistentVolumeClaim', namespace: 'ns', name: 'c-a' } };
+  };
+
+  it('is evidence the incident carries: on its location and in its explanations, after where it is stuck', () => {
+    const [inc] = scan(miniCluster({ pods: [{ name: 'a', node: 'n-01' }], extra: [abnormal()] }));
+    expect(inc?.location?.volumeHealth).toEqual([
+      'PersistentVolumeClaim ns/c-a VolumeConditionAbnormal: Volume is not found at 2026-11-30 09:00:00',
+    ]);
+    expect(inc?.explanations?.[1]).toBe(
+      'The driver reports a volume abnormal (CSI external-health-monitor events): PersistentVolumeClaim ns/c-a VolumeConditionAbnormal: Volume is not found at 2026-11-30 09:00:00.',
+    );
+  });
+
+  it('says nothing when the monitor says nothing', () => {
+    const [inc] = scan(miniCluster({ pods: [{ name: 'a', node: 'n-01' }] }));
+    expect(inc?.location?.volumeHealth).toBeUndefined();
+    expect(inc?.explanations?.join('\n')).not.toMatch(/health-monitor/);
   });
 });
 

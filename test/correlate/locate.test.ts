@@ -4,14 +4,14 @@
 // from the kubelet's volume manager (pkg/kubelet/volumemanager/volume_manager.go), "MountVolume.MountDevice failed"
 // and "MountVolume.SetUp failed" from the operation generator (pkg/volume/util/operationexecutor/
 // operation_generator.go), "driver name ... not found in the list of registered CSI drivers" from the kubelet's CSI
-// plugin (pkg/volume/csi/csi_plugin.go), Ready=Unknown "Kubelet stopped posting node status." from the node lifecycle
+// client (pkg/volume/csi/csi_client.go, newCsiDriverClient; a CSINode lists the drivers the kubelet registered), Ready=Unknown "Kubelet stopped posting node status." from the node lifecycle
 // controller (pkg/controller/nodelifecycle/node_lifecycle_controller.go).
 import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Cause, StuckPodFinding } from '../../src/domain/findings.js';
 import type { Node, VolumeAttachment } from '../../src/domain/objects.js';
 import { LOCATE_RULES, locate } from '../../src/correlate/locate.js';
-import { node, snapshotOf } from '../detect/builders.js';
+import { csiNode, node, snapshotOf } from '../detect/builders.js';
 
 const PV = 'pvc-0a1b2c3d';
 
@@ -102,6 +102,20 @@ const CASES: { name: string; objects: { kind?: string }[]; f: StuckPodFinding; w
         'FailedMount',
         'MountVolume.MountDevice failed for volume "pvc-0a1b2c3d" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name ebs.csi.aws.com not found in the list of registered CSI drivers',
       ),
+      want: ['stage', 'b'],
+    },
+    // The node's CSINode lacks the pod's driver, whatever the kubelet says (here only its timeout): not registered.
+    {
+      name: 'CSINode without the driver',
+      objects: [node('b'), csiNode('b', ['efs.csi.aws.com'])],
+      f: stuck('b', 'storage', 'FailedMount', TIMED_OUT),
+      want: ['stage', 'b'],
+    },
+    // Its CSINode lists the driver: the usual stage wait, not a registration problem.
+    {
+      name: 'CSINode with the driver',
+      objects: [node('b'), csiNode('b', ['ebs.csi.aws.com'])],
+      f: stuck('b', 'storage', 'FailedMount', TIMED_OUT),
       want: ['stage', 'b'],
     },
     // NodeStageVolume failed (MountDevice), NodePublishVolume failed (SetUp), a generic wait after attach.
@@ -202,5 +216,27 @@ describe('locate: the layer a stuck pod is at and the node that holds it', () =>
       if (r) met.add(r.name);
     }
     expect(LOCATE_RULES.filter((r) => !met.has(r.name)).map((r) => r.name)).toEqual([]);
+  });
+
+  it('says which driver is not registered, and with which evidence', () => {
+    const on = (objects: { kind?: string }[], message = TIMED_OUT) =>
+      locate(ClusterIndex.fromSnapshot(snapshotOf(objects)), stuck('b', 'storage', 'FailedMount', message));
+    // CSINode without the driver: the driver, and the CSINode's list as evidence.
+    const lacking = on([node('b'), csiNode('b', ['efs.csi.aws.com'])]);
+    expect(lacking.unregistered).toBe('ebs.csi.aws.com');
+    expect(lacking.actor).toMatch(/node plugin of ebs\.csi\.aws\.com on b, which is not registered/);
+    expect(lacking.evidence).toContain('CSINode b lists efs.csi.aws.com: ebs.csi.aws.com is not registered there');
+    // A CSINode with no driver at all.
+    expect(on([node('b'), csiNode('b', [])]).evidence).toContain(
+      'CSINode b lists no driver: ebs.csi.aws.com is not registered there',
+    );
+    // The driver is listed: nothing said about registration.
+    expect(on([node('b'), csiNode('b', ['ebs.csi.aws.com'])]).unregistered).toBeUndefined();
+    // No CSINode for the node (its absence proves nothing): not located as a registration problem.
+    expect(on([node('b')]).unregistered).toBeUndefined();
+    // CSINodes unreadable: nothing said either, even when one was seen before.
+    const blind = ClusterIndex.fromSnapshot(snapshotOf([node('b'), csiNode('b', [])]));
+    blind.markUnreadable('csiNodes', 'forbidden');
+    expect(locate(blind, stuck('b', 'storage', 'FailedMount', TIMED_OUT)).unregistered).toBeUndefined();
   });
 });

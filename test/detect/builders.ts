@@ -4,6 +4,7 @@ import { parseAllDocuments } from 'yaml';
 import type {
   ControllerRevision,
   CronJob,
+  CSINode,
   DaemonSet,
   Job,
   KubeEvent,
@@ -292,6 +293,15 @@ export function cronJobJob(
   };
 }
 
+/** The CSINode of `name`, listing `drivers` as registered by its kubelet. */
+export function csiNode(name: string, drivers: string[]): CSINode {
+  return {
+    kind: 'CSINode',
+    metadata: { name, uid: `uid-csinode-${name}` },
+    spec: { drivers: drivers.map((d) => ({ name: d, nodeID: `${name}-id` })) },
+  };
+}
+
 /** A snapshot holding the given objects, sorted into their kinds. */
 export function snapshotOf(objects: readonly { kind?: string }[]): Snapshot {
   const s = emptySnapshot();
@@ -307,6 +317,7 @@ export function snapshotOf(objects: readonly { kind?: string }[]): Snapshot {
     Job: 'jobs',
     CronJob: 'cronJobs',
     StorageClass: 'storageClasses',
+    CSINode: 'csiNodes',
   };
   for (const o of objects) {
     const f = field[o.kind ?? ''];
