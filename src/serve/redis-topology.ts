@@ -4,7 +4,7 @@
 // connectRedis (redis.ts) connects and says what failed.
 import { readFileSync } from 'node:fs';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { RedisConfig } from '../config/redis.js';
+import type { RedisConfig } from '../config/redis-target.js';
 
 /** What every connection of the bot shares, whatever the topology. */
 function common(r: RedisConfig, timeoutMs: number): RedisOptions {

@@ -2,7 +2,7 @@
 // start (a clear one-line error when nothing answers, rather than ioredis retrying forever) and a readiness probe.
 import type { Redis } from 'ioredis';
 import { maskUrl } from '../config/mask.js';
-import { describeRedis, type RedisConfig } from '../config/redis.js';
+import { describeRedis, type RedisConfig } from '../config/redis-target.js';
 import { RwxError } from '../errors.js';
 import { redisClient } from './redis-topology.js';
 
