@@ -18,11 +18,27 @@ export function proofNodes(incident: Incident): { nodes: string[]; omitted: numb
   return { nodes: all.slice(0, MAX_PROOF_NODES), omitted: Math.max(0, all.length - MAX_PROOF_NODES) };
 }
 
-/** What the agents prove about `nodes`, scoped to `driver` when known; `pluginUidOf` names each node plugin pod. */
+/** Which node plugin pod runs on a node now: its uid, and when it was created (epoch ms), each when known. */
+export interface PluginNow {
+  uid?: string;
+  startedAt?: number;
+}
+
+/**
+ * The reason a report cannot stand as proof about the node plugin running now: it was read before that pod was
+ * created (the plugin was replaced since, e.g. by a rollback), so what it says of mount namespaces is the old
+ * pod's. Undefined when the report is not older than the pod, or the pod's start is unknown.
+ */
+export function staleReportReason(at: number, plugin: PluginNow | undefined): string | undefined {
+  if (plugin?.startedAt === undefined || at >= plugin.startedAt) return undefined;
+  return 'its last report is from before the node plugin pod now running started: asked again';
+}
+
+/** What the agents prove about `nodes`, scoped to `driver` when known; `pluginOf` names each node plugin pod. */
 export function buildProof(
   nodes: readonly string[],
   stateOf: (node: string) => NodeReportState,
-  scope: { driver?: string; omitted?: number; pluginUidOf?: (node: string) => string | undefined } = {},
+  scope: { driver?: string; omitted?: number; pluginOf?: (node: string) => PluginNow | undefined } = {},
 ): IncidentProof {
   const proof: IncidentProof = {
     nodes: [...nodes],
@@ -39,8 +55,14 @@ export function buildProof(
     else if (s.kind === 'unavailable')
       proof.findings.push({ kind: 'PROOF_UNAVAILABLE', node, check: 'report', reason: s.reason });
     else {
+      const plugin = scope.pluginOf?.(node);
+      const stale = staleReportReason(s.at, plugin);
+      if (stale) {
+        proof.findings.push({ kind: 'PROOF_UNAVAILABLE', node, check: 'report', reason: stale });
+        continue;
+      }
       reports.push(s.report);
-      const pluginPodUid = scope.pluginUidOf?.(node);
+      const pluginPodUid = plugin?.uid;
       const found = nodeFindings(s.report, {
         node,
         ...(scope.driver ? { driver: scope.driver } : {}),
@@ -63,12 +85,14 @@ export function incidentProof(
   const { nodes, omitted } = proofNodes(incident);
   if (nodes.length === 0) return undefined;
   const rows = new Map(incident.nodes.map((n) => [n.node, n.plugin]));
-  const pluginUidOf = (node: string): string | undefined => {
+  const pluginOf = (node: string): PluginNow | undefined => {
     const p = rows.get(node);
     if (!p?.pod || !p.daemonSet) return undefined;
-    return index.get('pods', nsKey(p.daemonSet.namespace, p.pod))?.metadata?.uid ?? undefined;
+    const meta = index.get('pods', nsKey(p.daemonSet.namespace, p.pod))?.metadata;
+    const startedAt = Date.parse(meta?.creationTimestamp ?? '');
+    return { ...(meta?.uid ? { uid: meta.uid } : {}), ...(Number.isFinite(startedAt) ? { startedAt } : {}) };
   };
-  return buildProof(nodes, stateOf, { ...(incident.driver ? { driver: incident.driver } : {}), omitted, pluginUidOf });
+  return buildProof(nodes, stateOf, { ...(incident.driver ? { driver: incident.driver } : {}), omitted, pluginOf });
 }
 
 function trimmed(f: NodeFinding): NodeFinding {

@@ -25,10 +25,19 @@ const ORDER: Record<NodeFinding['kind'], number> = {
   PROPAGATION_VISIBLE: 4,
 };
 
+/**
+ * The nodes whose agent answered with a report that stands (not without an agent, not pending, not unavailable:
+ * an agent that did not answer, or whose report predates the plugin pod now running, checked nothing).
+ */
+function answeredNodes(proof: IncidentProof): number {
+  const unavailable = proof.findings.filter((f) => f.kind === 'PROOF_UNAVAILABLE' && f.check === 'report').length;
+  return proof.nodes.length - proof.noAgent.length - proof.pending.length - unavailable;
+}
+
 /** The title of the proof: what it proves, in one phrase (mrkdwn, escaped). */
 export function proofTitle(proof: IncidentProof): string {
   const lost = proof.findings.filter((f) => f.kind === 'PROPAGATION_LOST').length;
-  const checked = proof.nodes.length - proof.noAgent.length - proof.pending.length;
+  const checked = answeredNodes(proof);
   const sim = proof.simulated ? SIMULATED : '';
   if (lost > 0)
     return `*Proof from the nodes: propagation lost on ${lost} of ${plural(checked, 'node')} checked*${sim}`;
@@ -54,11 +63,12 @@ export function proofRootLine(proof: IncidentProof | undefined): string | undefi
   if (!proof) return undefined;
   const lost = proof.findings.filter((f) => f.kind === 'PROPAGATION_LOST').length;
   const visible = proof.findings.filter((f) => f.kind === 'PROPAGATION_VISIBLE').length;
-  const checked = proof.nodes.length - proof.noAgent.length - proof.pending.length;
+  const checked = answeredNodes(proof);
   const sim = proof.simulated ? ' (simulated agent)' : '';
   if (lost > 0) return `*Proof:* propagation lost on ${lost} of ${plural(checked, 'node')} checked${sim}`;
   if (visible > 0) return `*Proof:* every CSI mount visible from the host on ${plural(visible, 'node')} checked${sim}`;
   if (proof.pending.length > 0) return '*Proof:* asking the node agents';
+  if (checked === 0 && proof.noAgent.length < proof.nodes.length) return '*Proof:* unavailable (in the thread)';
   if (checked === 0) return '*Proof:* no agent on these nodes';
   return `*Proof:* ${plural(checked, 'node')} checked, nothing found${sim}`;
 }

@@ -125,7 +125,10 @@ async function demoServe(
   agents: DemoAgents,
 ): Promise<{ running: RunningServe; notifier: Notifier }> {
   const { watcher, metrics } = p;
-  const proofs = nodeProofs(watcher, { locate: agents.locate, ttlMs: DEMO_TIMERS.groupInterval });
+  // On the simulator's clock, as the evaluation that compares a report with the plugin pod's start: its time to
+  // live is the wall-clock group interval in simulated time.
+  const ttlMs = DEMO_TIMERS.groupInterval * o.speed;
+  const proofs = nodeProofs(watcher, { locate: agents.locate, ttlMs, clock: p.clock });
   const notifier = createNotifier({
     redis: p.redis,
     prefix: p.prefix,

@@ -44,7 +44,8 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
     ...o.parts,
   });
   // The node agents are asked whenever any runs; without them the thread says the proof is unavailable.
-  const proofs = nodeProofs(watcher, o.parts?.proof);
+  // Its answers are stamped on the pipeline's clock: a report older than the plugin pod now running is stale.
+  const proofs = nodeProofs(watcher, { ...(o.parts?.clock ? { clock: o.parts.clock } : {}), ...o.parts?.proof });
   const scope = ownScope(config);
   const prefix = scope.prefix;
   // A fleet shares Slack's per-channel rate: the notifier's posts take turns from one limiter in Redis.

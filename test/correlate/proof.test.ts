@@ -12,7 +12,7 @@ describe('buildProof', () => {
     const states: Record<string, NodeReportState> = { 'node-19': report(lostReport('node-19')) };
     const p = buildProof(['node-19'], (n) => states[n]!, {
       driver: 'ebs.csi.aws.com',
-      pluginUidOf: () => 'plugin-uid',
+      pluginOf: () => ({ uid: 'plugin-uid' }),
     });
     expect(p.findings).toHaveLength(1);
     const f = p.findings[0]!;
@@ -22,6 +22,22 @@ describe('buildProof', () => {
       expect(f.namespaces[0]?.plugin).toBe(true);
     }
     expect(p.noAgent).toEqual([]);
+  });
+
+  it.each([
+    // read before the plugin pod now running started (replaced since, e.g. by a rollback): the old pod's namespaces
+    [1_000, 2_000, 'PROOF_UNAVAILABLE'],
+    // read after it started: proof about the pod running now
+    [3_000, 2_000, 'PROPAGATION_LOST'],
+    // the pod's start unknown: the report stands, as before
+    [1_000, undefined, 'PROPAGATION_LOST'],
+  ] as const)('a report read at %d, the plugin pod started at %s: %s', (at, startedAt, kind) => {
+    const state: NodeReportState = { kind: 'report', report: lostReport('node-19'), at };
+    const p = buildProof(['node-19'], () => state, {
+      pluginOf: () => ({ uid: 'plugin-uid', ...(startedAt !== undefined ? { startedAt } : {}) }),
+    });
+    expect(p.findings.map((f) => f.kind)).toEqual([kind]);
+    if (kind === 'PROOF_UNAVAILABLE') expect(JSON.stringify(p.findings)).toContain('from before the node plugin pod');
   });
 
   it('keeps nodes without an agent, pending and unreachable apart, claiming nothing about them', () => {

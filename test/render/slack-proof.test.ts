@@ -16,7 +16,7 @@ const report = (r: AgentReport): NodeReportState => ({ kind: 'report', report: r
 const proofOf = (states: Record<string, NodeReportState>): IncidentProof =>
   buildProof(Object.keys(states), (n) => states[n]!, {
     driver: 'ebs.csi.aws.com',
-    pluginUidOf: () => 'plugin-uid',
+    pluginOf: () => ({ uid: 'plugin-uid' }),
   });
 
 describe('the proof in the thread', () => {
@@ -29,6 +29,25 @@ describe('the proof in the thread', () => {
     expect(text(renderIncidentRoot(incident))).not.toContain(line);
     expect(text(renderEvidenceReply(incident))).toContain(line);
   });
+
+  it.each([
+    // an agent that did not answer checked nothing: never "checked, nothing found"
+    [{ 'node-19': { kind: 'unavailable', reason: 'the agent did not answer within 3000 ms', at: 0 } }, 'unavailable'],
+    // a report from before the plugin pod now running started is not about that pod
+    [{ 'node-19': { kind: 'report', report: lostReport('node-19'), at: -1 } }, 'unavailable'],
+    // a report from an agent that answered, about the plugin pod now running
+    [{ 'node-19': report(healthyReport('node-19')) }, 'checked'],
+  ] as [Record<string, NodeReportState>, string][])(
+    'the root counts only the nodes whose agent answered (%#)',
+    (states, says) => {
+      const proof = buildProof(Object.keys(states), (n) => states[n]!, {
+        pluginOf: () => ({ uid: 'u', startedAt: 0 }),
+      });
+      const root = text(renderIncidentRoot({ ...rolloutIncident(), proof }));
+      if (says === 'unavailable') expect(root).toContain('*Proof:* unavailable (in the thread)');
+      else expect(root).not.toContain('unavailable (in the thread)');
+    },
+  );
 
   it('says the proof is unavailable where no agent runs, and how to enable it, in one line', () => {
     const incident = { ...rolloutIncident(), proof: proofOf({ 'node-19': { kind: 'no-agent' } }) };
