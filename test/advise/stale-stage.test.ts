@@ -7,32 +7,14 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { DrainAdvice } from '../../src/domain/incident.js';
 import type { StagedVolume } from '../../src/domain/node-report.js';
 import type { NodeReports, NodeReportState } from '../../src/domain/proof.js';
-import type { Snapshot } from '../../src/domain/snapshot.js';
 import { staleStageSteps, staleStageText, stagesNotCheckedText } from '../../src/advise/stale-stage.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
 import { adviceFor } from '../../src/triage/advice.js';
 import { healthyReport } from '../agent/report-fixtures.js';
-import { DRIVER, NOW, baseCluster, healthyClaim, pod, pv, pvc, va } from '../triage/fixtures.js';
+import { DRIVER, NOW, va } from '../triage/fixtures.js';
+import { gm, orphan, shopCluster } from './stale-stage-fixtures.js';
 import { NOW as ROLLOUT_NOW, snapshotOf } from '../detect/builders.js';
 import { rolloutObjects } from '../correlate/rollout-fixture.js';
-
-const gm = (sha: string) => `/var/lib/kubelet/plugins/kubernetes.io/csi/${DRIVER}/${sha}/globalmount`;
-
-/** A globalmount of `pvName` still mounted with no pod bind mount (the agent's ORPHANED). */
-function orphan(pvName: string | undefined, sha: string, podUids: string[] = []): StagedVolume {
-  return {
-    path: gm(sha),
-    layout: 'sha',
-    driver: DRIVER,
-    sha,
-    ...(pvName ? { pv: pvName } : {}),
-    state: 'ORPHANED',
-    source: '/dev/nvme1n1',
-    fstype: 'ext4',
-    podMounts: 0,
-    podUids,
-  };
-}
 
 const reportWith = (node: string, ...volumes: StagedVolume[]): NodeReportState => ({
   kind: 'report',
@@ -44,19 +26,6 @@ const asked = (states: Record<string, NodeReportState>): NodeReports => ({
   states: new Map(Object.entries(states)),
 });
 
-/** shop/files (ReadWriteMany) runs on node-01; shop/db (ReadWriteOnce) too, unless `extra` moves things. */
-function cluster(extra: (s: Snapshot) => void = () => undefined): ClusterIndex {
-  const s = baseCluster();
-  healthyClaim(s, 'shop', 'files');
-  s.pvcs.push(pvc('shop', 'db', { modes: ['ReadWriteOnce'] }));
-  const dbPv = pv('pvc-db', { ns: 'shop', name: 'db' });
-  dbPv.spec!.accessModes = ['ReadWriteOnce'];
-  s.pvs.push(dbPv);
-  s.pods.push(pod('shop', 'db-0', { claim: 'db' }));
-  extra(s);
-  return ClusterIndex.fromSnapshot(s);
-}
-
 function drain(index: ClusterIndex, node: string, nodeReports?: NodeReports, now = NOW): DrainAdvice {
   return evaluate(index, { now, ...(nodeReports ? { nodeReports } : {}) }).drain(node);
 }
@@ -67,7 +36,7 @@ const rolloutDrain = (index: ClusterIndex, node: string, nodeReports?: NodeRepor
 describe('a volume still staged with no pod on the node', () => {
   it('an RWO volume still attached there: CAUTION, the stale attachment first, then the stage and what it blocks', () => {
     // shop/db's pod runs on node-01; node-02 still stages pvc-db and holds its VolumeAttachment (an orphaned stage).
-    const index = cluster((s) => s.volumeAttachments.push(va('csi-db-02', 'pvc-db', 'node-02')));
+    const index = shopCluster((s) => s.volumeAttachments.push(va('csi-db-02', 'pvc-db', 'node-02')));
     const without = drain(index, 'node-02');
     const a = drain(index, 'node-02', asked({ 'node-02': reportWith('node-02', orphan('pvc-db', '3f81')) }));
     expect(a.decision).toBe('CAUTION');
@@ -82,7 +51,7 @@ describe('a volume still staged with no pod on the node', () => {
   });
 
   it('an RWO volume attached there too recently to look stale to the API: the stage alone makes it CAUTION', () => {
-    const index = cluster((s) => {
+    const index = shopCluster((s) => {
       const fresh = va('csi-db-02', 'pvc-db', 'node-02');
       fresh.metadata!.creationTimestamp = new Date(NOW - 60_000).toISOString();
       s.volumeAttachments.push(fresh);
@@ -97,7 +66,7 @@ describe('a volume still staged with no pod on the node', () => {
   });
 
   it('a holding stage and a leak on one node: the holding one is the reason, the leak a note among the steps', () => {
-    const index = cluster((s) => {
+    const index = shopCluster((s) => {
       const fresh = va('csi-db-02', 'pvc-db', 'node-02');
       fresh.metadata!.creationTimestamp = new Date(NOW - 60_000).toISOString();
       s.volumeAttachments.push(fresh);
@@ -112,7 +81,7 @@ describe('a volume still staged with no pod on the node', () => {
   });
 
   it('an RWX volume: OK (it stops no pod elsewhere), with the leak and how to clear it', () => {
-    const index = cluster();
+    const index = shopCluster();
     const a = drain(index, 'node-02', asked({ 'node-02': reportWith('node-02', orphan('pvc-files', '9c1d')) }));
     expect(a.decision).toBe('OK');
     expect(a.steps[0]).toBe(
@@ -122,21 +91,21 @@ describe('a volume still staged with no pod on the node', () => {
   });
 
   it('an RWO volume not attached there (VolumeAttachments read, none on node-02): a leak, not CAUTION', () => {
-    const a = drain(cluster(), 'node-02', asked({ 'node-02': reportWith('node-02', orphan('pvc-db', '3f81')) }));
+    const a = drain(shopCluster(), 'node-02', asked({ 'node-02': reportWith('node-02', orphan('pvc-db', '3f81')) }));
     expect(a.decision).toBe('OK');
     expect(a.stages).toMatchObject({ checked: true, stale: [{ holds: 'leak' }] });
   });
 
   it('a volume the cluster has no PV for: CAUTION, since whether it holds an attachment cannot be told', () => {
     // The agent could not name the PV (no vol_data.json): only the staging directory's hash.
-    const a = drain(cluster(), 'node-02', asked({ 'node-02': reportWith('node-02', orphan(undefined, 'ab12')) }));
+    const a = drain(shopCluster(), 'node-02', asked({ 'node-02': reportWith('node-02', orphan(undefined, 'ab12')) }));
     expect(a.decision).toBe('CAUTION');
     expect(a.reason).toMatch(/no PV named ab12 is known, so whether it keeps the volume attached to node-02 cannot/);
   });
 
   it('a pod of the claim on the node: not stale (staged before published), nothing added', () => {
     // shop/files' pod runs on node-01, whose agent sees the stage with no bind mount yet.
-    const a = drain(cluster(), 'node-01', asked({ 'node-01': reportWith('node-01', orphan('pvc-files', '9c1d')) }));
+    const a = drain(shopCluster(), 'node-01', asked({ 'node-01': reportWith('node-01', orphan('pvc-files', '9c1d')) }));
     expect(a.decision).toBe('OK');
     expect(a.steps).toEqual([]);
     expect(a.stages).toEqual({ checked: true, stale: [] });
@@ -145,7 +114,7 @@ describe('a volume still staged with no pod on the node', () => {
   it('a pod on the node whose volume directory still names it: not stale (a pod starting or stopping)', () => {
     // The agent saw pod UID uid-pod-shop-db-0's directory name the volume; that pod runs on node-01.
     const stage = orphan(undefined, 'ab12', ['uid-pod-shop-db-0']);
-    const a = drain(cluster(), 'node-01', asked({ 'node-01': reportWith('node-01', stage) }));
+    const a = drain(shopCluster(), 'node-01', asked({ 'node-01': reportWith('node-01', stage) }));
     expect(a.stages).toEqual({ checked: true, stale: [] });
   });
 
@@ -162,7 +131,7 @@ describe('a volume still staged with no pod on the node', () => {
   it("a simulated agent's stage says so", () => {
     const state = reportWith('node-02', orphan('pvc-files', '9c1d'));
     if (state.kind === 'report') state.report.simulated = true;
-    const a = drain(cluster(), 'node-02', asked({ 'node-02': state }));
+    const a = drain(shopCluster(), 'node-02', asked({ 'node-02': state }));
     expect(a.steps[0]).toMatch(/^\(simulated agent\) node-02 still stages/);
   });
 });
@@ -187,7 +156,7 @@ describe('never OK from ignorance: when the stage check was not possible, the an
     // a snapshot: nothing asked
     ['not asked', { kind: 'not-asked', reason: 'a snapshot was read' }, 'a snapshot was read'],
   ])('%s', (_name, reports, reason) => {
-    const a = drain(cluster(), 'node-02', reports);
+    const a = drain(shopCluster(), 'node-02', reports);
     expect(a.decision).toBe('OK');
     expect(a.steps.at(-1)).toBe(notChecked(reason));
     expect(a.stages).toEqual({ checked: false, reason });
@@ -198,7 +167,7 @@ describe('never OK from ignorance: when the stage check was not possible, the an
       stagedVolumes: { status: 'unknown', volumes: [] },
       problems: ['cannot list /var/lib/kubelet/plugins/kubernetes.io/csi: ENOENT'],
     });
-    const a = drain(cluster(), 'node-02', asked({ 'node-02': { kind: 'report', report: r, at: NOW } }));
+    const a = drain(shopCluster(), 'node-02', asked({ 'node-02': { kind: 'report', report: r, at: NOW } }));
     expect(a.decision).toBe('OK');
     expect(a.steps.at(-1)).toBe(
       notChecked(
@@ -215,8 +184,8 @@ describe('never OK from ignorance: when the stage check was not possible, the an
   });
 
   it('a checked node with nothing stale adds no text', () => {
-    const a = drain(cluster(), 'node-02', asked({ 'node-02': reportWith('node-02') }));
-    expect(a).toEqual({ ...drain(cluster(), 'node-02'), stages: { checked: true, stale: [] } });
+    const a = drain(shopCluster(), 'node-02', asked({ 'node-02': reportWith('node-02') }));
+    expect(a).toEqual({ ...drain(shopCluster(), 'node-02'), stages: { checked: true, stale: [] } });
   });
 });
 

@@ -13,45 +13,25 @@ import { serveServices } from '../../src/commands/serve.js';
 import { loadConfig } from '../../src/config/index.js';
 import { incidentProof } from '../../src/correlate/proof.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import { ClusterIndex } from '../../src/domain/cluster-index.js';
-import type { StagedVolume } from '../../src/domain/node-report.js';
 import { reportStateOf, type NodeReports, type NodeReportState } from '../../src/domain/proof.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
 import { realSync } from '../../src/pipeline/sync.js';
 import { triage } from '../../src/triage/triage.js';
 import { healthyReport } from '../agent/report-fixtures.js';
-import { DRIVER, NOW, baseCluster, healthyClaim, pod, pv, pvc } from '../triage/fixtures.js';
+import { NOW, pod } from '../triage/fixtures.js';
+import { orphan, shopCluster } from '../advise/stale-stage-fixtures.js';
 import { REDIS_URL } from '../serve/harness.js';
 
 const NODE = 'node-02';
-const STAGED: StagedVolume = {
-  path: `/var/lib/kubelet/plugins/kubernetes.io/csi/${DRIVER}/ab12/globalmount`,
-  layout: 'sha',
-  driver: DRIVER,
-  sha: 'ab12',
-  pv: 'pvc-db',
-  state: 'ORPHANED',
-  source: '/dev/nvme1n1',
-  fstype: 'ext4',
-  podMounts: 0,
-  podUids: [],
-};
+const STAGED = orphan('pvc-db', 'ab12');
 const STATE: NodeReportState = {
   kind: 'report',
   report: healthyReport(NODE, { stagedVolumes: { status: 'orphaned', volumes: [STAGED] } }),
   at: NOW,
 };
-const index = (() => {
-  const s = baseCluster();
-  healthyClaim(s, 'shop', 'files');
-  s.pvcs.push(pvc('shop', 'db', { modes: ['ReadWriteOnce'] }));
-  const dbPv = pv('pvc-db', { ns: 'shop', name: 'db' });
-  dbPv.spec!.accessModes = ['ReadWriteOnce'];
-  s.pvs.push(dbPv);
-  s.pods.push(pod('shop', 'db-0', { claim: 'db' }));
-  s.pods.push(pod('shop', 'web-stuck', { claim: 'files', node: NODE, state: 'creating', startedAgo: 1800 }));
-  return ClusterIndex.fromSnapshot(s);
-})();
+const index = shopCluster((s) =>
+  s.pods.push(pod('shop', 'web-stuck', { claim: 'files', node: NODE, state: 'creating', startedAgo: 1800 })),
+);
 /** The agents as every path is given them: node-02's answers, no agent elsewhere. */
 const agents = { stateOf: (n: string): NodeReportState => (n === NODE ? STATE : { kind: 'no-agent' }) };
 const REPORTS: NodeReports = { kind: 'asked', states: new Map([[NODE, STATE]]) };
