@@ -14,15 +14,34 @@ function proc(p: ProcessRef): string {
 
 /** The report as text, ending with a newline. `source` says where it came from (a pod, a URL). */
 export function renderReport(r: AgentReport, scope: FindingScope = {}, source?: string): string {
+  const out = [
+    ...header(r, source),
+    'FINDINGS',
+    ...nodeFindings(r, scope).map((f) => `    ${findingText(f)}`),
+    '',
+    ...propagation(r),
+    '',
+    ...stagedVolumes(r),
+    '',
+    ...mountOptions(r),
+  ];
+  if (r.problems.length) out.push('', 'COULD NOT READ', ...r.problems.map((x) => `    ${x}`));
+  return `${clean(out.join('\n'))}\n`;
+}
+
+/** Whose report it is, from where, and a warning first when the demo made it up. */
+function header(r: AgentReport, source: string | undefined): string[] {
   const out: string[] = [];
   if (r.simulated) out.push('SIMULATED: this report was made up by the demo, not read from a node.');
   const from = source ? ` from ${source}` : '';
   out.push(`node ${r.node}: agent ${r.agentVersion} report at ${r.generatedAt}${from}`, '');
-  out.push('FINDINGS');
-  for (const f of nodeFindings(r, scope)) out.push(`    ${findingText(f)}`);
+  return out;
+}
 
+/** PROPAGATION: the host's CSI mounts, then each mount namespace with its processes and the mounts hidden there. */
+function propagation(r: AgentReport): string[] {
   const p = r.propagation;
-  out.push('', `PROPAGATION  ${p.status}`);
+  const out = [`PROPAGATION  ${p.status}`];
   const host = `host namespace ${p.hostNamespace ?? '(unknown)'} (pid ${r.hostPid})`;
   const scanned = `${p.namespacesScanned} namespace(s), ${p.processesScanned} process(es) scanned`;
   out.push(`    ${host}: ${p.hostCsiMounts} CSI mount(s) under ${r.kubeletDir}; ${scanned}`);
@@ -36,28 +55,35 @@ export function renderReport(r: AgentReport, scope: FindingScope = {}, source?: 
   }
   if (p.unreadableProcesses.length)
     out.push(`    unreadable: ${p.unreadableProcesses.map((u) => `${u.pid} (${u.reason})`).join(', ')}`);
+  return out;
+}
 
+/** STAGED VOLUMES: one row per globalmount, or "(none)". */
+function stagedVolumes(r: AgentReport): string[] {
   const s = r.stagedVolumes;
-  out.push('', `STAGED VOLUMES  ${s.status}`);
-  if (s.volumes.length === 0) out.push('    (none)');
-  else
-    out.push(
-      ...table(
-        ['STATE', 'DRIVER', 'VOLUME', 'POD MOUNTS', 'POD DIRS', 'PATH'],
-        s.volumes.map((v) => [
-          v.state,
-          v.driver ?? '-',
-          v.pv ?? v.sha?.slice(0, 12) ?? '-',
-          String(v.podMounts),
-          String(v.podUids.length),
-          v.path,
-        ]),
-        '    ',
-      ),
-    );
+  const head = `STAGED VOLUMES  ${s.status}`;
+  if (s.volumes.length === 0) return [head, '    (none)'];
+  return [
+    head,
+    ...table(
+      ['STATE', 'DRIVER', 'VOLUME', 'POD MOUNTS', 'POD DIRS', 'PATH'],
+      s.volumes.map((v) => [
+        v.state,
+        v.driver ?? '-',
+        v.pv ?? v.sha?.slice(0, 12) ?? '-',
+        String(v.podMounts),
+        String(v.podUids.length),
+        v.path,
+      ]),
+      '    ',
+    ),
+  ];
+}
 
+/** MOUNT OPTIONS: one row per network volume, with the options that decide how it fails. */
+function mountOptions(r: AgentReport): string[] {
   const o = r.mountOptions;
-  out.push('', `MOUNT OPTIONS  ${o.status === 'ok' ? `${o.volumes.length} network volume(s)` : 'unknown'}`);
+  const out = [`MOUNT OPTIONS  ${o.status === 'ok' ? `${o.volumes.length} network volume(s)` : 'unknown'}`];
   if (o.volumes.length)
     out.push(
       ...table(
@@ -75,6 +101,5 @@ export function renderReport(r: AgentReport, scope: FindingScope = {}, source?: 
         '    ',
       ),
     );
-  if (r.problems.length) out.push('', 'COULD NOT READ', ...r.problems.map((x) => `    ${x}`));
-  return `${clean(out.join('\n'))}\n`;
+  return out;
 }
