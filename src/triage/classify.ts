@@ -95,73 +95,129 @@ function makeReport(
 }
 
 /**
- * Classifies one claim: its phase, a one-line detail, evidence and the next steps. Pure. The common case (a
- * bound claim whose pods all run and nothing stale) allocates little: this runs once per claim in the cluster.
+ * Classifies one claim: its phase, a one-line detail, evidence and the next steps. Pure. The first rule of
+ * CLAIM_RULES that applies decides; OK when none does. The common case (a bound claim whose pods all run and
+ * nothing stale) allocates little: this runs once per claim in the cluster.
  */
 export function classifyClaim(index: ClusterIndex, pvc: PersistentVolumeClaim, ctx: ClassifyContext): ClaimReport {
+  const s = claimState(index, pvc, ctx);
+  for (const rule of CLAIM_RULES) {
+    const report = rule.classify(s);
+    if (report) return report;
+  }
+  return makeReport(index, s.c, 'OK', `${s.consumers.length} pod(s) across ${distinctNodes(s.consumers)} node(s)`);
+}
+
+/** What the claim rules read: the claim, the pods that hold it, and its status, looked up once per claim. */
+interface ClaimState {
+  index: ClusterIndex;
+  ctx: ClassifyContext;
+  c: ClaimRef;
+  /** The claim's phase; absent: Bound when a volume is named, else Pending. */
+  status: string;
+  /** The pods using the claim that hold their volumes. */
+  consumers: Pod[];
+  /** Every consumer Running and not deleting: no pod-level strand possible. */
+  settled: boolean;
+  /** The claim's own events (read only by the rules that report them). */
+  claimEvents(): EventEvidence[];
+}
+
+/** One rule of classifyClaim: the report when the rule applies to the claim, else undefined. */
+interface ClaimRule {
+  name: string;
+  classify(s: ClaimState): ClaimReport | undefined;
+}
+
+function claimState(index: ClusterIndex, pvc: PersistentVolumeClaim, ctx: ClassifyContext): ClaimState {
   const volume = pvc.spec?.volumeName || null;
-  const scName = pvc.spec?.storageClassName ?? null;
-  const pvObj = volume ? index.get('pvs', volume) : undefined;
   const c: ClaimRef = {
     namespace: pvc.metadata?.namespace ?? '',
     name: pvc.metadata?.name ?? '',
     volume,
-    scName,
+    scName: pvc.spec?.storageClassName ?? null,
     driver: claimDriver(index, pvc) ?? null,
     storage: claimStorageKind(index, pvc),
   };
   const all = index.podsUsingClaim(c.namespace, c.name);
   let consumers = all;
-  let settled = true; // every consumer Running and not deleting: no pod-level strand possible
+  let settled = true;
   for (const p of all) {
     // A finished pod holds no volume, unless it is being deleted (holdsVolumes: the 1.27+ kubelet sets the phase
     // before the teardown): then it is a consumer, and UNPUBLISH_STUCK rather than a stale attachment.
     if (!holdsVolumes(p)) consumers = all.filter(holdsVolumes);
     if (p.metadata?.deletionTimestamp || p.status?.phase !== 'Running') settled = false;
   }
-  const status = pvc.status?.phase ?? (volume ? 'Bound' : 'Pending');
-  const claimEvents = (): EventEvidence[] =>
-    eventEvidence(index, 'PersistentVolumeClaim', c.namespace, c.name, CLAIM_REASONS, ctx.now);
-
-  if (status === 'Lost') {
-    return makeReport(
-      index,
-      c,
-      'LOST',
-      `claim lost its volume ${volume ?? '(none named)'}; ${consumers.length} pod(s) still reference it`,
-      { events: claimEvents(), pods: consumers.map(podEvidence) },
-    );
-  }
-  if (status !== 'Bound') return classifyUnbound(index, c, ctx, consumers, claimEvents());
-  if (volume && ctx.readable.pvs && !pvObj) {
-    return makeReport(index, c, 'BOUND_NO_PV', `claim is Bound but PV ${volume} is missing`, {
-      events: claimEvents(),
-      pods: consumers.map(podEvidence),
-    });
-  }
-
-  const found: Found[] = [];
-  if (!settled) {
-    const mount = mountFailed(index, ctx, consumers, c);
-    if (mount) found.push(mount);
-    const stuck = unpublishStuck(index, ctx, consumers);
-    if (stuck) found.push(stuck);
-  }
-  const stale = volume ? staleAttachments(index, ctx, consumers, volume) : undefined;
-  if (stale) found.push(stale);
-  const first = found[0];
-  if (first)
-    return makeReport(
-      index,
-      c,
-      first.phase,
-      first.detail,
-      first.ev,
-      found.slice(1).map((f) => f.phase),
-      first,
-    );
-  return makeReport(index, c, 'OK', `${consumers.length} pod(s) across ${distinctNodes(consumers)} node(s)`);
+  return {
+    index,
+    ctx,
+    c,
+    status: pvc.status?.phase ?? (volume ? 'Bound' : 'Pending'),
+    consumers,
+    settled,
+    claimEvents: () => eventEvidence(index, 'PersistentVolumeClaim', c.namespace, c.name, CLAIM_REASONS, ctx.now),
+  };
 }
+
+/** LOST: the claim's volume is gone; its pods still reference it. */
+const lost: ClaimRule = {
+  name: 'claim lost',
+  classify: ({ index, c, status, consumers, claimEvents }) =>
+    status !== 'Lost'
+      ? undefined
+      : makeReport(
+          index,
+          c,
+          'LOST',
+          `claim lost its volume ${c.volume ?? '(none named)'}; ${consumers.length} pod(s) still reference it`,
+          { events: claimEvents(), pods: consumers.map(podEvidence) },
+        ),
+};
+
+/** Not bound yet: provisioning, scheduling or a class that waits (classifyUnbound). */
+const unbound: ClaimRule = {
+  name: 'unbound',
+  classify: ({ index, c, ctx, status, consumers, claimEvents }) =>
+    status === 'Bound' ? undefined : classifyUnbound(index, c, ctx, consumers, claimEvents()),
+};
+
+/** BOUND_NO_PV: bound to a volume the cluster does not have (only said when volumes are readable). */
+const boundNoPv: ClaimRule = {
+  name: 'bound to a missing volume',
+  classify: ({ index, c, ctx, consumers, claimEvents }) =>
+    !c.volume || !ctx.readable.pvs || index.get('pvs', c.volume)
+      ? undefined
+      : makeReport(index, c, 'BOUND_NO_PV', `claim is Bound but PV ${c.volume} is missing`, {
+          events: claimEvents(),
+          pods: consumers.map(podEvidence),
+        }),
+};
+
+/** The strands of a bound claim, in the order they are reported: the first found is the phase, the rest also. */
+const STRANDS: readonly ((s: ClaimState) => Found | undefined)[] = [
+  ({ index, ctx, consumers, c, settled }) => (settled ? undefined : mountFailed(index, ctx, consumers, c)),
+  ({ index, ctx, consumers, settled }) => (settled ? undefined : unpublishStuck(index, ctx, consumers)),
+  ({ index, ctx, consumers, c }) => (c.volume ? staleAttachments(index, ctx, consumers, c.volume) : undefined),
+];
+
+/** A bound claim's pods or attachments are stuck: every strand found, the first one as the phase. */
+const strands: ClaimRule = {
+  name: 'strands of a bound claim',
+  classify(s) {
+    const found: Found[] = [];
+    for (const strand of STRANDS) {
+      const f = strand(s);
+      if (f) found.push(f);
+    }
+    const first = found[0];
+    if (!first) return undefined;
+    const also = found.slice(1).map((f) => f.phase);
+    return makeReport(s.index, s.c, first.phase, first.detail, first.ev, also, first);
+  },
+};
+
+/** The rules of classifyClaim, first match wins. */
+const CLAIM_RULES: readonly ClaimRule[] = [lost, unbound, boundNoPv, strands];
 
 /** Number of distinct nodes the pods run on (claims have few pods: a linear scan beats a Set). */
 function distinctNodes(pods: Pod[]): number {
