@@ -114,18 +114,41 @@ export function analyzeRollout(
   const plugins = pluginPodsByNode(index, ds);
   const revisionByNode = new Map<string, number | undefined>();
   for (const [node, pod] of plugins) revisionByNode.set(node, revisionOfPod(index, ds, pod));
-  const onPods = [...revisionByNode.values()].filter((r): r is number => r !== undefined && r !== newRev);
-  const previousRevision =
-    onPods.length > 0
-      ? Math.max(...onPods)
-      : revs
-          .filter((r) => r !== newest)
-          .sort(
-            (a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0),
-          )[0]?.revision;
   const recovering = new Set(findings.filter((f) => f.node && isRecovering(f, plugins.get(f.node))));
   const evidenceFindings = findings.filter((f) => !recovering.has(f));
   const stuckNodes = new Set(evidenceFindings.map((f) => f.node).filter((n): n is string => !!n));
+  const t = tally(index, driver, plugins, revisionByNode, newRev, stuckNodes);
+  const complete = t.counts.oldFine + t.counts.oldStuck === 0;
+  // revs is sorted by number, highest first: after `rollout undo` the restored (older) revision is highest.
+  const rolledBack = revs[0] !== newest;
+  // Only recovering pods left and the bad revision rolled back: the incident is rolling back, not over.
+  const rollingBack = evidenceFindings.length === 0 && recovering.size > 0 && rolledBack;
+  const fits = rollingBack || followsRollout(t.counts, complete, stuckNodes, otherDriverNodes, opts);
+  const evidence = rolloutEvidence(
+    { ds, driver, revs, newest, newRev, plugins, revisionByNode, recovering },
+    t,
+    rolledBack,
+  );
+  const runningBeforeOnNew = t.runningBeforeOnNew;
+  return { evidence, fits, plugins, revisionByNode, recovering, rolledBack, complete, runningBeforeOnNew };
+}
+
+/** The 2x2 over the plugin nodes, the nodes on the new revision, and the mounts there older than their plugin. */
+interface Tally {
+  counts: RolloutCounts;
+  nodesOnNewRevision: string[];
+  runningBeforeOnNew: number;
+}
+
+/** Counts each plugin node of a known revision into the 2x2, and the fine ones that proved their plugin mounts. */
+function tally(
+  index: ClusterIndex,
+  driver: string,
+  plugins: ReadonlyMap<string, Pod>,
+  revisionByNode: ReadonlyMap<string, number | undefined>,
+  newRev: number,
+  stuckNodes: ReadonlySet<string>,
+): Tally {
   const counts: RolloutCounts = { newStuck: 0, newFine: 0, oldStuck: 0, oldFine: 0, newProven: 0, oldProven: 0 };
   const nodesOnNewRevision: string[] = [];
   let runningBeforeOnNew = 0;
@@ -146,42 +169,83 @@ export function analyzeRollout(
     if (isNew) counts.newProven = (counts.newProven ?? 0) + 1;
     else counts.oldProven = (counts.oldProven ?? 0) + 1;
   }
-  const rolloutStart = timeMs(newest.metadata?.creationTimestamp);
-  const complete = counts.oldFine + counts.oldStuck === 0;
+  return { counts, nodesOnNewRevision, runningBeforeOnNew };
+}
+
+/**
+ * The 2x2 verdict (see the file comment): new-revision nodes stuck, no old-revision node stuck, no proof the new
+ * revision mounts, a control group left, and not a lone stuck node that is also stuck on another driver.
+ */
+function followsRollout(
+  counts: RolloutCounts,
+  complete: boolean,
+  stuckNodes: ReadonlySet<string>,
+  otherDriverNodes: ReadonlySet<string>,
+  opts: RolloutTestOptions,
+): boolean {
   // A pod that mounted under the new revision proves it mounts, not that it unmounts: no veto for unmount failures.
   const vetoed = !opts.unmount && (counts.newProven ?? 0) > 0;
-  let fits = counts.newStuck > 0 && counts.oldStuck === 0 && !vetoed;
-  if (fits && !complete) {
-    const servedStuck = [...stuckNodes];
-    fits = !(servedStuck.length === 1 && otherDriverNodes.has(servedStuck[0] ?? ''));
-  } else if (fits) {
-    // No node left on the previous revision: nothing to compare the new one with (a volume or backend that
-    // fails everywhere looks the same), so the revision cannot be blamed; only an open incident sustains.
-    fits = false;
-  }
-  // revs is sorted by number, highest first: after `rollout undo` the restored (older) revision is highest.
-  const rolledBack = revs[0] !== newest;
-  // Only recovering pods left and the bad revision rolled back: the incident is rolling back, not over.
-  if (evidenceFindings.length === 0 && recovering.size > 0 && rolledBack) fits = true;
+  if (counts.newStuck === 0 || counts.oldStuck > 0 || vetoed) return false;
+  // No node left on the previous revision: nothing to compare the new one with (a volume or backend that
+  // fails everywhere looks the same), so the revision cannot be blamed; only an open incident sustains.
+  if (complete) return false;
+  const servedStuck = [...stuckNodes];
+  return !(servedStuck.length === 1 && otherDriverNodes.has(servedStuck[0] ?? ''));
+}
+
+/**
+ * The revision the rollout replaced: the highest other revision a plugin pod still runs, else the most recently
+ * created revision before the newest.
+ */
+function previousRevisionOf(
+  revs: readonly ControllerRevision[],
+  newest: ControllerRevision,
+  revisionByNode: ReadonlyMap<string, number | undefined>,
+): number | undefined {
+  const onPods = [...revisionByNode.values()].filter((r): r is number => r !== undefined && r !== newest.revision);
+  if (onPods.length > 0) return Math.max(...onPods);
+  return revs
+    .filter((r) => r !== newest)
+    .sort((a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0))[0]
+    ?.revision;
+}
+
+/** What the rollout's evidence is made of, besides the tally. */
+interface RolloutFacts {
+  ds: DaemonSet;
+  driver: string;
+  revs: readonly ControllerRevision[];
+  newest: ControllerRevision;
+  newRev: number;
+  plugins: ReadonlyMap<string, Pod>;
+  revisionByNode: ReadonlyMap<string, number | undefined>;
+  recovering: ReadonlySet<StuckPodFinding>;
+}
+
+/** The rollout's evidence as incidents carry it. */
+function rolloutEvidence(f: RolloutFacts, t: Tally, rolledBack: boolean): RolloutEvidence {
+  const { ds, driver, revs, newest, plugins, recovering } = f;
+  const previousRevision = previousRevisionOf(revs, newest, f.revisionByNode);
   const previous = revs.find((r) => r.revision === previousRevision);
   const evidence: RolloutEvidence = {
     daemonSet: dsRef(ds),
     driver,
-    newRevision: newRev,
-    updatedNodes: nodesOnNewRevision.length,
+    newRevision: f.newRev,
+    updatedNodes: t.nodesOnNewRevision.length,
     desiredNodes: Math.max(ds.status?.desiredNumberScheduled ?? 0, plugins.size),
-    counts,
-    nodesOnNewRevision: nodesOnNewRevision.sort(),
+    counts: t.counts,
+    nodesOnNewRevision: t.nodesOnNewRevision.sort(),
     diff: previous ? diffTemplates(previous.data?.spec?.template, newest.data?.spec?.template) : [],
   };
   if (previousRevision !== undefined) evidence.previousRevision = previousRevision;
+  const rolloutStart = timeMs(newest.metadata?.creationTimestamp);
   if (rolloutStart !== undefined) evidence.rolloutStart = new Date(rolloutStart).toISOString();
   if (rolledBack) evidence.rolledBack = true;
   const replacing = [...plugins].filter(([, p]) => p.metadata?.deletionTimestamp).map(([node]) => node);
   if (replacing.length > 0) evidence.nodesReplacing = replacing.sort();
   if (recovering.size > 0)
     evidence.recoveringPods = [...recovering].map((f) => `${f.pod.namespace}/${f.pod.name}`).sort();
-  return { evidence, fits, plugins, revisionByNode, recovering, rolledBack, complete, runningBeforeOnNew };
+  return evidence;
 }
 
 /**
