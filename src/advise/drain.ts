@@ -13,22 +13,22 @@
 // OK: otherwise, with a one-line reason. Nodes still on the old revision are OK: cordoning the bad-revision nodes
 //   first keeps their evicted pods off broken nodes.
 import type { ClusterIndex } from '../domain/cluster-index.js';
-import type { StuckPodFinding } from '../domain/findings.js';
-import type { BlindSpot, DrainAdvice, Incident, IncidentNode } from '../domain/incident.js';
-import type { VolumeAttachment } from '../domain/objects.js';
+import type { BlindSpot, DrainAdvice, Incident } from '../domain/incident.js';
 import type { NodeReports } from '../domain/proof.js';
-import { nsKey, timeMs } from '../domain/refs.js';
 import { RwxError } from '../errors.js';
 import { DEFAULT_DETECT_CONFIG } from '../detect/config.js';
-import { claimOfVolume, holdsVolumes } from '../detect/storage-path.js';
 import { nameList } from '../domain/names.js';
 import type { NodeHealth } from '../domain/location.js';
 import { notReady } from '../domain/node-health.js';
 import { blindSentence, blindSteps } from './blind.js';
-import { cautionFor, type Caution, type StuckHere } from './drain-caution.js';
+import { cautionFor, type Caution } from './drain-caution.js';
+import { byNode, type ByNode } from './drain-lookup.js';
 import { rollbackOf, rollbackStep } from './rollback.js';
+import { staleAttachments } from './stale-attachments.js';
 import { stageCheck, withStageCheck } from './stale-stage.js';
-import { runningConsumers, unmountableClaims } from './running-consumers.js';
+import { runningConsumers } from './running-consumers.js';
+
+export { staleAttachments } from './stale-attachments.js';
 
 /** Options for adviseDrain. */
 export interface DrainOptions {
@@ -77,99 +77,6 @@ function counts2x2(inc: Incident): string {
   const c = ev.counts;
   const prev = ev.previousRevision ?? 'previous';
   return `revision ${ev.newRevision}: ${c.newStuck} nodes stuck, ${c.newFine} fine; revision ${prev}: ${c.oldStuck} stuck, ${c.oldFine} fine`;
-}
-
-/**
- * VolumeAttachments on the node that look stale: a detach error, a deletion pending for longer than
- * `staleAfterMs`, or attached for longer than that with no pod on the node using the volume's claim.
- */
-export function staleAttachments(
-  index: ClusterIndex,
-  node: string,
-  now: number,
-  staleAfterMs: number,
-): VolumeAttachment[] {
-  const inUse = claimInUse(index, node);
-  return index.attachmentsOnNode(node).filter((va) => {
-    if (va.status?.detachError) return true;
-    const deleted = timeMs(va.metadata?.deletionTimestamp);
-    if (deleted !== undefined) return now - deleted > staleAfterMs;
-    const created = timeMs(va.metadata?.creationTimestamp);
-    if (!va.status?.attached || created === undefined || now - created <= staleAfterMs) return false;
-    const pv = va.spec?.source?.persistentVolumeName;
-    const ref = pv ? index.get('pvs', pv)?.spec?.claimRef : undefined;
-    return !ref || !inUse(ref.namespace, ref.name);
-  });
-}
-
-/**
- * Whether a pod on `node` that still holds its volumes uses claim `namespace/name`. The claim's own pods first (the
- * index by claim: a few pods, where the node has tens); the pods on the node are read only when none of them is
- * there, once per node, since a generic ephemeral volume's claim is not in that index.
- */
-function claimInUse(
-  index: ClusterIndex,
-  node: string,
-): (namespace: string | undefined, name: string | undefined) => boolean {
-  let onNode: Set<string> | undefined;
-  return (namespace, name) => {
-    const users = name ? index.podsUsingClaim(namespace ?? '', name) : [];
-    if (users.some((p) => p.spec?.nodeName === node && holdsVolumes(p))) return true;
-    onNode ??= claimsOnNode(index, node);
-    return onNode.has(nsKey(namespace, name));
-  };
-}
-
-/** The claims ("namespace/name") that pods on `node` holding their volumes use, generic ephemeral ones included. */
-function claimsOnNode(index: ClusterIndex, node: string): Set<string> {
-  const claims = new Set<string>();
-  for (const p of index.podsOnNode(node)) {
-    if (!holdsVolumes(p)) continue; // a finished pod being deleted still holds its volume
-    for (const v of p.spec?.volumes ?? []) {
-      const c = v ? claimOfVolume(p, v) : undefined;
-      if (c) claims.add(nsKey(p.metadata?.namespace, c));
-    }
-  }
-  return claims;
-}
-
-/** Per-node lookups over a list of incidents, built once per evaluation (see drainAdvisor). */
-interface ByNode {
-  rows: Map<Incident, Map<string, IncidentNode>>;
-  onNew: Map<Incident, Set<string>>;
-  replacing: Map<Incident, Set<string>>;
-  terminating: Map<string, StuckPodFinding[]>;
-  /** node -> the incidents with stuck pods there, and those pods ("namespace/name"). */
-  stuck: Map<string, StuckHere[]>;
-  /** Claims stuck pods cannot mount now -> the incident (running-consumers.ts). */
-  unmountable: Map<string, string>;
-}
-
-function byNode(incidents: readonly Incident[]): ByNode {
-  const b: ByNode = {
-    rows: new Map(),
-    onNew: new Map(),
-    replacing: new Map(),
-    terminating: new Map(),
-    stuck: new Map(),
-    unmountable: unmountableClaims(incidents),
-  };
-  for (const inc of incidents) {
-    b.rows.set(inc, new Map(inc.nodes.map((n) => [n.node, n])));
-    for (const n of inc.nodes) {
-      if (n.stuckPods.length === 0) continue;
-      b.stuck.set(n.node, [...(b.stuck.get(n.node) ?? []), { incident: inc, pods: n.stuckPods }]);
-    }
-    b.onNew.set(inc, new Set(inc.rollout?.nodesOnNewRevision ?? []));
-    b.replacing.set(inc, new Set(inc.rollout?.nodesReplacing ?? []));
-    for (const f of inc.pods) {
-      if (f.kind !== 'stuck-terminating' || !f.node || !f.storage.some((s) => s.claim)) continue;
-      const l = b.terminating.get(f.node) ?? [];
-      l.push(f);
-      b.terminating.set(f.node, l);
-    }
-  }
-  return b;
 }
 
 /** Why a node is BLOCK, by what the rollout does to it. */
