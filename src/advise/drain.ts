@@ -12,22 +12,26 @@
 //   attached (stale-stage.ts): the drain will not release it.
 // OK: otherwise, with a one-line reason. Nodes still on the old revision are OK: cordoning the bad-revision nodes
 //   first keeps their evicted pods off broken nodes.
+//
+// This file puts the answer together; BLOCK is decided in drain-block.ts, CAUTION in drain-caution.ts, and what
+// each answer says is worded in drain-wording.ts.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { BlindSpot, DrainAdvice, Incident } from '../domain/incident.js';
 import type { NodeReports } from '../domain/proof.js';
 import { RwxError } from '../errors.js';
 import { DEFAULT_DETECT_CONFIG } from '../detect/config.js';
-import { nameList } from '../domain/names.js';
 import type { NodeHealth } from '../domain/location.js';
 import { notReady } from '../domain/node-health.js';
-import { blindSentence, blindSteps } from './blind.js';
+import { blindSentence } from './blind.js';
+import { blockFor } from './drain-block.js';
 import { cautionFor, type Caution } from './drain-caution.js';
 import { byNode, type ByNode } from './drain-lookup.js';
-import { rollbackOf, rollbackStep } from './rollback.js';
+import { INCIDENTS_UNDECIDED, NOT_CONSULTED, OK_WORDING, unknownWording } from './drain-wording.js';
 import { staleAttachments } from './stale-attachments.js';
 import { stageCheck, withStageCheck } from './stale-stage.js';
 import { runningConsumers } from './running-consumers.js';
 
+export { NOT_CONSULTED } from './drain-wording.js';
 export { staleAttachments } from './stale-attachments.js';
 
 /** Options for adviseDrain. */
@@ -53,13 +57,6 @@ export interface DrainOptions {
  */
 export type IncidentsInput = 'read' | 'not consulted' | { unreadable: string };
 
-/** What the bot's open incidents decide, for a blind spot. */
-const INCIDENTS_UNDECIDED = 'whether an open rollout incident that partly recovered still breaks mounts on this node';
-
-/** The sentence an answer given without the bot's open incidents ends with. */
-export const NOT_CONSULTED =
-  "The bot's open incidents were not consulted (no --redis or REDIS_URL): a plugin rollout incident that partly recovered can still make this node unsafe to drain.";
-
 /** The blind spot of open incidents that could not be read, if any. */
 function incidentsBlind(input: IncidentsInput | undefined): BlindSpot[] {
   if (input === undefined || typeof input === 'string') return [];
@@ -70,65 +67,6 @@ function incidentsBlind(input: IncidentsInput | undefined): BlindSpot[] {
 function notConsulted(advice: DrainAdvice): DrainAdvice {
   if (advice.decision === 'BLOCK') return advice;
   return { ...advice, steps: [...advice.steps, NOT_CONSULTED], openIncidents: 'not consulted' };
-}
-
-function counts2x2(inc: Incident): string {
-  const ev = inc.rollout!;
-  const c = ev.counts;
-  const prev = ev.previousRevision ?? 'previous';
-  return `revision ${ev.newRevision}: ${c.newStuck} nodes stuck, ${c.newFine} fine; revision ${prev}: ${c.oldStuck} stuck, ${c.oldFine} fine`;
-}
-
-/** Why a node is BLOCK, by what the rollout does to it. */
-type BlockState = 'recovering' | 'stuck' | 'replacing' | 'on-bad';
-
-/** One phrasing per BlockState. */
-const BLOCK_WHY: Record<BlockState, (f: { node: string; ds: string; rev: number }) => string> = {
-  recovering: ({ node, ds }) =>
-    `the stuck pods on ${node} are recovering after its plugin pod was replaced (they got stuck under the plugin pod that was there before, of ${ds}); evicting them only restarts their mounts`,
-  stuck: ({ node, ds, rev }) => `the stuck mounts on ${node} follow ${ds} revision ${rev}, not the node`,
-  replacing: ({ node, ds, rev }) =>
-    `${node}'s plugin pod is being replaced: the ${ds} rollout to revision ${rev} reaches it next`,
-  'on-bad': ({ node, ds, rev }) => `${node} runs ${ds} revision ${rev}, which does not mount new volumes`,
-};
-
-/** BLOCK when a FOLLOWS_ROLLOUT incident has stuck mounts on `node`, or its plugin runs or is about to run the bad revision. */
-function blockFor(
-  index: ClusterIndex,
-  lookup: ByNode,
-  incidents: readonly Incident[],
-  node: string,
-): DrainAdvice | undefined {
-  for (const inc of incidents) {
-    if (inc.verdict !== 'FOLLOWS_ROLLOUT' || !inc.rollout) continue;
-    const ev = inc.rollout;
-    const row = lookup.rows.get(inc)?.get(node);
-    const stuckHere = (row?.stuckPods.length ?? 0) > 0;
-    // The correlator read each plugin's revision once: the node's row, and the rollout's list of new-revision nodes.
-    const onBad = row?.plugin?.revision === ev.newRevision || (lookup.onNew.get(inc)?.has(node) ?? false);
-    const replacing = lookup.replacing.get(inc)?.has(node) ?? false;
-    if (!stuckHere && !onBad && !replacing) continue;
-    const dsName = `${ev.daemonSet.namespace}/${ev.daemonSet.name}`;
-    const rollback = rollbackOf(index, inc)!;
-    const good = rollback.toRevision ?? ev.previousRevision;
-    const recovering = new Set(ev.recoveringPods ?? []);
-    const onlyRecovering = stuckHere && (row?.stuckPods ?? []).every((p) => recovering.has(p));
-    const state: BlockState = onlyRecovering ? 'recovering' : stuckHere ? 'stuck' : replacing ? 'replacing' : 'on-bad';
-    const why = BLOCK_WHY[state]({ node, ds: dsName, rev: ev.newRevision });
-    return {
-      node,
-      decision: 'BLOCK',
-      reason: `Do not drain: ${why}; draining moves its pods onto nodes the rollout has reached (${ev.updatedNodes} of ${ev.desiredNodes}) or will reach (${counts2x2(inc)}).`,
-      steps: [
-        `Stop the drain; keep ${node} cordoned but evict nothing more.`,
-        rollbackStep(rollback),
-        `Cordon the nodes on revision ${ev.newRevision} while it rolls back: kubectl cordon ${nameList(ev.nodesOnNewRevision)}`,
-        'Leave stuck pods alone: the kubelet retries and they recover once the plugin is fixed.',
-        `Drain ${node} later, if still needed, once its plugin pod is back on ${good !== undefined ? `revision ${good}` : 'the previous revision'} and a test mount succeeds there.`,
-      ],
-    };
-  }
-  return undefined;
 }
 
 /** Drain advice for one node of an evaluation; throws RwxError('NOT_FOUND') when the cluster has no such node. */
@@ -208,41 +146,14 @@ function withBlind(advice: DrainAdvice, blind: readonly BlindSpot[]): DrainAdvic
 
 /** UNKNOWN: what could not be read and what that leaves undecided; what is known to be wrong is still said. */
 function unknownAdvice(node: string, blind: readonly BlindSpot[], caution: Caution | undefined): DrainAdvice {
-  return {
-    node,
-    decision: 'UNKNOWN',
-    reason: `Cannot tell whether ${node} is safe to drain. ${blindSentence(blind)}${caution ? ` Known already: ${caution.reason}` : ''}`,
-    steps: [`Do not drain ${node} on this answer.`, ...blindSteps(blind), ...(caution?.steps ?? [])],
-    blind: [...blind],
-  };
+  return { node, decision: 'UNKNOWN', ...unknownWording(node, blind, caution), blind: [...blind] };
 }
 
+/** OK, worded by what is around the node: a rollout elsewhere, a fault of the node's own, or nothing. */
 function okAdvice(incidents: readonly Incident[], node: string): DrainAdvice {
-  const rollout = incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT' && i.rollout);
-  if (rollout?.rollout) {
-    const ev = rollout.rollout;
-    return {
-      node,
-      decision: 'OK',
-      reason: `${node} has no stuck mounts and its plugin is not on ${ev.daemonSet.name} revision ${ev.newRevision}.`,
-      steps: [
-        `Cordon the ${ev.nodesOnNewRevision.length} nodes on revision ${ev.newRevision} first, so pods evicted from ${node} cannot land where mounts fail: kubectl cordon ${nameList(ev.nodesOnNewRevision)}`,
-      ],
-    };
-  }
-  const own = incidents.find((i) => i.verdict === 'FOLLOWS_NODE' && i.node === node);
-  if (own) {
-    return {
-      node,
-      decision: 'OK',
-      reason: `The stuck mounts follow ${node} itself: draining moves its pods to nodes where mounts work.`,
-      steps: ['Investigate the node after the drain: kubelet and node plugin logs, mount table.'],
-    };
-  }
-  return {
-    node,
-    decision: 'OK',
-    reason: `No stuck mounts, stuck terminations or stale attachments on ${node}, and no plugin rollout is implicated.`,
-    steps: [],
-  };
+  const rollout = incidents.find((i) => i.verdict === 'FOLLOWS_ROLLOUT' && i.rollout)?.rollout;
+  if (rollout) return { node, decision: 'OK', ...OK_WORDING.besideRollout(node, rollout) };
+  const own = incidents.some((i) => i.verdict === 'FOLLOWS_NODE' && i.node === node);
+  if (own) return { node, decision: 'OK', ...OK_WORDING.ownFault(node) };
+  return { node, decision: 'OK', ...OK_WORDING.clear(node) };
 }
