@@ -4,10 +4,10 @@
 // - stale VolumeAttachments: the pods it moves cannot attach those volumes elsewhere until they are detached;
 // - any stuck pod of any incident (a node holding one is never OK): FOLLOWS_NODE, the fault is the node's, so
 //   draining is the way out but a pod stuck on a mount can still hang it; UNEXPLAINED, the cause is not known, so
-//   the pod may hang the drain or meet the same fault on another node; NOT_STORAGE, the sandbox fault may follow it
-// and a missing Secret/ConfigMap surely does.
+//   the pod may hang the drain or meet the same fault on another node; NOT_STORAGE, the sandbox fault may follow it,
+//   a missing Secret/ConfigMap surely does, and a pod waiting on its own SELinux label or fsGroup gains nothing.
 // Rollout incidents are not here: a stuck pod of one makes the node BLOCK (drain.ts).
-import type { StuckPodFinding } from '../domain/findings.js';
+import type { ConfigWait, StuckPodFinding } from '../domain/findings.js';
 import type { Incident } from '../domain/incident.js';
 import type { VolumeAttachment } from '../domain/objects.js';
 import { nameList } from '../domain/names.js';
@@ -61,10 +61,20 @@ function whyStuck(s: StuckHere, node: string, down: NodeHealth | undefined): str
   }
 }
 
-/** A NOT_STORAGE incident's pods, by their layer: a missing Secret/ConfigMap, an image pull, a pod sandbox. */
+/** Why draining does not help pods waiting on their own settings (detect/pod-settings.ts), by the setting. */
+const SETTING_WHY: Record<ConfigWait['kind'], (node: string, pods: string) => string> = {
+  selinux: (node, pods) =>
+    `${node} holds ${pods}, waiting because the volume is mounted there with another pod's SELinux label (configuration, not storage); draining does not help: the pod specs conflict, and the conflict comes back on any node the pods share`,
+  fsgroup: (node, pods) =>
+    `${node} holds ${pods}, waiting while the kubelet changes the ownership of every file on the volume to the pod's fsGroup (configuration, not storage); draining does not help: on another node the change starts again from the first file`,
+};
+
+/** A NOT_STORAGE incident's pods, by their layer: a pod setting, a missing Secret/ConfigMap, an image pull, a sandbox. */
 function notStorageWhy(s: StuckHere, node: string, pods: string, them: string): string {
   // The cause is the pods' own: a missing Secret/ConfigMap is missing on every node; a sandbox fault may be too.
   const layer = s.incident.location?.layer;
+  const wait = s.incident.pods.find((p) => p.configWait)?.configWait;
+  if (wait) return SETTING_WHY[wait.kind](node, pods);
   if (s.incident.pods.some((p) => p.cause === 'config'))
     return `${node} holds ${pods}, waiting for a Secret or ConfigMap that does not exist (configuration, not storage): evicted, ${them} will wait the same way on any node`;
   if (layer === 'image')

@@ -4,7 +4,7 @@ import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { IncidentNode } from '../domain/incident.js';
 import type { Location } from '../domain/location.js';
 import { nameList } from '../domain/names.js';
-import { configText, imagePullText, type IncidentText } from './explain-config.js';
+import { configText, imagePullText, settingText, type IncidentText } from './explain-config.js';
 import { heldText } from './explain-held.js';
 import { cronLines, mountsFineLines, plural, timedOutLines, uncomparedLines, withCron } from './explain-lines.js';
 import { driverOf, type Draft } from './draft.js';
@@ -107,6 +107,10 @@ export const TEXTS: readonly TextRule[] = [
     write: withCronOf(({ d, location, age }) => heldText(d, location, age)),
   },
   { when: ({ d }) => d.verdict === 'FOLLOWS_NODE', write: nodeText },
+  {
+    when: ({ d }) => d.key.startsWith('config/') && d.pods.some((f) => f.configWait),
+    write: withCronOf(({ d, age, location }) => settingText(d.pods, age, location.outlook)),
+  },
   { when: ({ d }) => d.key.startsWith('config/'), write: withCronOf(({ d, age }) => configText(d.pods, age)) },
   {
     when: ({ d }) => d.key === 'not-storage/image-pull',

@@ -15,8 +15,13 @@ function heldBy(f: StuckPodFinding): { key: string; node: string } | undefined {
   return undefined;
 }
 
-/** The NOT_STORAGE key of a configuration fault: the first missing object, else the namespace. */
+/**
+ * The NOT_STORAGE key of a configuration fault: the pod setting the kubelet waits on and its claim (or volume), else
+ * the first missing object, else the namespace.
+ */
 function configKey(f: StuckPodFinding): string {
+  const w = f.configWait;
+  if (w) return `config/${f.pod.namespace}/${w.kind}/${w.claim ?? w.volume ?? f.pod.name}`;
   const o = f.configObjects?.[0];
   return o ? `config/${f.pod.namespace}/${o.kind}/${o.name}` : `config/${f.pod.namespace}`;
 }

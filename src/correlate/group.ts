@@ -10,7 +10,9 @@
 //    whole cluster (a CNI rollout breaks nodes one after another: one thread that lists them, not one per node);
 //    never with storage. Pods whose Secret, ConfigMap, projected, downward API or emptyDir volumes fail (cause
 //    'config') form NOT_STORAGE `config/<namespace>/<kind>/<name>` per missing object (or `config/<namespace>` when
-//    the kubelet names none), and slow image pulls NOT_STORAGE `not-storage/image-pull`: never a storage incident.
+//    the kubelet names none); pods whose own settings make the mount wait (an SELinux label conflict, a long fsGroup
+//    ownership change: detect/pod-settings.ts) form `config/<namespace>/selinux|fsgroup/<claim>`; slow image pulls
+//    NOT_STORAGE `not-storage/image-pull`: never a storage incident, never a driver's, a node's or a rollout's.
 // 2. Pods stuck with no storage or network evidence group as UNEXPLAINED under `unexplained/cause-unknown`, except
 //    that a pod stuck in ContainerCreating whose claim uses a driver found to follow a rollout, on a node whose
 //    plugin runs the bad revision, joins that rollout incident (the kubelet's FailedMount may be missing: events

@@ -63,7 +63,13 @@ function placeOf(index: ClusterIndex, d: Draft): Location {
       evidence: own?.evidence ?? evidence,
       ...(own?.unregistered ? { unregistered: own.unregistered } : {}),
     };
-  return { layer, actor: first?.actor ?? 'not known', evidence, ...(d.node ? { holder: d.node } : {}) };
+  return {
+    layer,
+    actor: first?.actor ?? 'not known',
+    evidence,
+    ...(d.node ? { holder: d.node } : {}),
+    ...(first?.outlook ? { outlook: first.outlook } : {}),
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { EventEvidence, StuckPodFinding } from '../domain/findings.js';
 import type { Layer, Location } from '../domain/location.js';
 import { describeHealth, notReady } from '../domain/node-health.js';
+import { settingOutlook } from './outlook.js';
 import { volumeHealth } from './volume-health.js';
 
 /** One locating rule: the location when the rule applies to the pod, else undefined. */
@@ -141,6 +142,36 @@ const BY_CAUSE: Partial<Record<StuckPodFinding['cause'], { layer: Layer; actor: 
   network: { layer: 'sandbox', actor: (n) => `the container runtime and CNI plugin on ${n}` },
 };
 
+/** Who owns a wait the pod's own settings cause (detect/pod-settings.ts), by its kind. */
+const BY_SETTING: Record<NonNullable<StuckPodFinding['configWait']>['kind'], (node: string) => string> = {
+  selinux: (n) =>
+    `the pods' SELinux labels (securityContext.seLinuxOptions): the kubelet on ${n} mounts a volume with one label at a time`,
+  fsgroup: (n) => `the pod's fsGroup: the kubelet on ${n} is changing the ownership of every file on the volume`,
+};
+/** The kubelet's words for such a wait: its SELinux conflict, or the ownership change in progress. */
+const SETTING_EVENT = /conflicting SELinux labels of volume|^VolumePermissionChangeInProgress$/;
+
+/** A wait the pod's own settings cause: configuration, held by no node, with whether it heals by itself. */
+const podSetting: LocateRule = {
+  name: 'pod setting',
+  locate(_index, f) {
+    const w = f.configWait;
+    if (f.cause !== 'config' || !w) return undefined;
+    const e = f.events.find((x) => SETTING_EVENT.test(x.message) || SETTING_EVENT.test(x.reason)) ?? f.events[0];
+    return {
+      layer: 'configuration',
+      actor: BY_SETTING[w.kind](f.node ?? 'the node'),
+      evidence: [
+        ...(e ? [line(e)] : []),
+        ...(w.otherPod
+          ? [`the SELinux warning controller names ${w.otherPod}, on the same node, as the other user of the volume`]
+          : []),
+      ],
+      outlook: settingOutlook(f),
+    };
+  },
+};
+
 const notVolume: LocateRule = {
   name: 'not a volume',
   locate(_index, f) {
@@ -192,6 +223,7 @@ export const LOCATE_RULES: readonly LocateRule[] = [
   multiAttach,
   notRegistered,
   attachHere,
+  podSetting,
   notVolume,
   onNode,
 ];

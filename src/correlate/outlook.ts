@@ -2,11 +2,14 @@
 // it (pkg/controller/volume/attachdetach/reconciler/reconciler.go): it detaches a volume only once no pod scheduled
 // to the node uses it; while the node reports it mounted it waits, and forces the detach after its maximum wait for
 // the unmount (6 minutes by default) only when the node is not healthy (not Ready), or at once when the node has
-// the out-of-service taint. Pure: one sentence, made once and carried on the incident's location.
+// the out-of-service taint. And whether a wait the pod's own settings cause ends by itself (settingOutlook). Pure:
+// one sentence, made once and carried on the incident's location.
 import type { ClusterIndex } from '../domain/cluster-index.js';
+import type { StuckPodFinding } from '../domain/findings.js';
 import type { NodeHealth } from '../domain/location.js';
 import { OUT_OF_SERVICE } from '../domain/node-health.js';
 import { claimOfVolume, holdsVolumes } from '../detect/storage-path.js';
+import { waitedVolume } from '../detect/pod-settings.js';
 import { nameList } from '../domain/names.js';
 
 /** The pods ("namespace/name") on `node` that still hold the claim bound to PV `pv`, as the API shows them. */
@@ -43,4 +46,21 @@ export function detachOutlook(
   if (users.length > 0)
     return `${using}: the attach/detach controller detaches it only after that pod is gone and ${holder}'s kubelet has unmounted it (${holder} is Ready, so there is no forced detach).`;
   return `No pod on ${holder} uses ${what}: the attach/detach controller detaches it once ${holder}'s kubelet reports it unmounted (${holder} is Ready, so there is no forced detach); a detach that does not come shows in the VolumeAttachment's detachError.`;
+}
+
+/**
+ * Whether a wait the pod's own settings cause heals by itself (detect/pod-settings.ts): an fsGroup ownership change
+ * ends when the kubelet has walked every file (pkg/volume/volume_linux.go), while a volume mounted with another
+ * pod's SELinux label stays so as long as that pod keeps it on the node (the kubelet's desired state of world
+ * refuses a second label). Empty for any other stuck pod.
+ */
+export function settingOutlook(f: StuckPodFinding): string {
+  const w = f.configWait;
+  if (!w) return '';
+  const node = f.node ?? 'the node';
+  const vol = waitedVolume(f);
+  if (w.kind === 'fsgroup')
+    return `This heals by itself: ${f.pod.name} is waiting, not broken. The kubelet on ${node} starts it once it has changed the ownership of every file on ${vol}; deleting or moving the pod starts that change again from the first file.`;
+  const other = w.otherPod ? `pod ${w.otherPod}` : 'the pod that mounted it first';
+  return `This does not heal by itself: ${vol} stays mounted on ${node} with the SELinux label of ${other} as long as that pod runs there; ${f.pod.name} starts once it is gone from ${node} or the labels agree.`;
 }

@@ -3,6 +3,7 @@ import type { Cause, EventEvidence } from '../domain/findings.js';
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { KubeEvent, Pod } from '../domain/objects.js';
 import { blamesStorage } from './storage-path.js';
+import { isPlainTimeout, settingWaitOf } from './pod-settings.js';
 import { timeMs } from '../domain/refs.js';
 
 /**
@@ -84,15 +85,20 @@ export function isImagePullEvent(e: KubeEvent): boolean {
  * mount failure (the mount since succeeded and the pod moved on: a slow pull is not storage). A mount failure is
  * storage when it is about the pod's storage volumes (storage-path.ts blamesStorage), and 'config' when only its
  * Secret, ConfigMap, projected, downward API or emptyDir volumes fail. Without the pod, every mount failure is storage.
+ * A wait the pod's own settings cause (pod-settings.ts: an SELinux label conflict, an fsGroup ownership change) is
+ * 'config' too, and while the kubelet reports an ownership change its plain wait timeouts are that change, not
+ * storage; any other mount failure still makes it storage.
  */
 export function causeFromEvents(events: readonly KubeEvent[], pod?: Pod): Cause {
   let storage: number | undefined;
   let config: number | undefined;
   let network: number | undefined;
   let image: number | undefined;
+  const chown = events.some((e) => settingWaitOf(e) === 'fsgroup');
   for (const e of events) {
     const t = eventLastSeen(e) ?? 0;
-    if (isStorageEvent(e)) {
+    if (settingWaitOf(e) || (chown && isStorageEvent(e) && isPlainTimeout(e))) config = Math.max(config ?? 0, t);
+    else if (isStorageEvent(e)) {
       if (!pod || blamesStorage(pod, e)) storage = Math.max(storage ?? 0, t);
       else config = Math.max(config ?? 0, t);
     } else if (isNetworkEvent(e)) network = Math.max(network ?? 0, t);

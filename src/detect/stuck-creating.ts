@@ -3,13 +3,14 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { ConfigObject, StuckPodFinding } from '../domain/findings.js';
 import type { ContainerStatus, KubeEvent, Pod, Volume } from '../domain/objects.js';
-import { timeMs } from '../domain/refs.js';
+import { nsKey, timeMs } from '../domain/refs.js';
 import type { DetectContext } from './config.js';
 import { podEvents, causeFromEvents, evidenceOf, isStorageEvent } from './events.js';
 import { stuckPodFinding } from './pod-finding.js';
 import { blamedStorage, blamesStorage, volumesNamedIn } from './storage-path.js';
 import { isStorageSource, missingObjectsIn, volumeSource } from './volume-source.js';
 import { collect } from './collect.js';
+import { settingWait } from './pod-settings.js';
 
 const CREATING = new Set(['ContainerCreating', 'PodInitializing']);
 
@@ -49,13 +50,20 @@ export function stuckCreatingFinding(index: ClusterIndex, pod: Pod, ctx: DetectC
     // Only storage failures (or no evidence at all) blame volumes; a sandbox, image or configuration failure says
     // nothing about the pod's claims, and a configuration volume is never storage.
     storage: cause === 'storage' || cause === 'unknown' ? blamedStorage(index, pod, events.filter(isStorageEvent)) : [],
-    ...(cause === 'config' ? configFault(pod, events) : {}),
+    ...(cause === 'config' ? configFault(index, pod, events) : {}),
     events: evidenceOf(events, ctx.now),
   });
 }
 
-/** The configuration volumes that failed and the Secrets/ConfigMaps the kubelet says are missing. */
-function configFault(pod: Pod, events: readonly KubeEvent[]): Pick<StuckPodFinding, 'configObjects' | 'configVolumes'> {
+/**
+ * The configuration volumes that failed and the Secrets/ConfigMaps the kubelet says are missing, or the pod setting
+ * it waits on (pod-settings.ts).
+ */
+function configFault(
+  index: ClusterIndex,
+  pod: Pod,
+  events: readonly KubeEvent[],
+): Pick<StuckPodFinding, 'configObjects' | 'configVolumes' | 'configWait'> {
   const volumes = (pod.spec?.volumes ?? []).filter((v): v is Volume => !!v);
   const failed = events.filter((e) => isStorageEvent(e) && !blamesStorage(pod, e));
   const objects = new Map<string, ConfigObject>();
@@ -67,7 +75,12 @@ function configFault(pod: Pod, events: readonly KubeEvent[]): Pick<StuckPodFindi
   const configVolumes = volumes
     .filter((v) => names.has(v.name ?? '') && !isStorageSource(volumeSource(v)))
     .map((v) => v.name ?? '');
-  return { configObjects: [...objects.values()], configVolumes };
+  const ns = pod.metadata?.namespace;
+  const wait = settingWait(pod, events, {
+    pvOf: (claim) => index.get('pvcs', nsKey(ns, claim))?.spec?.volumeName ?? undefined,
+    nodeOf: (name) => index.get('pods', nsKey(ns, name))?.spec?.nodeName ?? undefined,
+  });
+  return { configObjects: [...objects.values()], configVolumes, ...(wait ? { configWait: wait } : {}) };
 }
 
 /** Every pod stuck in ContainerCreating. Linear in the number of pods. */

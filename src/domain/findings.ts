@@ -11,6 +11,20 @@ export interface ConfigObject {
   name: string;
 }
 
+/**
+ * For cause 'config' with nothing missing: the pod's own settings make the kubelet wait, no driver is at fault.
+ * 'selinux': the volume is mounted on the node with another pod's SELinux label; 'fsgroup': the kubelet is changing
+ * the ownership of every file on the volume to the pod's fsGroup.
+ */
+export interface ConfigWait {
+  kind: 'selinux' | 'fsgroup';
+  /** The pod volume the events name, and the claim behind it, when they can be told. */
+  volume?: string;
+  claim?: string;
+  /** For 'selinux': the pod on the same node the SELinux warning controller names as the other user of the volume. */
+  otherPod?: string;
+}
+
 /** A namespaced object by name. */
 export interface NsName {
   namespace: string;
@@ -70,6 +84,8 @@ export interface StuckPodFinding {
   configObjects?: ConfigObject[];
   /** For cause 'config': the pod's volumes that failed (secret, configMap, projected, downwardAPI, emptyDir...). */
   configVolumes?: string[];
+  /** For cause 'config': the pod setting the kubelet waits on (SELinux label, fsGroup ownership change), if any. */
+  configWait?: ConfigWait;
   events: EventEvidence[];
   /** Where the pod is stuck: layer, actor, the node holding the fault (set by the correlator, src/correlate/locate.ts). */
   location?: Location;

@@ -8,7 +8,7 @@ import { main } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
 
 /** Scenarios whose story ends with every incident resolved (propagation-loss: test/cli/demo.test.ts). */
-const STORIES = ['node-fault.yaml', 'cni-sandbox.yaml'];
+const STORIES = ['node-fault.yaml', 'cni-sandbox.yaml', 'selinux-fsgroup.yaml'];
 const FILES = readdirSync('scenarios').filter((f) => f.endsWith('.yaml'));
 const README = readFileSync('scenarios/README.md', 'utf8');
 

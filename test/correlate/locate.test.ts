@@ -5,7 +5,10 @@
 // and "MountVolume.SetUp failed" from the operation generator (pkg/volume/util/operationexecutor/
 // operation_generator.go), "driver name ... not found in the list of registered CSI drivers" from the kubelet's CSI
 // client (pkg/volume/csi/csi_client.go, newCsiDriverClient; a CSINode lists the drivers the kubelet registered), Ready=Unknown "Kubelet stopped posting node status." from the node lifecycle
-// controller (pkg/controller/nodelifecycle/node_lifecycle_controller.go).
+// controller (pkg/controller/nodelifecycle/node_lifecycle_controller.go), "conflicting SELinux labels of volume %s:
+// %q and %q" from the kubelet's desired state of world (pkg/kubelet/volumemanager/cache/desired_state_of_world.go),
+// VolumePermissionChangeInProgress "Setting volume ownership for %s, processed %d files." from the kubelet's fsGroup
+// ownership change (pkg/volume/volume_linux.go); test/detect/pod-settings.test.ts cites the rest of that wording.
 import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Cause, StuckPodFinding } from '../../src/domain/findings.js';
@@ -61,6 +64,18 @@ function stuck(on: string, cause: Cause, reason: string, message: string, termin
 const MULTI = `Multi-Attach error for volume "${PV}" Volume is already exclusively attached to one node and can't be attached to another`;
 const TIMED_OUT =
   'Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[]: timed out waiting for the condition';
+
+const SELINUX = `Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[data]: conflicting SELinux labels of volume ${PV}: "system_u:object_r:container_file_t:s0:c1,c2" and "system_u:object_r:container_file_t:s0:c3,c4"`;
+const CHOWN = `Setting volume ownership for uid-0/volumes/kubernetes.io~csi/${PV}/mount, processed 2841163 files.`;
+
+/** A pod waiting on its own settings (detect/pod-settings.ts): cause 'config', no storage blamed. */
+function setting(kind: 'selinux' | 'fsgroup', reason: string, message: string): StuckPodFinding {
+  return {
+    ...stuck('b', 'config', reason, message),
+    storage: [],
+    configWait: { kind, volume: 'data', claim: 'data', ...(kind === 'selinux' ? { otherPod: 'writer-0' } : {}) },
+  };
+}
 
 const CASES: { name: string; objects: { kind?: string }[]; f: StuckPodFinding; want: [string, string | undefined] }[] =
   [
@@ -172,6 +187,19 @@ const CASES: { name: string; objects: { kind?: string }[]; f: StuckPodFinding; w
       ),
       want: ['unpublish', 'b'],
     },
+    // The pod's own settings make the mount wait: configuration, held by no node (not the driver's, not b's).
+    {
+      name: 'pod setting: SELinux labels',
+      objects: [node('b')],
+      f: setting('selinux', 'FailedMount', SELINUX),
+      want: ['configuration', undefined],
+    },
+    {
+      name: 'pod setting: fsGroup ownership change',
+      objects: [node('b')],
+      f: setting('fsgroup', 'VolumePermissionChangeInProgress', CHOWN),
+      want: ['configuration', undefined],
+    },
     // Not a volume's: configuration, image, sandbox (the sandbox is the node's runtime).
     {
       name: 'configuration',
@@ -216,6 +244,26 @@ describe('locate: the layer a stuck pod is at and the node that holds it', () =>
       if (r) met.add(r.name);
     }
     expect(LOCATE_RULES.filter((r) => !met.has(r.name)).map((r) => r.name)).toEqual([]);
+  });
+
+  it("says who owns a pod-setting wait, with the kubelet's words, and whether it heals by itself", () => {
+    const index = ClusterIndex.fromSnapshot(snapshotOf([node('b')]));
+    const selinux = locate(index, setting('selinux', 'FailedMount', SELINUX));
+    expect(selinux.actor).toMatch(/SELinux labels .*the kubelet on b mounts a volume with one label at a time/);
+    expect(selinux.evidence).toEqual([
+      `FailedMount: ${SELINUX}`,
+      'the SELinux warning controller names writer-0, on the same node, as the other user of the volume',
+    ]);
+    expect(selinux.outlook).toMatch(
+      /^This does not heal by itself: claim db\/data stays mounted on b with the SELinux label of pod writer-0/,
+    );
+    // The chown's progress is the evidence even when a plain timeout is the latest event.
+    const chown = setting('fsgroup', 'VolumePermissionChangeInProgress', CHOWN);
+    chown.events.unshift({ ...chown.events[0]!, reason: 'FailedMount', message: TIMED_OUT });
+    const fsgroup = locate(index, chown);
+    expect(fsgroup.evidence).toEqual([`VolumePermissionChangeInProgress: ${CHOWN}`]);
+    expect(fsgroup.outlook).toMatch(/^This heals by itself: postgres-0 is waiting, not broken/);
+    expect(`${selinux.actor} ${fsgroup.actor}`).not.toMatch(/node plugin|driver/);
   });
 
   it('says which driver is not registered, and with which evidence', () => {

@@ -5,6 +5,8 @@ import { causeFromEvents, toEvidence } from '../../src/detect/events.js';
 import { volumesNamedIn } from '../../src/detect/storage-path.js';
 import { ago, event, failedMount, MIN } from './builders.js';
 
+const PLAIN =
+  'Unable to attach or mount volumes: unmounted volumes=[d], unattached volumes=[], failed to process volumes=[]: timed out waiting for the condition';
 const e = (reason: string, message: string, minutesAgo = 1): KubeEvent =>
   event('ns', 'p', reason, message, ago(minutesAgo * MIN));
 
@@ -27,6 +29,36 @@ describe('causeFromEvents', () => {
       [e('FailedMount', failedMount(['d']), 1), e('FailedCreatePodSandBox', 'cni', 10)],
       'storage',
     ],
+    // The pod's own settings (test/detect/pod-settings.test.ts cites the wording): configuration, not storage.
+    [
+      'SELinux label conflict',
+      [e('FailedMount', `${failedMount(['d'])}: conflicting SELinux labels of volume pvc-1: "a" and "b"`)],
+      'config',
+    ],
+    [
+      'ownership change, its plain timeouts included',
+      [
+        e(
+          'VolumePermissionChangeInProgress',
+          'Setting volume ownership for u/volumes/x/pvc-1/mount, processed 9 files.',
+        ),
+        e('FailedMount', PLAIN),
+      ],
+      'config',
+    ],
+    // A real mount failure beside the ownership change is still storage; a plain timeout alone too.
+    [
+      'ownership change and a driver failure',
+      [
+        e(
+          'VolumePermissionChangeInProgress',
+          'Setting volume ownership for u/volumes/x/pvc-1/mount, processed 9 files.',
+        ),
+        e('FailedMount', 'MountVolume.SetUp failed for volume "pvc-1" : rpc error: code = Internal', 5),
+      ],
+      'storage',
+    ],
+    ['plain timeout alone', [e('FailedMount', PLAIN)], 'storage'],
     ['nothing', [e('Scheduled', 'Successfully assigned')], 'unknown'],
     ['no events', [], 'unknown'],
   ])('%s', (_name, events, want) => {

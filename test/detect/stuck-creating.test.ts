@@ -219,6 +219,62 @@ describe('configuration volumes and image pulls are not storage', () => {
   });
 });
 
+// The pod's own settings make the mount wait (wording cited in test/detect/pod-settings.test.ts): configuration,
+// no storage blamed, with the setting, the claim and, for SELinux, the other pod on the node.
+describe('a mount waiting on the pod settings is configuration, not storage', () => {
+  const p = (): Pod => pod('p', { ns: 'ns', node: 'n1', scheduled: ago(10 * MIN), claims: { data: 'data-claim' } });
+  const selinux = `Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[data]: conflicting SELinux labels of volume pv-ns-data-claim: "system_u:object_r:container_file_t:s0:c1,c2" and "system_u:object_r:container_file_t:s0:c3,c4"`;
+  const warned = (other: string) =>
+    `SELinuxLabel ":::s0:c3,c4" conflicts with pod ${other} that uses the same volume as this pod with SELinuxLabel ":::s0:c1,c2". If both pods land on the same node, only one of them may access the volume.`;
+  const chown =
+    'Setting volume ownership for uid-p/volumes/kubernetes.io~csi/pv-ns-data-claim/mount, processed 812 files.';
+
+  it('an SELinux label conflict names the claim and the pod holding the volume on the node', () => {
+    const holder = pod('writer', { ns: 'ns', node: 'n1', scheduled: ago(HOUR), claims: { data: 'data-claim' } });
+    const me = p();
+    const events = [
+      event('ns', 'p', 'FailedMount', selinux, ago(MIN), 4),
+      event('ns', 'p', 'SELinuxLabelConflict', warned('writer'), ago(9 * MIN), 1, 'Normal'),
+    ];
+    const f = stuckCreatingFinding(indexWith(me, holder, ...events), me, ctx);
+    expect([f?.cause, f?.storage, f?.configWait]).toEqual([
+      'config',
+      [],
+      { kind: 'selinux', volume: 'data', claim: 'data-claim', otherPod: 'writer' },
+    ]);
+  });
+
+  it('a long fsGroup ownership change, its plain timeouts included', () => {
+    const me = p();
+    const events = [
+      event('ns', 'p', 'VolumePermissionChangeInProgress', chown, ago(MIN), 8),
+      event('ns', 'p', 'FailedMount', failedMount(['data']), ago(2 * MIN), 3),
+    ];
+    const f = stuckCreatingFinding(indexWith(me, ...events), me, ctx);
+    expect([f?.cause, f?.storage, f?.configWait]).toEqual([
+      'config',
+      [],
+      { kind: 'fsgroup', volume: 'data', claim: 'data-claim' },
+    ]);
+  });
+
+  it('a driver failure next to the ownership change is storage', () => {
+    const me = p();
+    const events = [
+      event('ns', 'p', 'VolumePermissionChangeInProgress', chown, ago(MIN), 8),
+      event(
+        'ns',
+        'p',
+        'FailedMount',
+        'MountVolume.SetUp failed for volume "pv-ns-data-claim" : rpc error',
+        ago(2 * MIN),
+      ),
+    ];
+    const f = stuckCreatingFinding(indexWith(me, ...events), me, ctx);
+    expect([f?.cause, f?.configWait, f?.storage.map((s) => s.volume)]).toEqual(['storage', undefined, ['data']]);
+  });
+});
+
 describe('detectStuckCreating', () => {
   it('includes Job-owned pods and resolves them to their CronJob', () => {
     const cj = cronJob('ns', 'backup', '0 2 * * *');

@@ -10,7 +10,13 @@
 // - the forced detach after maxWaitForUnmountDuration only for a node that is not healthy, or at once with the
 //   node.kubernetes.io/out-of-service taint: reconciler.go again;
 // - "0/3 nodes are available: 3 Insufficient cpu.": the scheduler, pkg/scheduler/schedule_one.go and
-//   pkg/scheduler/framework/plugins/noderesources/fit.go.
+//   pkg/scheduler/framework/plugins/noderesources/fit.go;
+// - "conflicting SELinux labels of volume %s: %q and %q": the kubelet's desired state of world,
+//   pkg/kubelet/volumemanager/cache/desired_state_of_world.go, and the Normal SELinuxLabelConflict event of the
+//   SELinux warning controller (component selinux_warning), pkg/controller/volume/selinuxwarning/cache/conflict.go;
+// - VolumePermissionChangeInProgress "Setting volume ownership for %s is taking longer than expected, consider using
+//   OnRootMismatch - ..." and "..., processed %d files.": the kubelet's fsGroup ownership change,
+//   pkg/volume/volume_linux.go.
 import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
@@ -84,6 +90,41 @@ describe('stuck pods located on their layer, held by the node the evidence names
     const drain = ev.drain('node-3');
     expect([drain.decision, drain.reason]).toEqual(['CAUTION', expect.stringMatching(/^node-3 is NotReady/)]);
     expect(drain.steps.join('\n')).toMatch(/Do not drain node-3 to fix this/);
+  });
+
+  it('selinux-fsgroup: both waits on the configuration layer, held by no node, never the driver or a rollout', async () => {
+    const { index, now } = await at0('selinux-fsgroup');
+    const ev = evaluate(index, { now });
+    expect(ev.incidents.map((i) => [i.key, i.verdict, i.location?.layer, i.location?.holder])).toEqual([
+      ['config/studio/fsgroup/originals', 'NOT_STORAGE', 'configuration', undefined],
+      ['config/studio/selinux/media', 'NOT_STORAGE', 'configuration', undefined],
+    ]);
+    const [chown, selinux] = ev.incidents;
+    expect(selinux!.pods.map((p) => [p.key, p.cause, p.storage, p.configWait])).toEqual([
+      [
+        'stuck-creating/studio/media-thumbnailer-5b7f9c8d6-p8w3n',
+        'config',
+        [],
+        { kind: 'selinux', volume: 'media', claim: 'media', otherPod: 'media-writer-7c9d8b6f5-k2m4x' },
+      ],
+    ]);
+    expect(selinux!.location?.evidence[0]).toMatch(/^FailedMount: .*conflicting SELinux labels of volume pvc-5e6f/);
+    expect(selinux!.location?.outlook).toMatch(/^This does not heal by itself/);
+    expect(selinux!.nextSteps.join('\n')).toMatch(/seLinuxOptions.*seLinuxChangePolicy: Recursive/s);
+    expect(chown!.pods.map((p) => [p.key, p.cause, p.configWait?.kind])).toEqual([
+      ['stuck-creating/studio/indexer-0', 'config', 'fsgroup'],
+    ]);
+    expect(chown!.location?.evidence[0]).toMatch(/^VolumePermissionChangeInProgress: Setting volume ownership/);
+    expect(chown!.location?.outlook).toMatch(/^This heals by itself: indexer-0 is waiting, not broken/);
+    expect(chown!.nextSteps.join('\n')).toMatch(/fsGroupChangePolicy: OnRootMismatch/);
+    // Not the driver, a node or a rollout: no plugin step, no cordon, no gate, no rollback; draining does not help.
+    const all = texts(ev);
+    expect(all).not.toMatch(/kubectl cordon|rwx gate|rollout undo|node plugin logs|FOLLOWS_/);
+    expect(ev.drain('node-02').reason).toMatch(/SELinux label \(configuration, not storage\); draining does not help/);
+    expect(ev.drain('node-03').reason).toMatch(/fsGroup \(configuration, not storage\); draining does not help/);
+    expect(ev.drain('node-01').decision).toBe('OK');
+    // rwx triage does not call either claim's mount failed.
+    expect(triage(index, { now }).claims.filter((c) => c.phase === 'MOUNT_FAILED')).toEqual([]);
   });
 
   it('wffc-unschedulable: the scheduling layer holds the claim (UNSCHEDULABLE), not the provisioner', async () => {
