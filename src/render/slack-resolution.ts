@@ -3,6 +3,7 @@
 // missed runs whether it has completed a run since. The caller says what it observed; we only render it, with the
 // node and workload of each pod from the record's history.
 import type { Incident } from '../domain/incident.js';
+import type { Layer } from '../domain/location.js';
 import type { HistoryPod, IncidentHistory } from '../domain/history.js';
 import type { ResolutionFacts } from '../domain/resolution.js';
 import { escapeSlack } from './escape.js';
@@ -51,6 +52,19 @@ const POD_GROUPS: {
   { field: 'unchecked', says: 'no longer stuck (not checked)', count: 'not checked' },
 ];
 
+/**
+ * Layers where the pod's own spec or its scheduling held it, not a node: a replaced pod is then checked by its
+ * replacement running, and says nothing about a node either way.
+ */
+const NOT_A_NODE_LAYERS: ReadonlySet<Layer> = new Set(['configuration', 'image', 'scheduling', 'provision']);
+const REPLACED_NOT_A_NODE = 'deleted or replaced during the incident: check that its replacement is Running';
+
+/** What the line of a pod in group `g` says: the replaced pod's line follows the layer the incident is held at. */
+function says(incident: Incident, g: (typeof POD_GROUPS)[number]): string {
+  const layer = incident.location?.layer;
+  return g.field === 'deleted' && layer && NOT_A_NODE_LAYERS.has(layer) ? REPLACED_NOT_A_NODE : g.says;
+}
+
 /** The resolution reply posted in the thread: one line per pod and CronJob the incident ever had. */
 export function renderResolution(incident: Incident, history: IncidentHistory, facts: ResolutionFacts): SlackMessage {
   const head = facts.manual
@@ -71,7 +85,7 @@ export function renderResolution(incident: Incident, history: IncidentHistory, f
     blocks.push(
       listSection(
         title,
-        g.pods.map((p) => `• ${podLabel(p, byPod.get(p))}: ${g.says}`),
+        g.pods.map((p) => `• ${podLabel(p, byPod.get(p))}: ${says(incident, g)}`),
       ),
     );
   });

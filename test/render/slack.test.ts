@@ -218,6 +218,19 @@ describe('renderResolution', () => {
     expect(text).toContain('one node at a time: 4 nodes: node-19, node-27, node-33, node-41.');
   });
 
+  it('a replaced pod of an incident held by its own settings (configuration layer) is checked by its replacement, not re-tested for a node', () => {
+    const inc = {
+      ...rolloutIncident(),
+      location: { layer: 'configuration' as const, actor: 'the kubelet', evidence: [] },
+    };
+    const history = mergeHistory(undefined, inc, FIXTURE_NOW).history;
+    const text = all(
+      renderResolution(inc, history, { recovered: [], deleted: ['search/search-7d9f-abcde'], cronJobs: [] }),
+    );
+    expect(text).toContain('deleted or replaced during the incident: check that its replacement is Running');
+    expect(text).not.toContain('proves nothing about its node');
+  });
+
   it('with nothing observed, claims nothing: pods and CronJobs are "not checked"', () => {
     const history = mergeHistory(undefined, rolloutIncident(), FIXTURE_NOW).history;
     const text = all(renderResolution(rolloutIncident(), history, defaultFacts(history)));
