@@ -7,7 +7,7 @@ import type { CronJobFinding } from '../domain/findings.js';
 import { nameList } from '../domain/names.js';
 import type { IncidentText } from './explain-config.js';
 import type { Draft } from './draft.js';
-import { mountedSincePlugin } from './rollout.js';
+import { mountedSincePlugin } from './rollout-mounts.js';
 
 /** "1 pod", "2 pods". */
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

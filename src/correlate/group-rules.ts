@@ -3,7 +3,7 @@
 import type { Finding, StuckPodFinding } from '../domain/findings.js';
 import { draft, driverOf, push, type Grouping } from './draft.js';
 import { memberKey } from './members.js';
-import { mountedSincePlugin, revisionProvenElsewhere } from './rollout.js';
+import { mountedSincePlugin, revisionProvenElsewhere } from './rollout-mounts.js';
 import { splitVolumeFaults } from './volume-fault.js';
 
 /** Rule 0: the incident of the node that holds a pod's fault when that is not simply the pod's own. */

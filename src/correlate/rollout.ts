@@ -23,15 +23,16 @@
 // stuck node that is also stuck on another driver follows the node instead. Once the rollout is complete there is
 // no control group, and a new incident never follows the rollout: the revision cannot be compared (a claim whose
 // export refuses every node looks exactly the same). The grouping says so (Draft.uncompared).
+//
+// This file is the verdict. What the test reads (the newest revision, the tally, the evidence an incident carries) is
+// rollout-evidence.ts; the proofs that a plugin mounts, which the node rules read, are rollout-mounts.ts.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { StuckPodFinding } from '../domain/findings.js';
 import type { RolloutCounts, RolloutEvidence } from '../domain/incident.js';
-import type { ControllerRevision, DaemonSet, Pod } from '../domain/objects.js';
+import type { DaemonSet, Pod } from '../domain/objects.js';
 import { timeMs } from '../domain/refs.js';
-import { runningWithDriver } from './mounts.js';
-import { dsRef } from './plugin-finder.js';
 import { pluginPodsByNode, revisionOfPod, revisionsOf } from './plugin-revision.js';
-import { diffTemplates } from './revision-diff.js';
+import { newestRevision, rolloutEvidence, tally } from './rollout-evidence.js';
 
 /** The outcome of the rollout test for one driver. */
 export interface RolloutAnalysis {
@@ -50,21 +51,6 @@ export interface RolloutAnalysis {
   complete: boolean;
   /** Running pods with this driver's volumes on new-revision nodes whose mounts predate the plugin update. */
   runningBeforeOnNew: number;
-}
-
-/** The revision created last (ties: the higher number). */
-export function newestRevision(revs: readonly ControllerRevision[]): ControllerRevision | undefined {
-  let best: ControllerRevision | undefined;
-  for (const r of revs) {
-    if (!best) {
-      best = r;
-      continue;
-    }
-    const a = timeMs(r.metadata?.creationTimestamp) ?? 0;
-    const b = timeMs(best.metadata?.creationTimestamp) ?? 0;
-    if (a > b || (a === b && (r.revision ?? 0) > (best.revision ?? 0))) best = r;
-  }
-  return best;
 }
 
 /**
@@ -133,45 +119,6 @@ export function analyzeRollout(
   return { evidence, fits, plugins, revisionByNode, recovering, rolledBack, complete, runningBeforeOnNew };
 }
 
-/** The 2x2 over the plugin nodes, the nodes on the new revision, and the mounts there older than their plugin. */
-interface Tally {
-  counts: RolloutCounts;
-  nodesOnNewRevision: string[];
-  runningBeforeOnNew: number;
-}
-
-/** Counts each plugin node of a known revision into the 2x2, and the fine ones that proved their plugin mounts. */
-function tally(
-  index: ClusterIndex,
-  driver: string,
-  plugins: ReadonlyMap<string, Pod>,
-  revisionByNode: ReadonlyMap<string, number | undefined>,
-  newRev: number,
-  stuckNodes: ReadonlySet<string>,
-): Tally {
-  const counts: RolloutCounts = { newStuck: 0, newFine: 0, oldStuck: 0, oldFine: 0, newProven: 0, oldProven: 0 };
-  const nodesOnNewRevision: string[] = [];
-  let runningBeforeOnNew = 0;
-  for (const [node, rev] of revisionByNode) {
-    if (rev === undefined) continue;
-    const isNew = rev === newRev;
-    const stuck = stuckNodes.has(node);
-    if (isNew) nodesOnNewRevision.push(node);
-    if (isNew) {
-      if (stuck) counts.newStuck++;
-      else counts.newFine++;
-    } else if (stuck) counts.oldStuck++;
-    else counts.oldFine++;
-    if (stuck && !isNew) continue;
-    const running = runningWithDriver(index, node, driver, timeMs(plugins.get(node)?.metadata?.creationTimestamp));
-    if (isNew) runningBeforeOnNew += running.before.length;
-    if (stuck || running.after.length === 0) continue;
-    if (isNew) counts.newProven = (counts.newProven ?? 0) + 1;
-    else counts.oldProven = (counts.oldProven ?? 0) + 1;
-  }
-  return { counts, nodesOnNewRevision, runningBeforeOnNew };
-}
-
 /**
  * The 2x2 verdict (see the file comment): new-revision nodes stuck, no old-revision node stuck, no proof the new
  * revision mounts, a control group left, and not a lone stuck node that is also stuck on another driver.
@@ -191,90 +138,6 @@ function followsRollout(
   if (complete) return false;
   const servedStuck = [...stuckNodes];
   return !(servedStuck.length === 1 && otherDriverNodes.has(servedStuck[0] ?? ''));
-}
-
-/**
- * The revision the rollout replaced: the highest other revision a plugin pod still runs, else the most recently
- * created revision before the newest.
- */
-function previousRevisionOf(
-  revs: readonly ControllerRevision[],
-  newest: ControllerRevision,
-  revisionByNode: ReadonlyMap<string, number | undefined>,
-): number | undefined {
-  const onPods = [...revisionByNode.values()].filter((r): r is number => r !== undefined && r !== newest.revision);
-  if (onPods.length > 0) return Math.max(...onPods);
-  return revs
-    .filter((r) => r !== newest)
-    .sort((a, b) => (timeMs(b.metadata?.creationTimestamp) ?? 0) - (timeMs(a.metadata?.creationTimestamp) ?? 0))[0]
-    ?.revision;
-}
-
-/** What the rollout's evidence is made of, besides the tally. */
-interface RolloutFacts {
-  ds: DaemonSet;
-  driver: string;
-  revs: readonly ControllerRevision[];
-  newest: ControllerRevision;
-  newRev: number;
-  plugins: ReadonlyMap<string, Pod>;
-  revisionByNode: ReadonlyMap<string, number | undefined>;
-  recovering: ReadonlySet<StuckPodFinding>;
-}
-
-/** The rollout's evidence as incidents carry it. */
-function rolloutEvidence(f: RolloutFacts, t: Tally, rolledBack: boolean): RolloutEvidence {
-  const { ds, driver, revs, newest, plugins, recovering } = f;
-  const previousRevision = previousRevisionOf(revs, newest, f.revisionByNode);
-  const previous = revs.find((r) => r.revision === previousRevision);
-  const evidence: RolloutEvidence = {
-    daemonSet: dsRef(ds),
-    driver,
-    newRevision: f.newRev,
-    updatedNodes: t.nodesOnNewRevision.length,
-    desiredNodes: Math.max(ds.status?.desiredNumberScheduled ?? 0, plugins.size),
-    counts: t.counts,
-    nodesOnNewRevision: t.nodesOnNewRevision.sort(),
-    diff: previous ? diffTemplates(previous.data?.spec?.template, newest.data?.spec?.template) : [],
-  };
-  if (previousRevision !== undefined) evidence.previousRevision = previousRevision;
-  const rolloutStart = timeMs(newest.metadata?.creationTimestamp);
-  if (rolloutStart !== undefined) evidence.rolloutStart = new Date(rolloutStart).toISOString();
-  if (rolledBack) evidence.rolledBack = true;
-  const replacing = [...plugins].filter(([, p]) => p.metadata?.deletionTimestamp).map(([node]) => node);
-  if (replacing.length > 0) evidence.nodesReplacing = replacing.sort();
-  if (recovering.size > 0)
-    evidence.recoveringPods = [...recovering].map((f) => `${f.pod.namespace}/${f.pod.name}`).sort();
-  return evidence;
-}
-
-/**
- * Whether the plugin revision serving `node` demonstrably mounts elsewhere: another node whose plugin pod runs the
- * same revision has a Running pod with this driver's volume that started after that plugin pod. Then a node whose
- * mounts fail differs from its peers by something other than the plugin. Stops at the first proof.
- */
-export function revisionProvenElsewhere(index: ClusterIndex, ds: DaemonSet, driver: string, node: string): boolean {
-  const plugins = pluginPodsByNode(index, ds);
-  const mine = plugins.get(node);
-  if (!mine) return false;
-  const rev = revisionOfPod(index, ds, mine);
-  for (const [other, pod] of plugins) {
-    if (other === node || revisionOfPod(index, ds, pod) !== rev) continue;
-    if (runningWithDriver(index, other, driver, timeMs(pod.metadata?.creationTimestamp)).after.length > 0) return true;
-  }
-  return false;
-}
-
-/**
- * The pods ("namespace/name") running on `node` with this driver's volume that started after the node's current
- * plugin pod: the node demonstrably mounts this driver now. Empty when no plugin pod of `ds` serves the node.
- */
-export function mountedSincePlugin(index: ClusterIndex, ds: DaemonSet, driver: string, node: string): string[] {
-  const plugin = pluginPodsByNode(index, ds).get(node);
-  if (!plugin) return [];
-  return runningWithDriver(index, node, driver, timeMs(plugin.metadata?.creationTimestamp)).after.map(
-    (p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`,
-  );
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { StuckPodFinding } from '../domain/findings.js';
 import type { DaemonSet } from '../domain/objects.js';
-import { mountedSincePlugin } from './rollout.js';
+import { mountedSincePlugin } from './rollout-mounts.js';
 
 /** The claim ("namespace/name") a stuck pod's blamed storage names first, if any. */
 function claimOf(f: StuckPodFinding): string | undefined {
