@@ -1,5 +1,5 @@
 // What the node agents add to a triage (docs/agent.md). Before the claims are classified, readProof sorts the
-// agents' answers: orphaned staged volumes by PV (classify.ts makes one STALE_ATTACHMENT evidence of the claim
+// agents' answers: orphaned staged volumes by PV (classify-strands.ts makes one STALE_ATTACHMENT evidence of the claim
 // bound to that PV when no consumer pod of the claim runs on its node). After, proofSection states the findings
 // of their own (mount options that differ between nodes for one volume, orphaned stages of volumes no triaged
 // claim names) and where the proof is unavailable, with how to enable it. Pure: the answers come in as
