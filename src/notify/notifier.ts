@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { toRwxError } from '../errors.js';
+import { defaultMs } from '../config/defaults.js';
 import type { Incident, Submitted } from '../domain/incident.js';
 import type { IncidentStore } from '../store/incident-store.js';
 import { RedisIncidentStore } from '../store/redis-store.js';
@@ -63,7 +64,7 @@ export interface NotifierOptions {
   lockRetryMs?: number;
   /** Delay before retrying a job whose channel the bot cannot use, e.g. not invited (default 5 min, worker.ts). */
   channelRetryMs?: number;
-  /** Lock TTL (default 30 s) and how long resolved records are kept (default 7 days). */
+  /** Lock TTL of the incident and of its job (default RWX_LOCK_TTL's, 30 s) and how long resolved records are kept (default 7 days). */
   lockTtlMs?: number;
   closedTtlMs?: number;
   /**
@@ -234,7 +235,7 @@ function stageDeps(opts: NotifierOptions): StepDeps & { teams: readonly TeamRout
     messages: { ...DEFAULT_MESSAGE_OPTIONS, ...opts.messages },
     timers: { ...DEFAULT_TIMERS, ...opts.timers },
     clock: opts.clock ?? systemClock,
-    lockTtlMs: opts.lockTtlMs ?? 30_000,
+    lockTtlMs: opts.lockTtlMs ?? defaultMs('lockTtl'),
     closedTtlMs: opts.closedTtlMs ?? 7 * 86_400_000,
     ...(opts.observeResolution ? { observe: opts.observeResolution } : {}),
     ...(opts.observer ? { observer: opts.observer } : {}),

@@ -96,6 +96,8 @@ export function startWorker(opts: WorkerOptions, deps: StepDeps, enqueue: Enqueu
     // was killed holding by it, as it finds its locks (resume.ts).
     ...(deps.lockOwner ? { name: deps.lockOwner } : {}),
     ...idempotentWorkerOptions,
+    // The job's lock lasts as long as its incident's (RWX_LOCK_TTL): a step cut off from Redis longer has lost both.
+    lockDuration: deps.lockTtlMs,
   });
   worker.on('error', (e) => redisDown(e) || log?.error({ err: e.message }, 'notify worker error'));
   worker.on('failed', (job, e) => {

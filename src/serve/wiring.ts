@@ -72,6 +72,7 @@ export function serveNotifier(
       cronJobGraceMs: config.timers.cronJobGraceMs,
     }),
     maxBackoffMs: config.timers.retryMaxMs,
+    lockTtlMs: config.timers.lockTtlMs,
     ...(o.parts?.clock ? { clock: o.parts.clock } : {}),
     ...o.notifier,
   });

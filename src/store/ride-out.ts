@@ -11,10 +11,10 @@ export const WORKER_RETRY_MS = 1000;
 
 /**
  * How often BullMQ looks for active jobs whose lock expired (its default: 30 s). A job in flight when Redis goes
- * away for longer than the job lock (30 s) comes back with its lock gone: its worker can no longer move it ("Missing
+ * away for longer than the job lock (the notifier's: RWX_LOCK_TTL, 30 s; the others': BullMQ's 30 s) comes back with its lock gone: its worker can no longer move it ("Missing
  * lock"), so it stays active, and every change to its incident behind it, until the sweep moves it back to wait,
  * which takes two sweeps (one marks, the next moves): up to a minute after Redis answers at the default, within 6 s
- * at 3 s. A stall is still a lock that expired (lockDuration is unchanged), so a busy worker is not taken for a dead
+ * at 3 s. A stall is still a lock that expired (lockDuration), so a busy worker is not taken for a dead
  * one any sooner; the sweep is one small script per interval and queue (a key shares it among the replicas).
  */
 export const STALLED_CHECK_MS = 3000;

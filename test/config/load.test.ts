@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       retryMaxMs: 10_000,
       keepFiringMs: 60_000,
       blindAfterMs: 180_000,
+      lockTtlMs: 30_000,
     });
     expect(c.slack.mode).toBe('socket');
     // empty allowed-channels list means: only the incident channel
@@ -140,6 +141,12 @@ describe('loadConfig', () => {
       'negative duration',
       { RWX_CRONJOB_GRACE: '-5m' },
       'RWX_CRONJOB_GRACE: "-5m" must be a positive duration (expected e.g. 30s, 5m)',
+    ],
+    // A step holds its incident lock, unrenewed, through a Slack call of up to 10 s.
+    [
+      'lock TTL a Slack call may outlast',
+      { RWX_LOCK_TTL: '10s' },
+      'RWX_LOCK_TTL: "10s": must be longer than 10s, the longest a Slack call may take (the incident lock is not renewed during one)',
     ],
     ['port out of range', { PORT: '70000' }, 'PORT: "70000" is not a port number (expected 1-65535)'],
     ['port not a number', { PORT: 'http' }, 'PORT: "http" is not a port number (expected 1-65535)'],

@@ -48,18 +48,19 @@ export interface OutageOptions {
    * and a second change is made during the outage: both show after it, in order.
    */
   inFlight?: boolean;
+  /**
+   * RWX_LOCK_TTL, shorter than the outage: the step in flight comes back with its job's lock expired, which BullMQ
+   * says once ("Missing lock" when the worker moves the job on), as with the production TTL and a longer outage.
+   */
+  lockTtlMs?: number;
 }
 
 /** One outage: `signal` stops Redis for `outageMs` with a change made in the cluster meanwhile. */
 export async function outage(signal: NodeJS.Signals, outageMs = OUTAGE_MS, o: OutageOptions = {}): Promise<void> {
   redisServerTool.check();
-  redis = await ownRedis(true);
-  await redis.start();
-  const own = redis;
-  world = await openWorld({ name: 'fault-redis', redisUrl: () => own.url, ownRedis: true });
-  const { sim, slack } = world;
-  child = await startServeChild(sim.kubeconfigPath, world.env({ RWX_BLIND_AFTER: `${BLIND_AFTER_MS}ms` }));
-  const c = child;
+  if (o.lockTtlMs) expect(outageMs).toBeGreaterThan(o.lockTtlMs);
+  const { c, own, w } = await startBench(o);
+  const { sim, slack } = w;
   await until(() => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1, 'the root');
   const root = slack.roots()[0]!;
   const told = (): FakeMessage[] => slack.messages.filter((m) => /could not reach Redis from/.test(m.text));
@@ -71,38 +72,19 @@ export async function outage(signal: NodeJS.Signals, outageMs = OUTAGE_MS, o: Ou
     await until(() => slack.callsOf('chat.update').length >= 1, 'the edit in flight', 20_000);
   }
 
-  await redis.stop(signal);
+  await own.stop(signal);
   const down = Date.now();
-  await until(async () => (await c.get('/readyz')).status === 503, 'not ready', 10_000);
-  const notReady = await c.get('/readyz');
-  expect(notReady.body).toMatch(/^redis: /m);
-  const during = await c.get('/metrics'); // a scrape answers (in time) while Redis is away, and says so
-  expect(during.status).toBe(200);
-  expect(during.body).toMatch(/^rwx_redis_up 0$/m);
-  // The change happens while Redis is away (or, with a step in flight, a second one); liveness stays 200 throughout.
-  if (o.inFlight) recover('search', 'search-7c9d8f6b5-kccvl');
-  else recover('platform', 'postgres-2');
-  const live: number[] = [];
-  while (Date.now() - down < outageMs) {
-    live.push(await c.status('/healthz'));
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  expect(live.filter((s) => s !== 200)).toEqual([]);
-  expect(c.process.exitCode).toBeNull();
+  // The change happens while Redis is away (or, with a step in flight, a second one).
+  await rideOut(c, down + outageMs, () =>
+    o.inFlight ? recover('search', 'search-7c9d8f6b5-kccvl') : recover('platform', 'postgres-2'),
+  );
 
-  await redis.start();
+  await own.start();
   const back = Date.now();
   await until(async () => (await c.status('/readyz')) === 200, 'ready again', 15_000);
   const readyAfter = Date.now() - back;
   await until(() => recovered(slack, root.ts, 'platform/postgres-2'), 'the change made during the outage', 15_000);
-  if (o.inFlight) {
-    await until(() => recovered(slack, root.ts, 'search/search-7c9d8f6b5-kccvl'), 'the second change', 15_000);
-    // In order: the change in flight when Redis went before the one made while it was away.
-    const order = slack.replies(root.ts).map((r) => JSON.stringify(r.blocks));
-    const first = order.findIndex((b) => b.includes('platform/postgres-2') && /recovered on its own/.test(b));
-    const second = order.findIndex((b) => b.includes('search/search-7c9d8f6b5-kccvl') && /recovered/.test(b));
-    expect(first).toBeLessThanOrEqual(second);
-  }
+  if (o.inFlight) await expectSecondAfterFirst(slack, root.ts);
   const shownAfter = Date.now() - back;
   await until(() => told().length > 0, 'the channel told Redis is back', 15_000);
   const toldAfter = Date.now() - back;
@@ -122,12 +104,60 @@ export async function outage(signal: NodeJS.Signals, outageMs = OUTAGE_MS, o: Ou
   expect(shownAfter).toBeLessThan(10_000);
   expect(c.process.exitCode).toBeNull();
   expectOneThread(slack, root.ts, { noInventedChange: true }); // the Redis notice is not an incident's root
-  // Seen in the logs (once down, once back, not every reconnect attempt) and the metrics.
+  await expectLogsAndMetrics(c, o);
+}
+
+// Its own redis-server with an append-only file, a world on it, and `rwx serve` in it (RWX_BLIND_AFTER of the bench).
+async function startBench(o: OutageOptions): Promise<{ c: ServeChild; own: OwnRedis; w: World }> {
+  const own = (redis = await ownRedis(true));
+  await own.start();
+  const w = (world = await openWorld({ name: 'fault-redis', redisUrl: () => own.url, ownRedis: true }));
+  const c = (child = await startServeChild(
+    w.sim.kubeconfigPath,
+    w.env({
+      RWX_BLIND_AFTER: `${BLIND_AFTER_MS}ms`,
+      ...(o.lockTtlMs ? { RWX_LOCK_TTL: `${o.lockTtlMs}ms` } : {}),
+    }),
+  ));
+  return { c, own, w };
+}
+
+// The second change shows, after the one in flight when Redis went.
+async function expectSecondAfterFirst(slack: FakeSlack, ts: string): Promise<void> {
+  await until(() => recovered(slack, ts, 'search/search-7c9d8f6b5-kccvl'), 'the second change', 15_000);
+  const order = slack.replies(ts).map((r) => JSON.stringify(r.blocks));
+  const first = order.findIndex((b) => b.includes('platform/postgres-2') && /recovered on its own/.test(b));
+  const second = order.findIndex((b) => b.includes('search/search-7c9d8f6b5-kccvl') && /recovered/.test(b));
+  expect(first).toBeLessThanOrEqual(second);
+}
+
+// Until `untilMs` (wall clock) with Redis away: not ready naming Redis, metrics answering, `change` made in the
+// cluster, and liveness 200 throughout; the process still running.
+async function rideOut(c: ServeChild, untilMs: number, change: () => void): Promise<void> {
+  await until(async () => (await c.get('/readyz')).status === 503, 'not ready', 10_000);
+  const notReady = await c.get('/readyz');
+  expect(notReady.body).toMatch(/^redis: /m);
+  const during = await c.get('/metrics'); // a scrape answers (in time) while Redis is away, and says so
+  expect(during.status).toBe(200);
+  expect(during.body).toMatch(/^rwx_redis_up 0$/m);
+  change();
+  const live: number[] = [];
+  while (Date.now() < untilMs) {
+    live.push(await c.status('/healthz'));
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  expect(live.filter((s) => s !== 200)).toEqual([]);
+  expect(c.process.exitCode).toBeNull();
+}
+
+// Seen in the logs (once down, once back, not every reconnect attempt) and the metrics.
+async function expectLogsAndMetrics(c: ServeChild, o: OutageOptions): Promise<void> {
   const log = c.lines.join('\n');
   expect(log).toMatch(/redis connection lost/);
   expect(log).toMatch(/redis connection back/);
   expect(log).not.toMatch(/ECONNREFUSED[^]*ECONNREFUSED[^]*ECONNREFUSED/);
   expect(log).not.toMatch(/notice failed/);
+  if (o.lockTtlMs) expect(log.match(/Missing lock for job/g)).toHaveLength(1);
   const metrics = (await c.get('/metrics')).body;
   expect(metrics).toMatch(/rwx_evaluations_total\{[^}]*outcome="error"[^}]*\} [1-9]/);
   expect(metrics).toMatch(/^rwx_redis_up 1$/m);
