@@ -1,11 +1,9 @@
-// A Bolt app in HTTP mode with /rwx wired to a real BullMQ queue on local Redis, a fake Slack (Web API and
-// response_url recorder), and a sender that tells the test when a response_url answer has gone out.
-import { createHmac, randomBytes } from 'node:crypto';
-import { Queue } from 'bullmq';
+// A Bolt app in HTTP mode with /rwx wired to a real BullMQ queue on local Redis, in a world without a cluster
+// (test/support/world.ts: the fake Slack, Web API and response_url recorder, and a Redis prefix of its own), and a
+// sender that tells the test when a response_url answer has gone out.
 import {
   commandsHook,
   fetchResponseSender,
-  COMMAND_QUEUE,
   type CommandServices,
   type CommandSetup,
   type ResponseSender,
@@ -15,10 +13,10 @@ import { systemClock } from '../../src/domain/clock.js';
 import type { IncidentActions } from '../../src/domain/actions.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import type { FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
-
-export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
+import { sign, slashFields } from '../support/slash-command.js';
+import { REDIS_URL, SIGNING_SECRET, openWorld } from '../support/world.js';
 
 /** Buttons are not under test here: every action answers "unknown". */
 const NO_ACTIONS: IncidentActions = {
@@ -26,7 +24,8 @@ const NO_ACTIONS: IncidentActions = {
   mute: async () => ({ status: 'unknown', message: 'no such incident' }),
   resolve: async () => ({ status: 'unknown', message: 'no such incident' }),
 };
-const REDIS = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null };
+const { hostname, port } = new URL(REDIS_URL);
+const REDIS = { host: hostname, port: Number(port || 6379), maxRetriesPerRequest: null };
 
 /** Resolves each time a response_url answer has been sent. */
 export class SentLog implements ResponseSender {
@@ -66,28 +65,28 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Signs a body the way Slack does: v0=HMAC-SHA256(secret, "v0:ts:body"). */
-export function sign(secret: string, ts: number, body: string): string {
-  return `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}`;
-}
-
 /** The form fields of a slash command from U0ALICE in #incidents (C0INC). */
 export function commandFields(fake: FakeSlack, fields: Record<string, string> = {}): Record<string, string> {
+  return { ...slashFields({ channel: 'C0INC', text: '', responseUrl: fake.responseUrl('r1') }), ...fields };
+}
+
+// The headers Slack sends with a form body signed at `ts` (seconds).
+function signedHeaders(ts: number, signature: string): Record<string, string> {
   return {
-    token: 'legacy',
-    team_id: 'T0FAKE',
-    team_domain: 'fake',
-    channel_id: 'C0INC',
-    channel_name: 'incidents',
-    user_id: 'U0ALICE',
-    user_name: 'alice',
-    command: '/rwx',
-    text: '',
-    api_app_id: 'A0RWX',
-    trigger_id: randomBytes(8).toString('hex'),
-    response_url: fake.responseUrl('r1'),
-    ...fields,
+    'content-type': 'application/x-www-form-urlencoded',
+    'x-slack-request-timestamp': String(ts),
+    'x-slack-signature': signature,
   };
+}
+
+// POSTs `body` to the app's events endpoint as it is.
+async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
+  const res = await fetch(url, { method: 'POST', headers, body });
+  return { status: res.status, body: await res.text() };
 }
 
 /** Starts the real app (createSlackApp) with /rwx wired in, over HTTP or Socket Mode. */
@@ -97,10 +96,10 @@ export async function startHarness(
   mode: 'http' | 'socket' = 'http',
   extra: Partial<CommandSetup> = {},
 ): Promise<Harness> {
-  const fake = await startFakeSlack();
+  const world = await openWorld({ name: 'test-cmd', cluster: false });
+  const { slack: fake, prefix } = world;
   const socket = mode === 'socket' ? await startFakeSocketMode() : undefined;
   if (socket) fake.socketModeUrl = socket.url;
-  const prefix = `rwx-test-cmd-${randomBytes(6).toString('hex')}`;
   const sent = new SentLog(fetchResponseSender({ extraOrigins: [fake.origin] }));
   const hook = commandsHook({
     access,
@@ -131,35 +130,20 @@ export async function startHarness(
     async command(fields, opts = {}) {
       const body = new URLSearchParams(commandFields(fake, fields)).toString();
       const ts = opts.ts ?? Math.floor(Date.now() / 1000);
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-slack-request-timestamp': String(ts),
-          'x-slack-signature': opts.signature ?? sign(opts.secret ?? SIGNING_SECRET, ts, body),
-        },
-        body,
-      });
-      return { status: res.status, body: await res.text() };
+      const signature = opts.signature ?? sign(opts.secret ?? SIGNING_SECRET, ts, body);
+      const { status, body: answer } = await post(url, body, signedHeaders(ts, signature));
+      return { status, body: answer };
     },
     async raw(body, given) {
       const ts = Math.floor(Date.now() / 1000);
-      const headers = given ?? {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-slack-request-timestamp': String(ts),
-        'x-slack-signature': sign(SIGNING_SECRET, ts, body),
-      };
-      const res = await fetch(url, { method: 'POST', headers, body });
-      return { status: res.status, body: await res.text(), headers };
+      const headers = given ?? signedHeaders(ts, sign(SIGNING_SECRET, ts, body));
+      return { ...(await post(url, body, headers)), headers };
     },
     async close() {
       await app.stop();
       await hook.close();
-      const q = new Queue(COMMAND_QUEUE, { connection: REDIS, prefix });
-      await q.obliterate({ force: true });
-      await q.close();
       await socket?.close();
-      await fake.close();
+      await world.close(); // the fake Slack, and the command queue's keys under the prefix
     },
   };
 }

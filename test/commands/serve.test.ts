@@ -1,11 +1,8 @@
 // The wiring `rwx serve` uses (commandsForServe): Config, the bot's Redis, the watcher's ClusterIndex (here the
 // simulator's propagation-loss state), createSlackApp in HTTP mode, and the real engines. A signed
 // `/rwx drain node-19` is acknowledged and then answered BLOCK on the response_url.
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_QUEUE } from '../../src/commands/index.js';
 import { commandsForServe } from '../../src/commands/serve.js';
 import { loadConfig } from '../../src/config/index.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
@@ -13,35 +10,26 @@ import { ManualClock } from '../../src/domain/clock.js';
 import type { IncidentActions } from '../../src/domain/actions.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import type { FakeSlack } from '../support/fake-slack.js';
 import { SIM_START, simSnapshot } from '../support/sim.js';
-import { commandFields, sign } from './harness.js';
+import { postSlashCommand } from '../support/slash-command.js';
+import { REDIS_URL, SIGNING_SECRET, openWorld, type World } from '../support/world.js';
 
-const SECRET = 'serve-test-secret';
 const unknown = async () => ({ status: 'unknown' as const, message: 'no such incident' });
 const NO_ACTIONS: IncidentActions = { acknowledge: unknown, mute: unknown, resolve: unknown };
 
-let sim: Simulator;
+let world: World;
 let fake: FakeSlack;
 let redis: Redis;
 let app: SlackApp;
 let close: () => Promise<void>;
-const prefix = `rwx-test-serve-${randomBytes(6).toString('hex')}`;
 
 beforeAll(async () => {
-  sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml', clock: new ManualClock(SIM_START) });
-  fake = await startFakeSlack();
-  redis = new Redis('redis://127.0.0.1:6379');
-  const config = loadConfig({
-    env: {
-      SLACK_BOT_TOKEN: 'xoxb-serve',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_CHANNEL: 'C0INC',
-      SLACK_API_URL: fake.apiUrl,
-      RWX_REDIS_PREFIX: prefix,
-    },
-  });
+  world = await openWorld({ name: 'test-serve', clock: new ManualClock(SIM_START) });
+  const { sim } = world;
+  fake = world.slack;
+  redis = new Redis(REDIS_URL);
+  const config = loadConfig({ env: world.env({ SLACK_CHANNEL: 'C0INC' }) });
   const index = ClusterIndex.fromSnapshot(simSnapshot(sim));
   const hook = commandsForServe({
     config,
@@ -53,7 +41,7 @@ beforeAll(async () => {
   close = hook.close;
   app = createSlackApp({
     botToken: config.slack.botToken,
-    signingSecret: SECRET,
+    signingSecret: SIGNING_SECRET,
     port: 0,
     slackApiUrl: fake.apiUrl,
     actions: NO_ACTIONS,
@@ -65,28 +53,20 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop();
   await close?.();
-  const q = new Queue(COMMAND_QUEUE, { connection: { host: '127.0.0.1', port: 6379 }, prefix });
-  await q.obliterate({ force: true });
-  await q.close();
   await redis?.quit();
-  await fake?.close();
-  await sim?.stop();
+  await world?.close(); // the fake Slack, the simulator, and the command queue's keys under the prefix
 });
 
 async function post(text: string, id: string): Promise<string> {
-  const body = new URLSearchParams(commandFields(fake, { text, response_url: fake.responseUrl(id) })).toString();
-  const ts = Math.floor(Date.now() / 1000);
-  const res = await fetch(`http://127.0.0.1:${app.port}/slack/events`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': String(ts),
-      'x-slack-signature': sign(SECRET, ts, body),
-    },
-    body,
+  const res = await postSlashCommand({
+    url: `http://127.0.0.1:${app.port}/slack/events`,
+    secret: SIGNING_SECRET,
+    channel: 'C0INC',
+    text,
+    responseUrl: fake.responseUrl(id),
   });
   expect(res.status).toBe(200);
-  return res.text();
+  return res.body;
 }
 
 describe('commandsForServe', () => {

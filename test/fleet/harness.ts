@@ -1,20 +1,24 @@
-// A fleet under test: two or three simulated clusters (the simulator, each on its own port), one Redis (a unique
-// base prefix), one fake Slack (Web API) and one fake Socket Mode server that hands each envelope to a random
-// connected bot, and a full `rwx serve` per cluster in Socket Mode with RWX_FLEET on. The simulators share one
-// ManualClock (advance() moves them together), which is also every bot's clock, so heartbeats age with it.
+// A fleet under test: one world (test/support/world.ts) of two or three simulated clusters (the simulator, each on
+// its own port), one Redis prefix and one fake Slack (Web API), with one fake Socket Mode server that hands each
+// envelope to a random connected bot, and a full `rwx serve` per cluster in Socket Mode with RWX_FLEET on. The
+// simulators share the world's ManualClock (advance() moves them together), which is also every bot's clock, so
+// heartbeats age with it.
 import { randomBytes } from 'node:crypto';
-import { startSimulator, type Scenario, type Simulator } from '@rwx/kube-sim';
+import type { Scenario, Simulator } from '@rwx/kube-sim';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { connect } from '../../src/kube/index.js';
 import type { RunningServe } from '../../src/serve/app.js';
 import { runServe, type ServeOverrides } from '../../src/serve/main.js';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import type { FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
-import { cleanRedis, memoryLogger, REDIS_URL, until } from '../serve/harness.js';
+import { slashFields } from '../support/slash-command.js';
+import { until } from '../support/until.js';
+import { CHANNEL, openWorld, type World } from '../support/world.js';
+import { memoryLogger } from '../serve/harness.js';
 
-export const CHANNEL = 'C0INCIDENT';
+export { CHANNEL };
 
 /** One cluster of the fleet. */
 export interface Member {
@@ -56,11 +60,12 @@ export async function startFleet(
   opts: { fleet?: ServeOverrides['fleet']; random?: () => number; channelLimit?: boolean } = {},
 ): Promise<Fleet> {
   const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
-  const slack = await startFakeSlack();
+  const timers = { groupWait: '200ms', groupInterval: '300ms' };
+  const world = await openWorld({ name: 'test-fleet', clock, timers, cluster: false });
+  const { slack, prefix: base } = world;
   const socket = await startFakeSocketMode(opts.random ? { random: opts.random } : {});
   slack.socketModeUrl = socket.url;
   if (opts.channelLimit) slack.channelRateLimit();
-  const base = `rwx-test-fleet-${randomBytes(4).toString('hex')}`;
   const members: Member[] = [];
   const fleet: Fleet = {
     clock,
@@ -89,43 +94,15 @@ export async function startFleet(
     },
     async close() {
       for (const m of members) await m.serve?.stop();
-      for (const sim of new Set(members.map((m) => m.sim))) await sim.stop();
       await socket.close();
-      await slack.close();
-      await cleanRedis(base);
+      await world.close(); // the fake Slack, every cluster, the prefix's keys
     },
   };
   try {
     for (const spec of specs) {
       const prev = members[members.length - 1];
-      const sim = spec.replica && prev ? prev.sim : await startSimulator({ scenario: spec.scenario, clock });
-      const { log, lines } = memoryLogger();
-      const config = loadConfig({
-        env: {
-          SLACK_BOT_TOKEN: 'xoxb-fleet-test',
-          SLACK_APP_TOKEN: 'xapp-fleet-test',
-          SLACK_CHANNEL: CHANNEL,
-          SLACK_API_URL: slack.apiUrl,
-          REDIS_URL,
-          RWX_REDIS_PREFIX: base,
-          RWX_FLEET: 'true',
-          RWX_CLUSTER_NAME: spec.name,
-          RWX_GROUP_WAIT: '200ms',
-          RWX_GROUP_INTERVAL: '300ms',
-          RWX_ALLOWED_CHANNELS: '*',
-          LOG_LEVEL: 'info',
-          ...spec.env,
-        },
-      });
-      const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
-      const serve = await runServe(config, log, {
-        source: new KubeClusterSource(conn),
-        port: 0,
-        parts: { clock, tickMs: 0 },
-        notifier: { backoffMs: 50, lockTtlMs: 2000 },
-        // A routed job is withdrawn after 4 s untaken: far above a loaded machine's routing time, far under 30 s.
-        fleet: { heartbeatMs: 100, publishMs: 100, answerTimeoutMs: 4000, ...opts.fleet },
-      });
+      const sim = spec.replica && prev ? prev.sim : await world.addCluster(spec.scenario);
+      const { serve, lines } = await startMember(world, clock, sim, spec, opts.fleet);
       members.push({ name: spec.name, sim, serve, connection: members.length + 1, lines });
       await serve.watcher.waitSynced(10_000);
       await serve.tick();
@@ -138,23 +115,39 @@ export async function startFleet(
   return fleet;
 }
 
+// One cluster's bot, in Socket Mode with RWX_FLEET on, on the world's clock and Redis prefix.
+async function startMember(
+  world: World,
+  clock: ManualClock,
+  sim: Simulator,
+  spec: MemberSpec,
+  fleet: ServeOverrides['fleet'],
+): Promise<{ serve: RunningServe; lines: string[] }> {
+  const { log, lines } = memoryLogger();
+  const config = loadConfig({
+    env: world.env({
+      SLACK_APP_TOKEN: 'xapp-fleet-test',
+      RWX_FLEET: 'true',
+      RWX_CLUSTER_NAME: spec.name,
+      RWX_ALLOWED_CHANNELS: '*',
+      ...spec.env,
+    }),
+  });
+  const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
+  const serve = await runServe(config, log, {
+    source: new KubeClusterSource(conn),
+    port: 0,
+    parts: { clock, tickMs: 0 },
+    notifier: { backoffMs: 50, lockTtlMs: 2000 },
+    // A routed job is withdrawn after 4 s untaken: far above a loaded machine's routing time, far under 30 s.
+    fleet: { heartbeatMs: 100, publishMs: 100, answerTimeoutMs: 4000, ...fleet },
+  });
+  return { serve, lines };
+}
+
 /** The fields of a `/rwx` slash command from the incident channel, answered on response_url id `rid`. */
 export function command(slack: FakeSlack, text: string, rid: string, fields: Record<string, string> = {}) {
-  return {
-    token: 'legacy',
-    team_id: 'T0FAKE',
-    team_domain: 'fake',
-    channel_id: CHANNEL,
-    channel_name: 'incidents',
-    user_id: 'U0ALICE',
-    user_name: 'alice',
-    command: '/rwx',
-    text,
-    api_app_id: 'A0RWX',
-    trigger_id: randomBytes(8).toString('hex'),
-    response_url: slack.responseUrl(rid),
-    ...fields,
-  };
+  return { ...slashFields({ channel: CHANNEL, text, responseUrl: slack.responseUrl(rid) }), ...fields };
 }
 
 /** A click on an incident root's button whose value is `value`, in `channel` (default the incident channel). */

@@ -14,7 +14,7 @@ import {
   type ReplayLedger,
 } from '../../src/slack/request-guard.js';
 import { cleanRedis, REDIS_URL } from '../serve/harness.js';
-import { sign } from '../commands/harness.js';
+import { sign } from '../support/slash-command.js';
 
 const SECRET = 'guard-secret';
 const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));

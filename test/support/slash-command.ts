@@ -17,9 +17,11 @@ export interface SlashCommand {
   signed?: boolean;
 }
 
-/** POSTs the command, signed now unless told not to; resolves with the bot's HTTP acknowledgement. */
-export async function postSlashCommand(c: SlashCommand): Promise<{ status: number; body: string }> {
-  const body = new URLSearchParams({
+/** The form fields Slack sends for `/rwx TEXT` from `user` (default U0ALICE) in `channel`, answered on `responseUrl`. */
+export function slashFields(
+  c: Pick<SlashCommand, 'channel' | 'text' | 'responseUrl' | 'user'>,
+): Record<string, string> {
+  return {
     token: 'legacy',
     team_id: 'T0FAKE',
     team_domain: 'fake',
@@ -32,14 +34,25 @@ export async function postSlashCommand(c: SlashCommand): Promise<{ status: numbe
     api_app_id: 'A0RWX',
     trigger_id: randomBytes(8).toString('hex'),
     response_url: c.responseUrl,
-  }).toString();
+  };
+}
+
+/** Signs a body the way Slack does: v0=HMAC-SHA256(secret, "v0:ts:body"). */
+export function sign(secret: string, ts: number, body: string): string {
+  return `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}`;
+}
+
+/** POSTs the command, signed now unless told not to; resolves with the bot's HTTP acknowledgement. */
+export async function postSlashCommand(c: SlashCommand): Promise<{ status: number; body: string }> {
+  const body = new URLSearchParams(slashFields(c)).toString();
   const ts = Math.floor(Date.now() / 1000);
-  const signature = `v0=${createHmac('sha256', c.secret).update(`v0:${ts}:${body}`).digest('hex')}`;
   const res = await fetch(c.url, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      ...(c.signed === false ? {} : { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signature }),
+      ...(c.signed === false
+        ? {}
+        : { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': sign(c.secret, ts, body) }),
     },
     body,
   });

@@ -43,6 +43,8 @@ export interface WorldOptions {
   redisUrl?: () => string;
   /** The test's own redis-server, thrown away with its data: nothing to remove on close. */
   ownRedis?: boolean;
+  /** false: no simulated cluster (a test of the Slack side alone); reading `sim` then throws. Default true. */
+  cluster?: boolean;
 }
 
 /** One test's simulated cluster, Slack and Redis prefix. */
@@ -50,6 +52,8 @@ export interface World {
   sim: Simulator;
   slack: FakeSlack;
   prefix: string;
+  /** Another simulated cluster on the world's clock (a fleet of clusters), stopped with the world. */
+  addCluster(scenario: string | Scenario): Promise<Simulator>;
   /** A bot's settings in this world (Slack, Redis, prefix, channel, group timers); `over` wins. */
   env(over?: Record<string, string>): Record<string, string>;
   /** Stops the fake Slack and the simulator, and removes the prefix's keys. */
@@ -58,19 +62,29 @@ export interface World {
 
 /** Starts the simulator and the fake Slack, under a fresh Redis prefix. */
 export async function openWorld(o: WorldOptions): Promise<World> {
-  const sim = await startSimulator({
-    scenario: o.scenario ?? 'scenarios/propagation-loss.yaml',
-    ...(o.clock ? { clock: o.clock } : {}),
-    ...(o.bookmarkIntervalMs ? { bookmarkIntervalMs: o.bookmarkIntervalMs } : {}),
-  });
+  const clusters: Simulator[] = [];
+  const addCluster = async (scenario: string | Scenario): Promise<Simulator> => {
+    const sim = await startSimulator({
+      scenario,
+      ...(o.clock ? { clock: o.clock } : {}),
+      ...(o.bookmarkIntervalMs ? { bookmarkIntervalMs: o.bookmarkIntervalMs } : {}),
+    });
+    clusters.push(sim);
+    return sim;
+  };
+  if (o.cluster !== false) await addCluster(o.scenario ?? 'scenarios/propagation-loss.yaml');
   const slack = await startFakeSlack();
   const prefix = `rwx-${o.name}-${randomBytes(4).toString('hex')}`;
   const redisUrl = o.redisUrl ?? (() => REDIS_URL);
   const timers = o.timers ?? { groupWait: '1s', groupInterval: '1s' };
   return {
-    sim,
+    get sim(): Simulator {
+      if (!clusters[0]) throw new Error(`world ${o.name} was opened without a cluster`);
+      return clusters[0];
+    },
     slack,
     prefix,
+    addCluster,
     env: (over = {}) => ({
       SLACK_BOT_TOKEN: `xoxb-${o.name}`,
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
@@ -85,7 +99,7 @@ export async function openWorld(o: WorldOptions): Promise<World> {
     }),
     async close() {
       await slack.close();
-      await sim.stop();
+      for (const sim of clusters) await sim.stop();
       if (!o.ownRedis) await cleanRedis(prefix, redisUrl());
     },
   };
