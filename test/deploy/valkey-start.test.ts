@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
+import { until } from '../support/until.js';
 import { toolGate } from '../tools.js';
 import { DEPLOY } from './manifests.js';
 
@@ -70,20 +71,13 @@ function cli(port: number, password: string | undefined, ...args: string[]): str
   return spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8', env }).stdout.trim();
 }
 
-async function until(cond: () => boolean): Promise<void> {
-  for (const end = Date.now() + 10_000; !cond();) {
-    if (Date.now() > end) throw new Error('the server did not answer');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe.runIf(REDIS.run)(`start.sh (the bundled Valkey's entry point)${REDIS.note}`, () => {
   it('requires the password from the file, which no command line shows; ping checks it', async () => {
     REDIS.check();
     const { dir, port, env } = await setUp(PASSWORD);
     const child = spawn('sh', [SCRIPT], { env, stdio: 'ignore' });
     started.push({ child, dir });
-    await until(() => cli(port, PASSWORD, 'ping') === 'PONG');
+    await until(() => cli(port, PASSWORD, 'ping') === 'PONG', 'the server answering', 10_000);
     expect(cli(port, undefined, 'ping')).toMatch(/NOAUTH/);
     expect(cli(port, 'wrong', 'ping')).not.toBe('PONG');
     // every process's argv: the server (exec'd from the script, same pid) and anything else

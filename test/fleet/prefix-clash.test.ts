@@ -3,28 +3,23 @@
 // and the other claimed first) stops evaluating, says so once, and /readyz names it. Real `rwx serve` processes,
 // the simulator, the fake Slack, the shared Redis under a unique prefix.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { startServeChild, type ServeChild } from '../faults/child.js';
-import { until } from '../serve/harness.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { freePort } from '../support/free-port.js';
+import { until } from '../support/until.js';
+import { REDIS_URL, openWorld, type World } from '../support/world.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const BIN = join(import.meta.dirname, '../../bin/rwx.js');
-let sim: Simulator | undefined;
-let slack: FakeSlack | undefined;
+let world: World | undefined;
 let a: ServeChild | undefined;
 const redis = new Redis(REDIS_URL, { lazyConnect: true });
 afterEach(async () => {
   a?.process.kill('SIGKILL');
   await a?.exited;
-  await slack?.close();
-  await sim?.stop();
-  a = slack = sim = undefined;
+  await world?.close();
+  a = world = undefined;
   redis.disconnect();
 });
 
@@ -43,18 +38,10 @@ async function refused(env: Record<string, string>, kubeconfig: string): Promise
 
 describe('two clusters on one Redis prefix without RWX_FLEET', () => {
   it('the second refuses to start naming both; the first, finding the clash later, stops evaluating', async () => {
-    const prefix = `rwx-clash-${randomBytes(4).toString('hex')}`;
-    sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml' });
-    slack = await startFakeSlack();
-    const env = (cluster: string) => ({
-      SLACK_BOT_TOKEN: 'xoxb-clash',
-      SLACK_SIGNING_SECRET: 'secret',
-      SLACK_CHANNEL: 'C0INCIDENT',
-      SLACK_API_URL: slack!.apiUrl,
-      REDIS_URL,
-      RWX_REDIS_PREFIX: prefix,
-      RWX_CLUSTER_NAME: cluster,
-    });
+    // The product's group timers: the bots' threads are not what this test looks at.
+    const w = (world = await openWorld({ name: 'clash', timers: { groupWait: '30s', groupInterval: '5m' } }));
+    const { sim, prefix } = w;
+    const env = (cluster: string) => w.env({ RWX_CLUSTER_NAME: cluster });
     a = await startServeChild(sim.kubeconfigPath, env('prod-a'));
     await until(() => a!.lines.some((l) => /evaluator lease taken/.test(l)), 'prod-a evaluating');
 
@@ -78,7 +65,5 @@ describe('two clusters on one Redis prefix without RWX_FLEET', () => {
     expect(a.lines.filter((l) => /another cluster/.test(l))).toHaveLength(1);
     await redis.del(`${prefix}:cluster`, `${prefix}:evaluator`);
     await until(async () => (await a!.status('/readyz')) === 200, 'prod-a ready again once the claim is gone', 10_000);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
   }, 90_000);
 });

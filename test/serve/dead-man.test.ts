@@ -1,17 +1,16 @@
 // The dead-man notice (src/serve/dead-man.ts): two `rwx serve` replicas (runServe) on one Redis prefix against the
 // simulator and the fake Slack. A short API blip says nothing; an outage longer than RWX_BLIND_AFTER is told in the
 // channel once (not once per replica), and a reply in its thread says when the bot sees the cluster again.
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator } from '@rwx/kube-sim';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { connect } from '../../src/kube/index.js';
 import type { RunningServe } from '../../src/serve/app.js';
 import { runServe } from '../../src/serve/main.js';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
-import { startFakeSlack } from '../support/fake-slack.js';
-import { cleanRedis, memoryLogger, REDIS_URL, until } from './harness.js';
+import { until } from '../support/until.js';
+import { openWorld } from '../support/world.js';
+import { memoryLogger } from './harness.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -23,24 +22,12 @@ const NOTICE = /cannot see the cluster \*prod-eu-1\* since <!date\^\d+\^/;
 describe('dead-man notice', () => {
   it('a blip says nothing; a longer outage is told once across replicas and cleared when the API answers', async () => {
     const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
-    const sim = await startSimulator({ scenario: 'scenarios/node-fault.yaml', clock });
-    cleanups.push(() => sim.stop());
-    const slack = await startFakeSlack();
-    cleanups.push(() => slack.close());
-    const prefix = `rwx-test-deadman-${randomBytes(4).toString('hex')}`;
-    cleanups.push(() => cleanRedis(prefix));
-    const config = loadConfig({
-      env: {
-        SLACK_BOT_TOKEN: 'xoxb-test-token',
-        SLACK_CHANNEL: 'C0INCIDENT',
-        SLACK_SIGNING_SECRET: 'secret',
-        SLACK_API_URL: slack.apiUrl,
-        REDIS_URL,
-        RWX_REDIS_PREFIX: prefix,
-        RWX_CLUSTER_NAME: 'prod-eu-1',
-        RWX_BLIND_AFTER: '30s',
-      },
-    });
+    // The product's group timers, so only the notice is in the channel for as long as the test looks.
+    const timers = { groupWait: '30s', groupInterval: '5m' };
+    const world = await openWorld({ name: 'test-deadman', scenario: 'scenarios/node-fault.yaml', clock, timers });
+    cleanups.push(() => world.close());
+    const { sim, slack } = world;
+    const config = loadConfig({ env: world.env({ RWX_CLUSTER_NAME: 'prod-eu-1', RWX_BLIND_AFTER: '30s' }) });
     const replicas: RunningServe[] = [];
     for (let i = 0; i < 2; i++) {
       const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });

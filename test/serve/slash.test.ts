@@ -2,49 +2,36 @@
 // propagation-loss scenario as the cluster, Redis, and the fake Slack for the Web API and the response_url.
 // A signed `/rwx status` lists the open rollout incident with a link to its thread; `/rwx drain node-19` says
 // BLOCK; an unsigned request gets 401.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { connect } from '../../src/kube/index.js';
 import type { RunningServe } from '../../src/serve/app.js';
 import { runServe } from '../../src/serve/main.js';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
+import type { Simulator } from '@rwx/kube-sim';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import type { FakeSlack } from '../support/fake-slack.js';
 import { postSlashCommand } from '../support/slash-command.js';
-import { cleanRedis, memoryLogger, REDIS_URL, until } from './harness.js';
+import { until } from '../support/until.js';
+import { CHANNEL, SIGNING_SECRET, openWorld, type World } from '../support/world.js';
+import { memoryLogger } from './harness.js';
 
-const SECRET = 'serve-signing-secret-0123456789';
-const CHANNEL = 'C0INCIDENT';
 const ROLLOUT_KEY = 'rollout/kube-system/ebs-csi-node@2';
 
+let world: World;
 let sim: Simulator;
 let slack: FakeSlack;
 let serve: RunningServe;
 let url: string;
 let lines: string[];
-const prefix = `rwx-test-slash-${randomBytes(4).toString('hex')}`;
 
 beforeAll(async () => {
   const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
-  sim = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml', clock });
-  slack = await startFakeSlack();
+  world = await openWorld({ name: 'test-slash', clock, timers: { groupWait: '200ms', groupInterval: '5m' } });
+  ({ sim, slack } = world);
   const logger = memoryLogger();
   lines = logger.lines;
-  const config = loadConfig({
-    env: {
-      SLACK_BOT_TOKEN: 'xoxb-serve-test',
-      SLACK_CHANNEL: CHANNEL,
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      REDIS_URL,
-      RWX_REDIS_PREFIX: prefix,
-      RWX_GROUP_WAIT: '200ms',
-      RWX_ALLOWED_CHANNELS: CHANNEL,
-      LOG_LEVEL: 'info',
-    },
-  });
+  const config = loadConfig({ env: world.env({ RWX_ALLOWED_CHANNELS: CHANNEL }) });
   const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
   serve = await runServe(config, logger.log, {
     source: new KubeClusterSource(conn),
@@ -68,15 +55,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await serve?.stop();
-  await sim?.stop();
-  await slack?.close();
-  await cleanRedis(prefix);
+  await world?.close();
 });
 
 /** POSTs `/rwx <text>` from #incidents, signed like Slack unless `signed` is false. */
 function command(text: string, responseId: string, signed = true): Promise<{ status: number; body: string }> {
   const responseUrl = slack.responseUrl(responseId);
-  return postSlashCommand({ url, secret: SECRET, channel: CHANNEL, text, responseUrl, signed });
+  return postSlashCommand({ url, secret: SIGNING_SECRET, channel: CHANNEL, text, responseUrl, signed });
 }
 
 const answer = async (id: string): Promise<string> => {
