@@ -4,45 +4,37 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
-import { cleanRedis, REDIS_URL, until } from './harness.js';
 import { freePort } from '../support/free-port.js';
+import { until } from '../support/until.js';
+import { REDIS_URL, openWorld, type World } from '../support/world.js';
 
-let sim: Simulator | undefined;
-let slack: FakeSlack | undefined;
-const prefix = `rwx-test-cli-${process.pid}`;
+let world: World | undefined;
 afterEach(async () => {
-  await sim?.stop();
-  await slack?.close();
-  await cleanRedis(prefix);
+  await world?.close();
+  world = undefined;
 });
+
+// The cni-sandbox cluster on a clock that stands still, the fake Slack, the product's group timers.
+const open = async (): Promise<World> =>
+  (world = await openWorld({
+    name: 'test-cli',
+    scenario: 'scenarios/cni-sandbox.yaml',
+    clock: new ManualClock(Date.parse('2026-11-30T09:15:00Z')),
+    timers: { groupWait: '30s', groupInterval: '5m' },
+  }));
 
 describe('rwx serve', () => {
   it('becomes ready, serves metrics on PORT next to /slack/events, and exits 0 on SIGTERM', async () => {
-    sim = await startSimulator({
-      scenario: 'scenarios/cni-sandbox.yaml',
-      clock: new ManualClock(Date.parse('2026-11-30T09:15:00Z')),
-    });
-    slack = await startFakeSlack();
+    const w = await open();
     const port = await freePort();
     let err = '';
     const io = {
       stdout: { write: () => true },
       stderr: { write: (s: string) => (err += s) },
       stdin: new PassThrough(),
-      env: {
-        SLACK_BOT_TOKEN: 'xoxb-cli-test',
-        SLACK_SIGNING_SECRET: 'secret',
-        SLACK_CHANNEL: 'C0INCIDENT',
-        SLACK_API_URL: slack.apiUrl,
-        REDIS_URL,
-        RWX_REDIS_PREFIX: prefix,
-        PORT: String(port),
-        LOG_LEVEL: 'silent',
-      },
+      env: w.env({ PORT: String(port), LOG_LEVEL: 'silent' }),
     };
-    const exit = main(['serve', '--kubeconfig', sim.kubeconfigPath], io);
+    const exit = main(['serve', '--kubeconfig', w.sim.kubeconfigPath], io);
     const get = async (path: string) => {
       try {
         const r = await fetch(`http://127.0.0.1:${port}${path}`);
@@ -61,29 +53,17 @@ describe('rwx serve', () => {
   });
 
   it('handles SIGTERM from the start of the process: one arriving while it still starts stops it, exit 0', async () => {
-    sim = await startSimulator({
-      scenario: 'scenarios/cni-sandbox.yaml',
-      clock: new ManualClock(Date.parse('2026-11-30T09:15:00Z')),
-    });
-    slack = await startFakeSlack();
+    const w = await open();
+    const { slack } = w;
     // Slack holds the start-up: the first auth.test never answers (the attempt's deadline ends it).
     slack.hang('auth.test', 1);
     const port = await freePort();
-    const env = {
-      SLACK_BOT_TOKEN: 'xoxb-cli-test',
-      SLACK_SIGNING_SECRET: 'secret',
-      SLACK_CHANNEL: 'C0INCIDENT',
-      SLACK_API_URL: slack.apiUrl,
-      REDIS_URL,
-      RWX_REDIS_PREFIX: prefix,
-      PORT: String(port),
-      LOG_LEVEL: 'silent',
-    };
+    const env = w.env({ PORT: String(port), LOG_LEVEL: 'silent' });
     const io = { stdout: { write: () => true }, stderr: { write: () => true }, stdin: new PassThrough(), env };
     const before = process.listenerCount('SIGTERM');
-    const exit = main(['serve', '--kubeconfig', sim.kubeconfigPath], io);
+    const exit = main(['serve', '--kubeconfig', w.sim.kubeconfigPath], io);
     await until(() => process.listenerCount('SIGTERM') > before, 'the SIGTERM handler');
-    await until(() => slack!.callsOf('auth.test').length > 0, 'start-up waiting on Slack');
+    await until(() => slack.callsOf('auth.test').length > 0, 'start-up waiting on Slack');
     process.emit('SIGTERM');
     expect(await exit).toBe(0);
     expect(process.listenerCount('SIGTERM')).toBe(before);
