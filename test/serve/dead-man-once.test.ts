@@ -3,10 +3,9 @@
 // answer and storing the ts, leave a claim in Redis; the next attempt finds the notice by its message metadata
 // instead of posting a second one, and the "sees again" reply goes in its thread. Slack unreachable when the
 // notice is due delays it, once.
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
+import type { Simulator } from '@rwx/kube-sim';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { connect } from '../../src/kube/index.js';
@@ -16,8 +15,10 @@ import { runServe } from '../../src/serve/main.js';
 import { incidentMetadata } from '../../src/slack/api.js';
 import { createWebSlackApi } from '../../src/slack/web-api.js';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
-import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { cleanRedis, memoryLogger, REDIS_URL, until } from './harness.js';
+import type { FakeSlack } from '../support/fake-slack.js';
+import { until } from '../support/until.js';
+import { REDIS_URL, openWorld } from '../support/world.js';
+import { memoryLogger } from './harness.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -39,27 +40,19 @@ interface World {
 
 async function world(): Promise<World> {
   const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
-  const sim = await startSimulator({ scenario: 'scenarios/node-fault.yaml', clock });
-  cleanups.push(() => sim.stop());
-  const slack = await startFakeSlack();
-  cleanups.push(() => slack.close());
-  const prefix = `rwx-test-deadonce-${randomBytes(4).toString('hex')}`;
-  cleanups.push(() => cleanRedis(prefix));
+  const timers = { groupWait: '1h', groupInterval: '5m' };
+  const opened = await openWorld({ name: 'test-deadonce', scenario: 'scenarios/node-fault.yaml', clock, timers });
+  cleanups.push(() => opened.close());
+  const { sim, slack, prefix } = opened;
   const config = loadConfig({
-    env: {
+    env: opened.env({
       SLACK_BOT_TOKEN: 'xoxb-test-token',
-      SLACK_CHANNEL: 'C0INCIDENT',
-      SLACK_SIGNING_SECRET: 'secret',
-      SLACK_API_URL: slack.apiUrl,
-      REDIS_URL,
-      RWX_REDIS_PREFIX: prefix,
       RWX_CLUSTER_NAME: 'prod-eu-1',
       RWX_BLIND_AFTER: '30s',
       // The clock jumps past the default idle limit (75s) while blind; a watch reopened after such a jump is proven
       // only by a bookmark, which a clock moved without the simulator never brings.
       RWX_WATCH_IDLE_TIMEOUT: '5m',
-      RWX_GROUP_WAIT: '1h',
-    },
+    }),
   });
   return {
     clock,
