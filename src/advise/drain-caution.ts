@@ -156,6 +156,14 @@ function lastStep(node: string, b: NodeBurden, stuck: readonly StuckHere[]): str
   return `If you drain anyway, bound it: kubectl drain ${node} --ignore-daemonsets --timeout=5m, and stop when it hangs.`;
 }
 
+/** What holds the mounts of the pods stuck Terminating (their location's unmount holds), when a node agent said. */
+function releaseStep(node: string, terminating: readonly StuckPodFinding[]): string {
+  const held = terminating.flatMap((f) => (f.location?.unmountHolds ?? []).filter((h) => h.held).map((h) => h.text));
+  if (held.length === 0)
+    return `Find what holds the mount on ${node} ("device or resource busy") and release it; the pods then finish terminating.`;
+  return `Release what holds the mount on ${node} ("device or resource busy"): ${nameList(held, 3, '; ')}; the pods then finish terminating.`;
+}
+
 /** The steps of a CAUTION: never a force delete, nothing run on a node whose kubelet is gone. */
 function cautionSteps(node: string, b: NodeBurden, stuck: readonly StuckHere[]): string[] {
   const terminating = b.terminating.map((f) => `${f.pod.namespace}/${f.pod.name}`).join(', ');
@@ -165,7 +173,7 @@ function cautionSteps(node: string, b: NodeBurden, stuck: readonly StuckHere[]):
           `Do not force-delete the pods stuck Terminating (${terminating}): force-deleting leaves the volume staged on the node with no pod using it (an orphaned mount, see docs/failure-modes.md) and the volume needs a filesystem check.`,
           b.down
             ? `Nothing can be released on ${node} while its kubelet is gone: ${outOfServiceStep(node)}`
-            : `Find what holds the mount on ${node} ("device or resource busy") and release it; the pods then finish terminating.`,
+            : releaseStep(node, b.terminating),
         ]
       : []),
     ...(b.stale.length > 0

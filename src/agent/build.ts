@@ -3,7 +3,7 @@
 import type { MountEntry } from './mountinfo.js';
 import { analyzePropagation, type NamespaceInput } from './propagation.js';
 import { normalizeDir } from './paths.js';
-import { REPORT_KIND, REPORT_SCHEMA_VERSION, type AgentReport } from '../domain/node-report.js';
+import { REPORT_KIND, REPORT_SCHEMA_VERSION, type AgentReport, type BusyMountsReport } from '../domain/node-report.js';
 import { analyzeOptions, analyzeStaged, VolumeIndex, type DiskScan } from './staged.js';
 
 /** Everything the reader found on one node. */
@@ -20,6 +20,8 @@ export interface ScanInput {
   processesScanned: number;
   unreadableProcesses: { pid: number; reason: string }[];
   disk: DiskScan;
+  /** What holds pods' volume mounts (busy.ts); absent when not checked. */
+  busyMounts?: BusyMountsReport;
   /** What could not be read, in words (the reader's, then the disk scan's are appended). */
   problems: string[];
   simulated?: boolean;
@@ -55,6 +57,21 @@ export function buildReport(input: ScanInput): AgentReport {
       : { status: 'unknown', volumes: [] },
     problems: [...input.problems, ...input.disk.problems],
   };
+  if (input.busyMounts) report.busyMounts = withDrivers(input.busyMounts, index);
   if (input.simulated) report.simulated = true;
   return report;
+}
+
+/** The busy mounts with the PV and driver the kubelet's vol_data.json names for each pod volume. */
+function withDrivers(busy: BusyMountsReport, index: VolumeIndex): BusyMountsReport {
+  const mounts = busy.mounts.map((m) => {
+    const a = index.annotate({
+      mountPoint: m.mountPoint,
+      source: '',
+      fstype: '',
+      csi: { kind: 'publish', podUid: m.podUid, pv: m.pv },
+    });
+    return { ...m, pv: a.pv ?? m.pv, ...(a.driver ? { driver: a.driver } : {}) };
+  });
+  return { ...busy, mounts };
 }

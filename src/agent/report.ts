@@ -110,6 +110,35 @@ const volumeOptions = z.object({
   raw: z.string(),
 });
 
+const mountHolder = processRef.extend({
+  /** How the process holds the path: its working directory, its root directory, or an open file. */
+  via: z.enum(['cwd', 'root', 'fd']),
+  /** The path it holds, as its own mount namespace names it. */
+  path: z.string(),
+});
+
+const busyMount = z.object({
+  mountPoint: z.string(),
+  podUid: z.string(),
+  pv: z.string(),
+  driver: z.string().optional(),
+  /** Processes whose cwd, root or an open file is on it, in their own mount namespace (the count is complete). */
+  processCount: z.number().int(),
+  /** Up to PROCESSES_LISTED of them, lowest pid first. */
+  processes: z.array(mountHolder),
+  /** Mount namespaces other than the host's that hold a mount of it at the same path. */
+  namespaces: z.array(z.object({ id: z.string(), processCount: z.number().int() })),
+});
+
+const busyMounts = z.object({
+  /** unknown: the host's mounts, or some process's namespace, cwd, root or open files, could not be read. */
+  status: z.enum(['ok', 'unknown']),
+  mounts: z.array(busyMount),
+  processesChecked: z.number().int(),
+  unreadableCount: z.number().int(),
+  unreadable: z.array(z.object({ pid: z.number().int(), reason: z.string() })),
+});
+
 /** The schema of a report. */
 export const reportSchema = z.object({
   kind: z.literal(REPORT_KIND),
@@ -124,6 +153,8 @@ export const reportSchema = z.object({
   propagation,
   stagedVolumes: staged,
   mountOptions: z.object({ status: z.enum(['ok', 'unknown']), volumes: z.array(volumeOptions) }),
+  /** What holds pods' volume mounts still mounted on the host; absent from older agents' reports. */
+  busyMounts: busyMounts.optional(),
   /** What the agent could not read, in words. */
   problems: z.array(z.string()),
 });

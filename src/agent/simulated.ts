@@ -8,9 +8,25 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { globalmountPath } from './paths.js';
-import { REPORT_KIND, REPORT_SCHEMA_VERSION, type AgentReport, type MountRef } from '../domain/node-report.js';
+import {
+  REPORT_KIND,
+  REPORT_SCHEMA_VERSION,
+  type AgentReport,
+  type BusyMount,
+  type BusyMountsReport,
+  type MountRef,
+  type StagedVolume,
+} from '../domain/node-report.js';
 import { handleSha } from './staged.js';
 import { agentVersion } from './version.js';
+
+/** A pod stuck Terminating on a simulated node, and the PV of its volume mount. */
+export interface SimulatedTerminating {
+  podUid: string;
+  pv: string;
+  /** What holds it: a copy in the broken node plugin's mount namespace, or a process on the host. */
+  heldBy: 'plugin' | 'process';
+}
 
 /** What a simulated node looks like. */
 export interface SimulatedNode {
@@ -24,57 +40,27 @@ export interface SimulatedNode {
   visibleVolumes?: string[];
   /** PVs whose globalmount is still mounted with no pod bind mount. */
   orphanedVolumes?: string[];
+  /** Pods stuck Terminating here, whose volume mounts are still mounted and held (the busy mounts section). */
+  terminating?: SimulatedTerminating[];
   /** The node plugin's pod UID, so the proof can say "the node plugin's mount namespace". */
   pluginPodUid?: string;
   kubeletDir?: string;
 }
 
 const podUid = (node: string, pv: string) => `sim-${node}-${pv}`;
+/** The made-up process that holds a terminating pod's volume mount on a node whose plugin is not broken. */
+const HOLDER = { pid: 31337, comm: 'tar' };
+/** The node plugin's made-up mount namespace. */
+const PLUGIN_NAMESPACE = 'mnt:[4026532500]';
 
 /** A made-up report for one node, labelled simulated. */
 export function simulatedReport(n: SimulatedNode): AgentReport {
   const k = n.kubeletDir ?? '/var/lib/kubelet';
-  const stage = (pv: string) => ({
-    kind: 'stage' as const,
-    layout: 'sha' as const,
-    driver: n.driver,
-    sha: handleSha(pv),
-  });
-  const mounts = (pv: string): MountRef[] => [
-    {
-      mountPoint: globalmountPath(k, stage(pv)),
-      source: '/dev/sim',
-      fstype: 'ext4',
-      csi: stage(pv),
-      driver: n.driver,
-      pv,
-    },
-    {
-      mountPoint: `${k}/pods/${podUid(n.node, pv)}/volumes/kubernetes.io~csi/${pv}/mount`,
-      source: '/dev/sim',
-      fstype: 'ext4',
-      csi: { kind: 'publish', podUid: podUid(n.node, pv), pv },
-      driver: n.driver,
-      pv,
-    },
-  ];
-  const hidden = (n.hiddenVolumes ?? []).flatMap(mounts);
-  const visible = (n.visibleVolumes ?? []).flatMap(mounts);
-  const staged = (pv: string, state: 'IN_USE' | 'ORPHANED' | 'HIDDEN') => ({
-    path: globalmountPath(k, stage(pv)),
-    layout: 'sha' as const,
-    driver: n.driver,
-    sha: handleSha(pv),
-    pv,
-    state,
-    source: '/dev/sim',
-    fstype: 'ext4',
-    podMounts: state === 'IN_USE' ? 1 : 0,
-    podUids: state === 'ORPHANED' ? [] : [podUid(n.node, pv)],
-  });
+  const hidden = (n.hiddenVolumes ?? []).flatMap((pv) => volumeMounts(n, k, pv));
+  const visible = (n.visibleVolumes ?? []).flatMap((pv) => volumeMounts(n, k, pv));
   const orphaned = n.orphanedVolumes ?? [];
   const plugin = { pid: 4242, comm: 'csi-node-plugin', ...(n.pluginPodUid ? { podUid: n.pluginPodUid } : {}) };
-  return {
+  const report: AgentReport = {
     kind: REPORT_KIND,
     schemaVersion: REPORT_SCHEMA_VERSION,
     agentVersion: agentVersion(),
@@ -92,7 +78,7 @@ export function simulatedReport(n: SimulatedNode): AgentReport {
       unreadableProcesses: [],
       namespaces: [
         {
-          id: 'mnt:[4026532500]',
+          id: PLUGIN_NAMESPACE,
           processCount: 1,
           processes: [plugin],
           mountsUnderKubeletDir: hidden.length + visible.length + 1,
@@ -101,17 +87,68 @@ export function simulatedReport(n: SimulatedNode): AgentReport {
         },
       ],
     },
-    stagedVolumes: {
-      status: orphaned.length ? 'orphaned' : 'ok',
-      volumes: [
-        ...(n.hiddenVolumes ?? []).map((pv) => staged(pv, 'HIDDEN')),
-        ...(n.visibleVolumes ?? []).map((pv) => staged(pv, 'IN_USE')),
-        ...orphaned.map((pv) => staged(pv, 'ORPHANED')),
-      ].sort((a, b) => (a.path < b.path ? -1 : 1)),
-    },
+    stagedVolumes: { status: orphaned.length ? 'orphaned' : 'ok', volumes: stagedVolumes(n, k) },
     mountOptions: { status: 'ok', volumes: [] },
     problems: [],
   };
+  if (n.terminating) report.busyMounts = busyMounts(n, k, n.terminating);
+  return report;
+}
+
+/** Where the kubelet stages a PV of the node's driver. */
+function stageOf(n: SimulatedNode, pv: string) {
+  return { kind: 'stage' as const, layout: 'sha' as const, driver: n.driver, sha: handleSha(pv) };
+}
+
+/** The globalmount and the pod bind mount of one PV. */
+function volumeMounts(n: SimulatedNode, k: string, pv: string): MountRef[] {
+  const uid = podUid(n.node, pv);
+  const common = { source: '/dev/sim', fstype: 'ext4', driver: n.driver, pv };
+  return [
+    { mountPoint: globalmountPath(k, stageOf(n, pv)), ...common, csi: stageOf(n, pv) },
+    {
+      mountPoint: `${k}/pods/${uid}/volumes/kubernetes.io~csi/${pv}/mount`,
+      ...common,
+      csi: { kind: 'publish', podUid: uid, pv },
+    },
+  ];
+}
+
+/** The staged volumes section: hidden, in use and orphaned PVs, by path. */
+function stagedVolumes(n: SimulatedNode, k: string): StagedVolume[] {
+  const staged = (pv: string, state: 'IN_USE' | 'ORPHANED' | 'HIDDEN'): StagedVolume => ({
+    path: globalmountPath(k, stageOf(n, pv)),
+    layout: 'sha',
+    driver: n.driver,
+    sha: handleSha(pv),
+    pv,
+    state,
+    source: '/dev/sim',
+    fstype: 'ext4',
+    podMounts: state === 'IN_USE' ? 1 : 0,
+    podUids: state === 'ORPHANED' ? [] : [podUid(n.node, pv)],
+  });
+  return [
+    ...(n.hiddenVolumes ?? []).map((pv) => staged(pv, 'HIDDEN')),
+    ...(n.visibleVolumes ?? []).map((pv) => staged(pv, 'IN_USE')),
+    ...(n.orphanedVolumes ?? []).map((pv) => staged(pv, 'ORPHANED')),
+  ].sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+/**
+ * The busy mounts section for pods stuck Terminating: each one's volume mount is still mounted on the host, held by
+ * the node plugin's mount namespace (a copy of it) when the plugin is broken, else by a process on the host.
+ */
+function busyMounts(n: SimulatedNode, k: string, pods: readonly SimulatedTerminating[]): BusyMountsReport {
+  const mounts = pods.map((p): BusyMount => {
+    const mountPoint = `${k}/pods/${p.podUid}/volumes/kubernetes.io~csi/${p.pv}/mount`;
+    const base = { mountPoint, podUid: p.podUid, pv: p.pv, driver: n.driver };
+    if (p.heldBy === 'plugin')
+      return { ...base, processCount: 0, processes: [], namespaces: [{ id: PLUGIN_NAMESPACE, processCount: 1 }] };
+    return { ...base, processCount: 1, processes: [{ ...HOLDER, via: 'cwd', path: mountPoint }], namespaces: [] };
+  });
+  mounts.sort((a, b) => (a.mountPoint < b.mountPoint ? -1 : 1));
+  return { status: 'ok', mounts, processesChecked: 180, unreadableCount: 0, unreadable: [] };
 }
 
 /** A running simulated agent server. */

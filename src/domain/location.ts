@@ -68,6 +68,22 @@ export interface Location {
   unregistered?: string;
   /** What the driver's health monitor says of the volumes (volume-health.ts): standing abnormal events, one a line. */
   volumeHealth?: string[];
+  /**
+   * For a pod stuck at unpublish: what holds its volume mount on the node, as the node's agent saw it, or why that
+   * is not visible from the API (correlate/unmount-holds.ts, set by the evaluation).
+   */
+  unmountHolds?: UnmountHold[];
   /** Whether the fault heals without anyone acting, and when (correlate/outlook.ts); absent when nothing is said. */
   outlook?: string;
+}
+
+/** One line about what holds a pod's volume mount busy (Location.unmountHolds). */
+export interface UnmountHold {
+  /** The pod ("namespace/name"). */
+  pod: string;
+  node: string;
+  /** The sentence, plain text holding strings from the node (process names, paths): escape it where it goes. */
+  text: string;
+  /** True when it names a holder (a process, a mount namespace); false when it says what is not known or seen. */
+  held: boolean;
 }

@@ -138,6 +138,47 @@ export interface VolumeOptions {
   raw: string;
 }
 
+/** How a process holds a path: its working directory, its root directory, or an open file descriptor. */
+export type HoldVia = 'cwd' | 'root' | 'fd';
+
+/** A process holding a pod's volume mount, with the path it holds as its own mount namespace names it. */
+export interface MountHolder extends ProcessRef {
+  via: HoldVia;
+  path: string;
+}
+
+/** A pod's volume mount (NodePublishVolume's target, pods/UID/volumes/kubernetes.io~csi/PV/mount) still mounted. */
+export interface BusyMount {
+  mountPoint: string;
+  podUid: string;
+  /** The PersistentVolume, from the path or the kubelet's vol_data.json. */
+  pv: string;
+  driver?: string;
+  /** Processes whose cwd, root or an open file is on it, in their own mount namespace (the count is complete). */
+  processCount: number;
+  /** Up to PROCESSES_LISTED of them, lowest pid first. */
+  processes: MountHolder[];
+  /** Mount namespaces other than the host's that hold a mount of it at the same path, lowest id first. */
+  namespaces: { id: string; processCount: number }[];
+}
+
+/**
+ * What holds pods' volume mounts that are still mounted on the host: an unmount of such a mount fails with "device
+ * or resource busy" while any of it holds it. A newer section: reports of older agents lack it.
+ */
+export interface BusyMountsReport {
+  /** unknown: the host's mounts, or some process's namespace, cwd, root or open files, could not be read. */
+  status: 'ok' | 'unknown';
+  /** Every pod volume mount still mounted on the host, lowest mount point first. */
+  mounts: BusyMount[];
+  /** Processes whose cwd, root and open files were read. */
+  processesChecked: number;
+  /** How many processes could not be read (not counting processes that exited meanwhile). */
+  unreadableCount: number;
+  /** Up to PROCESSES_LISTED of them, with what could not be read, lowest pid first. */
+  unreadable: { pid: number; reason: string }[];
+}
+
 /** A node report. */
 export interface AgentReport {
   kind: typeof REPORT_KIND;
@@ -152,6 +193,8 @@ export interface AgentReport {
   propagation: PropagationReport;
   stagedVolumes: StagedReport;
   mountOptions: { status: 'ok' | 'unknown'; volumes: VolumeOptions[] };
+  /** What holds pods' volume mounts still mounted on the host; absent from older agents' reports. */
+  busyMounts?: BusyMountsReport;
   /** What the agent could not read, in words. */
   problems: string[];
 }

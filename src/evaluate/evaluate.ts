@@ -17,6 +17,7 @@ import { nextSteps } from '../advise/next-steps.js';
 import { rollbackFor } from '../advise/rollback.js';
 import { RwxError } from '../errors.js';
 import { incidentProof } from '../correlate/proof.js';
+import { addUnmountHolds } from '../correlate/unmount-holds.js';
 
 /** Options of one evaluation. */
 export interface EvaluateOptions {
@@ -96,6 +97,8 @@ export function* evaluationSteps(
     ...(opts.driverDaemonSets ? { driverDaemonSets: opts.driverDaemonSets } : {}),
     ...(opts.openKeys ? { openKeys: opts.openKeys } : {}),
   });
+  // What holds the mounts of pods stuck at unpublish, before the drain advice that names it.
+  addUnmountHolds(index, incidents, opts.nodeReports);
   const blind = blindSpots(index, incidents, true);
   for (const inc of incidents) {
     if (inc.verdict === 'FOLLOWS_ROLLOUT' && inc.rollout) inc.rollback = rollbackFor(index, inc.rollout);

@@ -2,12 +2,19 @@
 // agent server (src/agent/simulated.ts), so `rwx demo` shows the proof line the way a cluster with the agent
 // would. Every report is labelled simulated, and every message built from one says so: none of it was read from a
 // node. The made-up rule follows the scenario's own kubelet model: a node whose node plugin pod runs a revision
-// the scenario calls broken holds the volumes of the pods stuck there in the plugin's mount namespace only.
+// the scenario calls broken holds the volumes of the pods stuck there in the plugin's mount namespace only, and a
+// copy of the volume mounts of the pods stuck Terminating there; on other nodes, a made-up process on the host
+// holds those (the busy mounts section).
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { AgentReport } from '../domain/node-report.js';
 import type { Pod } from '../domain/objects.js';
 import { controllerOf, nsKey } from '../domain/refs.js';
-import { simulatedReport, startSimulatedAgents, type SimulatedAgents } from '../agent/simulated.js';
+import {
+  simulatedReport,
+  startSimulatedAgents,
+  type SimulatedAgents,
+  type SimulatedTerminating,
+} from '../agent/simulated.js';
 import type { AgentTarget } from '../agent/locate.js';
 
 /** What the fake reports follow: the scenario's kubelet model (revision hashes that cannot mount). */
@@ -49,13 +56,17 @@ export function demoReport(
   const plugin = pods.find((p) => isBrokenPlugin(p, broken));
   const hidden: string[] = [];
   const visible: string[] = [];
+  const terminating: SimulatedTerminating[] = [];
   let driver = '';
   for (const p of pods) {
     for (const { pv, csiDriver } of csiVolumes(index, p)) {
       driver ||= csiDriver;
       const stuck = p.status?.phase === 'Pending';
+      const uid = p.metadata?.uid;
       if (plugin && stuck) hidden.push(pv);
       else if (p.status?.phase === 'Running') visible.push(pv);
+      if (p.metadata?.deletionTimestamp && uid)
+        terminating.push({ podUid: uid, pv, heldBy: plugin ? 'plugin' : 'process' });
     }
   }
   const uid = plugin?.metadata?.uid;
@@ -65,6 +76,7 @@ export function demoReport(
     driver: driver || 'ebs.csi.aws.com',
     hiddenVolumes: [...new Set(hidden)].sort(),
     visibleVolumes: [...new Set(visible)].sort(),
+    ...(terminating.length > 0 ? { terminating } : {}),
     ...(uid ? { pluginPodUid: uid } : {}),
   });
 }

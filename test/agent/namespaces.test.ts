@@ -1,7 +1,9 @@
 // The agent on real mount namespaces: a fake kubelet dir (a shared bind mount), a "plugin" process in a mount
 // namespace of its own that stages and publishes a tmpfs volume, once with private propagation (the fault: the
 // host cannot see its mounts) and once shared (healthy), plus staged volumes on the host that are in use,
-// orphaned, leftover, and in the older pv/NAME layout. The built `rwx agent --once -o json` reads them.
+// orphaned, leftover, and in the older pv/NAME layout, and a pod volume mount held busy by a process with its cwd
+// on it and one holding a file open through a bind of it in another mount namespace (the busy mounts check). The
+// built `rwx agent --once -o json` reads them.
 //
 // Needs root (unshare, mount). Everything runs inside a fresh PID + mount namespace (ns-fixture.sh), so the
 // mounts and processes vanish with it even when a test fails; the temp dir is removed afterwards. Where unshare
@@ -136,6 +138,41 @@ describe.skipIf(why !== undefined && !required)('rwx agent on real mount namespa
       expect(run.treeAfter).toBe(run.treeBefore);
       expect(run.treeBefore).toContain('globalmount');
     });
+
+    it("names what holds pod e's volume mount busy: its cwd on the host, a file open through a bind elsewhere", () => {
+      const busy = run.report.busyMounts;
+      expect(busy?.status).toBe('ok');
+      const k = `${run.root}/kubelet`;
+      const e = busy?.mounts.find((m) => m.podUid === 'eeeeeeee-0000-4000-8000-000000000000');
+      expect(e).toMatchObject({
+        mountPoint: `${k}/pods/eeeeeeee-0000-4000-8000-000000000000/volumes/kubernetes.io~csi/pv-busy/mount`,
+        pv: 'pv-busy',
+        driver: DRV,
+        processCount: 2,
+      });
+      expect(e?.processes.map((p) => [p.comm, p.via, p.path])).toEqual([
+        ['holder', 'cwd', e?.mountPoint],
+        ['reader', 'fd', `${run.root}/data/file`],
+      ]);
+      // The reader's namespace was made with a copy of the host's mounts: it holds one of this mount too.
+      expect(e?.namespaces).toHaveLength(1);
+      expect(e?.namespaces[0]?.processCount).toBe(1);
+    });
+
+    it('lists every pod volume mount still mounted, held or not, and the plugin namespace copying them', () => {
+      const busy = run.report.busyMounts;
+      const used = busy?.mounts.filter((m) => m.pv === 'pv-used') ?? [];
+      expect(used.map((m) => m.podUid)).toEqual([
+        'bbbbbbbb-0000-4000-8000-000000000000',
+        'cccccccc-0000-4000-8000-000000000000',
+      ]);
+      // Nothing has a path on them; the plugin's namespace (and the reader's) still holds copies of both.
+      expect(used.map((m) => m.processCount)).toEqual([0, 0]);
+      const plugin = run.report.propagation.namespaces.find((n) => n.processes.some((x) => x.comm === 'csi-plugin'));
+      expect(used[0]?.namespaces.map((n) => n.id)).toContain(plugin?.id);
+      // The plugin's own mount of pod a's volume is not on the host: not a busy mount, a hidden one.
+      expect(busy?.mounts.some((m) => m.podUid.startsWith('aaaaaaaa'))).toBe(false);
+    });
   });
 
   describe('shared propagation in the plugin (healthy)', () => {
@@ -174,6 +211,8 @@ describe.skipIf(why !== undefined && !required)('rwx agent on real mount namespa
       expect(run.report.propagation.unreadableProcesses).toEqual([]);
       expect(run.report.propagation.namespaces.flatMap((n) => n.hidden)).toHaveLength(2);
       expect(run.report.stagedVolumes.status).toBe('orphaned');
+      const e = run.report.busyMounts?.mounts.find((m) => m.pv === 'pv-busy');
+      expect(e?.processes.map((p) => p.comm)).toEqual(['holder', 'reader']);
     });
 
     it('without CAP_SYS_PTRACE cannot tell mount namespaces apart, and says unknown instead of ok', () => {
@@ -182,6 +221,9 @@ describe.skipIf(why !== undefined && !required)('rwx agent on real mount namespa
       expect(p.status).toBe('unknown');
       expect(p.unreadableProcesses.length).toBeGreaterThan(0);
       expect(p.unreadableProcesses[0]?.reason).toMatch(/^ns\/mnt: (EACCES|EPERM)$/);
+      // Whether those processes hold a pod volume mount cannot be told either: never "nothing holds it".
+      expect(run.report.busyMounts?.status).toBe('unknown');
+      expect(run.report.busyMounts?.unreadableCount).toBeGreaterThan(0);
     });
   });
 });

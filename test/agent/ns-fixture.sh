@@ -9,6 +9,8 @@
 #   CAPS all (default): the agent runs with root's capabilities; sys_ptrace: as uid 0 with CAP_SYS_PTRACE only,
 #        like the DaemonSet; none: as uid 0 with no capability at all
 #
+# Pod e's volume mount is held busy by two processes (see 6.), for the busy mounts check.
+#
 # Writes ROOT/report.json (rwx agent --once -o json), ROOT/exit, ROOT/tree-before and ROOT/tree-after.
 set -euo pipefail
 MODE=$1 ROOT=$2 RWX=$3 CAPS=${4:-all}
@@ -71,6 +73,26 @@ unshare --mount --propagation "$PROP" sh -c "
 " &
 for _ in $(seq 1 200); do [ -e "$ROOT/ready" ] && break; sleep 0.05; done
 [ -e "$ROOT/ready" ] || { echo "the plugin did not come up" >&2; exit 1; }
+
+# 6. Pod e's volume, whose unpublish is stuck: its mount is busy. Made after the plugin, so the plugin's namespace
+# counts stay as they are. A process named holder keeps its working directory on it, on the host; a process named
+# reader, in a mount namespace of its own (like a container, which gets a copy of the host's mounts), holds a file
+# open through a bind of the volume at ROOT/data.
+BUSY=$(pod_dir "$(uid eeeeeeee)" pv-busy vol-busy)
+mount -t tmpfs -o size=1m busy "$BUSY"
+touch "$BUSY/file"
+ln -sf "$(command -v sleep)" "$ROOT/bin/holder"
+ln -sf "$(command -v sleep)" "$ROOT/bin/reader"
+(cd "$BUSY" && exec "$ROOT/bin/holder" 120) &
+mkdir -p "$ROOT/data"
+unshare --mount sh -c "
+  mount --bind '$BUSY' '$ROOT/data'
+  exec 3<'$ROOT/data/file'
+  touch '$ROOT/reader-ready'
+  exec '$ROOT/bin/reader' 120
+" &
+for _ in $(seq 1 200); do [ -e "$ROOT/reader-ready" ] && break; sleep 0.05; done
+[ -e "$ROOT/reader-ready" ] || { echo "the reader did not come up" >&2; exit 1; }
 
 tree() { find "$ROOT/kubelet" -printf '%p %y %m %s %T@\n' | sort; }
 tree >"$ROOT/tree-before"
