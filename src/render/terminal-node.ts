@@ -12,6 +12,26 @@ function proc(p: ProcessRef): string {
   return `${p.pid} ${p.comm}${where ? ` (${where})` : ''}`;
 }
 
+/** BUSY MOUNTS: the pod volume mounts something holds, with what; nothing from older agents. */
+function busyLines(r: AgentReport): string[] {
+  const b = r.busyMounts;
+  if (!b) return [];
+  const held = b.mounts.filter((m) => m.processCount > 0 || m.namespaces.length > 0);
+  const out = ['', `BUSY MOUNTS  ${b.status}: ${held.length} of ${b.mounts.length} pod volume mount(s) held`];
+  for (const m of held) {
+    out.push(`    ${m.mountPoint}`);
+    for (const p of m.processes) out.push(`      process ${proc(p)}: ${p.via} ${p.path}`);
+    if (m.processCount > m.processes.length)
+      out.push(`      and ${m.processCount - m.processes.length} more process(es)`);
+    for (const ns of m.namespaces) out.push(`      copy in namespace ${ns.id} (${ns.processCount} process(es))`);
+  }
+  if (b.unreadableCount > 0)
+    out.push(
+      `    unreadable: ${b.unreadableCount} process(es): ${b.unreadable.map((u) => `${u.pid} (${u.reason})`).join(', ')}`,
+    );
+  return out;
+}
+
 /** The report as text, ending with a newline. `source` says where it came from (a pod, a URL). */
 export function renderReport(r: AgentReport, scope: FindingScope = {}, source?: string): string {
   const out = [
@@ -24,6 +44,7 @@ export function renderReport(r: AgentReport, scope: FindingScope = {}, source?: 
     ...stagedVolumes(r),
     '',
     ...mountOptions(r),
+    ...busyLines(r),
   ];
   if (r.problems.length) out.push('', 'COULD NOT READ', ...r.problems.map((x) => `    ${x}`));
   return `${clean(out.join('\n'))}\n`;

@@ -34,6 +34,19 @@ describe('renderNode', () => {
     expect(reply.response.response_type).toBe('in_channel');
   });
 
+  it('shows the busy mounts: the pod volume mounts something holds, and with what', () => {
+    const r = simulatedReport({
+      node: 'node-2',
+      now: 0,
+      driver: 'vmstore.csi.tintri.com',
+      terminating: [{ podUid: 'u-1', pv: 'pvc-reports', heldBy: 'process' }],
+    });
+    const all = text(renderNode('node-2', { kind: 'report', report: r, at: 0 }, false));
+    const mount = '/var/lib/kubelet/pods/u-1/volumes/kubernetes.io~csi/pvc-reports/mount';
+    expect(all).toContain('BUSY MOUNTS  ok: 1 of 1 pod volume mount(s) held');
+    expect(all).toContain(`process 31337 tar: cwd ${mount}`);
+  });
+
   it.each<[NodeReportState, RegExp, boolean]>([
     [
       { kind: 'no-agent' },
