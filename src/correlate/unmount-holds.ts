@@ -52,7 +52,7 @@ function mountLines(index: ClusterIndex, r: AgentReport, m: BusyMount): { text: 
     const text = `${sim}${r.node}: ${m.mountPoint} is still mounted; no holder among the processes its rwx agent could read, but ${busy.unreadableCount} could not be read (${which.join(', ')}): a holder cannot be ruled out`;
     return [{ text, held: false }];
   }
-  const text = `${sim}${r.node}: ${m.mountPoint} is still mounted, and its rwx agent finds no process and no other mount namespace holding it: the node plugin's NodeUnpublishVolume is what fails (its logs)`;
+  const text = `${sim}${r.node}: ${m.mountPoint} is still mounted, and its rwx agent finds no process and no other mount namespace holding it: the unmount itself fails, see the node plugin's logs (NodeUnpublishVolume)`;
   return [{ text, held: false }];
 }
 
@@ -64,8 +64,10 @@ function notReported(node: string, s: NodeReportState | undefined, reason?: stri
   if (s.kind === 'unavailable') return `the rwx agent on ${node} could not be read: ${s.reason}`;
   if (!s.report.busyMounts)
     return `the rwx agent on ${node} (${s.report.agentVersion}) is too old to report busy mounts`;
-  if (!s.report.busyMounts.mounts.length && s.report.busyMounts.status === 'unknown')
-    return `the rwx agent on ${node} could not read its mounts: ${s.report.problems[0] ?? 'unknown reason'}`;
+  // Unknown with nothing unreadable: the host's mounts themselves could not be read.
+  const b = s.report.busyMounts;
+  if (b.status === 'unknown' && b.unreadableCount === 0 && b.mounts.length === 0)
+    return `the rwx agent on ${node} could not read the host's mounts: ${s.report.problems[0] ?? 'no reason given'}`;
   return undefined;
 }
 

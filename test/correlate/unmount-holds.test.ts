@@ -203,6 +203,20 @@ describe('podUnmountHolds', () => {
       held: [false],
     },
     {
+      // The agent could not read the host's mounts at all: not visible, and why.
+      name: 'host mounts unreadable',
+      reports: asked(
+        healthyReport('node-a', {
+          problems: ['cannot read the host mount namespace (/proc/1/mountinfo): EACCES'],
+          busyMounts: { status: 'unknown', mounts: [], processesChecked: 0, unreadableCount: 0, unreadable: [] },
+        }),
+      ),
+      want: [
+        /not visible from the API \(the rwx agent on node-a could not read the host's mounts: cannot read the host mount namespace/,
+      ],
+      held: [false],
+    },
+    {
       // The agent read everything and the pod has no mount left on the host.
       name: 'no mount of the pod left',
       reports: asked(busy([mount({ podUid: 'u-2', mountPoint: mountOf('u-2', 'pv-db') })])),
