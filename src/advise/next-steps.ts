@@ -135,7 +135,13 @@ function stepsFor(index: ClusterIndex, inc: Incident, busy: ReadonlySet<string>)
     default:
       if (inc.key.startsWith('cronjob/')) {
         const c = inc.cronJobs[0];
+        const failed = c?.jobs.find((j) => j.failure);
         return [
+          ...(failed
+            ? [
+                `kubectl describe job ${failed.name} -n ${c?.cronJob.namespace}: the newest failed run (${failed.failureReason}); read its events, and its pods' logs while they are kept (kubectl logs job/${failed.name} -n ${c?.cronJob.namespace}).`,
+              ]
+            : []),
           `kubectl describe cronjob ${c?.cronJob.name} -n ${c?.cronJob.namespace}: look for FailedCreate events, suspend, or concurrencyPolicy Forbid blocked by an active Job.`,
           `kubectl get jobs -n ${c?.cronJob.namespace} --sort-by=.metadata.creationTimestamp`,
           ...cronSteps(inc),

@@ -5,6 +5,7 @@ import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { IncidentNode } from '../domain/incident.js';
 import type { CronJobFinding } from '../domain/findings.js';
 import { nameList } from '../domain/names.js';
+import { failedRunsPhrase, inProgressPhrase, storagePhrase } from '../domain/cron-runs.js';
 import type { IncidentText } from './explain-config.js';
 import type { Draft } from './draft.js';
 import { mountedSincePlugin } from './rollout-mounts.js';
@@ -30,17 +31,14 @@ export function cronLines(d: Draft, nodes: readonly IncidentNode[]): string[] {
   });
 }
 
-/** What a CronJob's failed Jobs failed with, and whether its pods use storage at all (" Its Jobs failed: ..."). */
+/**
+ * What a CronJob's Jobs failed with, its run in progress, and whether its pods use storage at all
+ * (" Its Jobs: 2 failed: ...; a run is in progress since T. Its pods use storage volumes: ...").
+ */
 function failedJobs(c: CronJobFinding): string {
-  const failed = c.jobs.filter((j) => j.failure).map((j) => `${j.name} (${j.failure})`);
-  if (failed.length === 0) return '';
-  const storage =
-    c.storage === true
-      ? ' Its pods use storage volumes: read their events for a mount failure.'
-      : c.storage === false
-        ? ' Its pods use no storage volume: not a storage fault.'
-        : '';
-  return ` Its Jobs failed: ${nameList(failed, 3, '; ')}.${storage}`;
+  const said = [failedRunsPhrase(c), inProgressPhrase(c)].filter(Boolean);
+  if (said.length === 0) return '';
+  return ` Its Jobs: ${said.join('; ')}.${storagePhrase(c)}`;
 }
 
 /** The kubelet's "timed out waiting for the condition" names no component: said once when a stuck pod shows it. */

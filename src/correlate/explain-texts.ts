@@ -1,6 +1,7 @@
 // The words of every incident but a rollout's (explain.ts has that one), as a table: the first entry whose `when`
 // holds writes the title, summary and explanations, each from the evidence the draft carries.
 import type { ClusterIndex } from '../domain/cluster-index.js';
+import { runsInBrief } from '../domain/cron-runs.js';
 import type { IncidentNode } from '../domain/incident.js';
 import type { Location } from '../domain/location.js';
 import { nameList } from '../domain/names.js';
@@ -79,7 +80,7 @@ function cronJobText({ d, nodes }: TextInput): IncidentText {
   const c = d.cronJobs[0];
   return {
     title: `CronJob ${c?.cronJob.namespace}/${c?.cronJob.name}: scheduled runs did not complete`,
-    summary: `UNEXPLAINED: ${plural(c?.missedRuns ?? 0, 'scheduled run')} missed; no stuck pod of its Jobs explains it`,
+    summary: `UNEXPLAINED: ${plural(c?.missedRuns ?? 0, 'scheduled run')} missed${c ? runsInBrief(c) : ''}; no stuck pod of its Jobs explains it`,
     explanations: cronLines(d, nodes),
   };
 }

@@ -2,7 +2,8 @@
 // mounted a driver's volume since its plugin pod started (the only proof that the current plugin mounts).
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { Pod } from '../domain/objects.js';
-import { nsKey, timeMs } from '../domain/refs.js';
+import { containersStartedAt } from '../domain/pod-times.js';
+import { nsKey } from '../domain/refs.js';
 import { claimOfVolume } from '../detect/storage-path.js';
 
 /** The CSI drivers behind a pod's claims (bound PV's csi.driver). O(volumes of the pod). */
@@ -17,17 +18,6 @@ export function driversOfPod(index: ClusterIndex, pod: Pod): Set<string> {
     if (driver) out.add(driver);
   }
   return out;
-}
-
-/** When a Running pod's containers started (earliest running.startedAt, else Ready transition, else startTime). */
-export function containersStartedAt(pod: Pod): number | undefined {
-  if (pod.status?.phase !== 'Running') return undefined;
-  const starts = (pod.status.containerStatuses ?? [])
-    .map((c) => timeMs(c?.state?.running?.startedAt))
-    .filter((t): t is number => t !== undefined);
-  if (starts.length > 0) return Math.min(...starts);
-  const ready = (pod.status.conditions ?? []).find((c) => c?.type === 'Ready' && c.status === 'True');
-  return timeMs(ready?.lastTransitionTime) ?? timeMs(pod.status.startTime);
 }
 
 /**

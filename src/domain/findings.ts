@@ -109,9 +109,23 @@ export interface CronJobFinding {
    * Its Jobs, newest first, with their pods' keys ("namespace/name") so the correlator can link stuck pods, and for
    * a Job that failed, its Failed condition ("BackoffLimitExceeded: Job has reached the specified backoff limit").
    */
-  jobs: { name: string; active: number; succeeded: number; failed: number; pods: string[]; failure?: string }[];
+  jobs: {
+    name: string;
+    active: number;
+    succeeded: number;
+    failed: number;
+    pods: string[];
+    failure?: string;
+    /** The Failed condition's reason alone (DeadlineExceeded, BackoffLimitExceeded...), with `failure`. */
+    failureReason?: string;
+  }[];
   /** Whether its Jobs' pods use storage volumes (claims, CSI, in-tree): whether storage can be involved at all. */
   storage?: boolean;
+  /**
+   * The newest Job's run when it is in progress (active, every pod Running): its Job, since when (RFC 3339), and
+   * whether it overran (a later scheduled run's grace or its activeDeadlineSeconds passed: then counted as missed).
+   */
+  inProgress?: { job: string; since: string; overdue: boolean };
 }
 
 /** Anything a detector reports. */

@@ -203,7 +203,7 @@ export interface ControllerRevision extends KubeObject {
 }
 
 export interface Job extends KubeObject {
-  spec?: { suspend?: boolean | null };
+  spec?: { suspend?: boolean | null; activeDeadlineSeconds?: number | null };
   status?: {
     active?: number;
     succeeded?: number;

@@ -2,6 +2,7 @@
 // CronJobs, explanations, next steps and drain advice per affected node.
 import type { BlindSpot, Incident } from '../domain/incident.js';
 import { blindSentence } from '../advise/blind.js';
+import { inProgressPhrase } from '../domain/cron-runs.js';
 import { formatAge } from '../domain/duration.js';
 import { renderDrainLine } from './terminal-drain.js';
 import { readinessSuffix } from './readiness.js';
@@ -98,13 +99,14 @@ export function renderIncident(inc: Incident, opts: IncidentTextOptions = {}): s
     for (const c of inc.cronJobs) {
       const jobs = c.jobs.map(
         (j) =>
-          `${j.name} (active ${j.active}, succeeded ${j.succeeded}, failed ${j.failed}${j.pods.length ? `, pods ${j.pods.join(' ')}` : ''})`,
+          `${j.name} (active ${j.active}, succeeded ${j.succeeded}, failed ${j.failed}${j.pods.length ? `, pods ${j.pods.join(' ')}` : ''})${j.failure ? `: ${j.failure}` : ''}`,
       );
       out.push(
         clean(
           `    ${c.cronJob.namespace}/${c.cronJob.name}  "${c.schedule}"${c.timeZone ? ` ${c.timeZone}` : ''}: ${c.missedRuns} missed run${c.missedRuns === 1 ? '' : 's'}, latest scheduled ${c.latestScheduled}, last success ${c.lastSuccessfulTime ?? 'never'}`,
         ),
       );
+      if (c.inProgress) out.push(clean(`      ${inProgressPhrase(c)}`));
       for (const j of jobs) out.push(clean(`      job ${j}`));
     }
   }

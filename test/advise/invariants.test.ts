@@ -368,6 +368,18 @@ describe('the scenarios made for these rules', () => {
     expect([drain('node-3').decision, drain('node-6').decision]).toEqual(['CAUTION', 'OK']);
   });
 
+  it('backup-fails-nightly: the CronJob whose runs fail while a run is Running is reported, failures and run said', async () => {
+    const { incidents } = await at0('backup-fails-nightly');
+    expect(incidents.map((i) => [i.key, i.verdict])).toEqual([['cronjob/shop/db-backup', 'UNEXPLAINED']]);
+    const [c] = incidents[0]!.cronJobs;
+    expect([c?.missedRuns, c?.jobs.filter((j) => j.failureReason === 'DeadlineExceeded').length, c?.storage]).toEqual([
+      3,
+      3,
+      true,
+    ]);
+    expect(c?.inProgress).toEqual({ job: 'db-backup-29411640', since: '2026-11-30T02:00:00.000Z', overdue: false });
+  });
+
   it('blind: events and attachments unreadable, so node-6 (OK with full access) is UNKNOWN', async () => {
     const { blind, drain } = await at0('blind');
     expect(blind.map((b) => b.kind)).toEqual(['events', 'volumeAttachments']);

@@ -3,7 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
-import { ago, cronJob, csiNode, DAY, event, failedCronJobJob, MIN, NOW, snapshotOf } from '../detect/builders.js';
+import {
+  ago,
+  cronJob,
+  cronJobJob,
+  csiNode,
+  DAY,
+  event,
+  failedCronJobJob,
+  MIN,
+  NOW,
+  pod,
+  snapshotOf,
+} from '../detect/builders.js';
 import { miniCluster, miniNodes, type MiniOpts } from './mini-cluster.js';
 import { rolloutObjects, UPDATED } from './rollout-fixture.js';
 
@@ -195,7 +207,35 @@ describe('what an unexplained incident says it saw', () => {
     );
     const [inc] = scan(ClusterIndex.fromSnapshot(snapshotOf([cj, job, p])));
     expect(inc?.explanations?.join('\n')).toMatch(
-      /Its Jobs failed: b-\d+ \(DeadlineExceeded: Job was active longer than specified deadline\)\. Its pods use no storage volume: not a storage fault\./,
+      /Its Jobs: 1 failed with DeadlineExceeded: Job was active longer than specified deadline \(b-\d+\)\. Its pods use no storage volume: not a storage fault\./,
+    );
+  });
+
+  it('a CronJob whose Jobs fail while a new run is Running: its own incident, the failures and the run in words', () => {
+    // hourly: 07:00 failed (backoff limit), 08:00 left no Job, 09:00 is Running (started at once): two missed
+    const cj = cronJob('d', 'b', '0 * * * *', { lastSuccess: '2026-11-30T06:30:00Z' });
+    const [job, p] = failedCronJobJob(
+      cj,
+      '2026-11-30T07:00:00Z',
+      'BackoffLimitExceeded',
+      'Job has reached the specified backoff limit',
+      'b-x',
+    );
+    const run = cronJobJob(cj, '2026-11-30T09:00:00Z', { active: 1 });
+    const runPod = pod('b-run', {
+      ns: 'd',
+      node: 'n-01',
+      scheduled: '2026-11-30T09:00:02Z',
+      started: '2026-11-30T09:00:09Z',
+      owner: { kind: 'Job', name: run.metadata!.name!, uid: run.metadata!.uid! },
+    });
+    const incidents = scan(ClusterIndex.fromSnapshot(snapshotOf([cj, job, p, run, runPod])));
+    expect(incidents.map((i) => [i.key, i.verdict])).toEqual([['cronjob/d/b', 'UNEXPLAINED']]);
+    expect(incidents[0]?.summary).toBe(
+      'UNEXPLAINED: 2 scheduled runs missed (1 failed: BackoffLimitExceeded; a run is in progress since 2026-11-30T09:00:00.000Z; its pods use no storage volume); no stuck pod of its Jobs explains it',
+    );
+    expect(incidents[0]?.nextSteps[0]).toMatch(
+      /^kubectl describe job b-\d+ -n d: the newest failed run \(BackoffLimitExceeded\)/,
     );
   });
 

@@ -179,6 +179,32 @@ describe('renderEvidenceReply', () => {
   });
 });
 
+describe('a CronJob whose runs failed while one is in progress, in the thread', () => {
+  // The finding's words come from src/domain/cron-runs.ts; the Job controller's message is escaped, the date is not.
+  const inc = rolloutIncident();
+  inc.cronJobs[0]!.jobs = [
+    { name: 'nightly-backup-2911', active: 1, succeeded: 0, failed: 0, pods: [] },
+    {
+      name: 'nightly-backup-2910',
+      active: 0,
+      succeeded: 0,
+      failed: 1,
+      pods: [],
+      failure: 'DeadlineExceeded: Job was active longer than specified deadline <ok>',
+      failureReason: 'DeadlineExceeded',
+    },
+  ];
+  inc.cronJobs[0]!.inProgress = { job: 'nightly-backup-2911', since: '2026-11-30T02:00:00Z', overdue: false };
+  const text = all(renderEvidenceReply(inc));
+
+  it('says what the runs failed with and that a run is in progress since when', () => {
+    expect(text).toContain(
+      `CronJob *nightly-backup*: 2 scheduled runs missed, last completed ${dated('2026-11-28T02:04:00Z')}; 1 failed with DeadlineExceeded: Job was active longer than specified deadline &lt;ok&gt; (nightly-backup-2910); a run is in progress since ${dated('2026-11-30T02:00:00Z')} (Job nightly-backup-2911)`,
+    );
+    expect(text).not.toContain('its run never started');
+  });
+});
+
 describe('renderChangeReply', () => {
   it('names new nodes, and says nothing when nothing joined', () => {
     const before = membersOf(rolloutIncident());

@@ -1,0 +1,60 @@
+// The words for what a CronJob's runs did (a CronJobFinding's Jobs and its run in progress), one place for the
+// incident's explanation, the Slack thread and the terminal, so they say the same thing.
+import type { CronJobFinding } from './findings.js';
+import { nameList } from './names.js';
+
+/**
+ * What its Jobs failed with, one group per failure, newest Job first: "3 failed with DeadlineExceeded: Job was
+ * active longer than specified deadline (b-3, b-2, b-1)"; "" when no Job failed.
+ */
+export function failedRunsPhrase(c: CronJobFinding): string {
+  const byFailure = new Map<string, string[]>();
+  for (const j of c.jobs) if (j.failure) byFailure.set(j.failure, [...(byFailure.get(j.failure) ?? []), j.name]);
+  return [...byFailure]
+    .map(([failure, jobs]) => `${jobs.length} failed with ${failure} (${nameList(jobs, 3, ', ')})`)
+    .join('; ');
+}
+
+/**
+ * "a run is in progress since T (Job j)", or for one that overran "a run in progress since T (Job j) has overrun
+ * its schedule, counted as missed"; "" when no run is in progress. `date` renders T (Slack's date token, or as is).
+ */
+export function inProgressPhrase(c: CronJobFinding, date: (iso: string) => string = (iso) => iso): string {
+  const r = c.inProgress;
+  if (!r) return '';
+  return r.overdue
+    ? `a run in progress since ${date(r.since)} (Job ${r.job}) has overrun its schedule, counted as missed`
+    : `a run is in progress since ${date(r.since)} (Job ${r.job})`;
+}
+
+/** Whether storage can be involved, in words: " Its pods use storage volumes: ..."; "" when not known. */
+export function storagePhrase(c: CronJobFinding): string {
+  if (c.storage === true) return ' Its pods use storage volumes: read their events for a mount failure.';
+  if (c.storage === false) return ' Its pods use no storage volume: not a storage fault.';
+  return '';
+}
+
+/**
+ * The summary's short form: " (3 failed: DeadlineExceeded; a run is in progress since T; its pods use storage
+ * volumes)", reasons without messages; "" when no Job failed and no run is in progress.
+ */
+export function runsInBrief(c: CronJobFinding): string {
+  const reasons = [...new Set(c.jobs.flatMap((j) => (j.failureReason ? [j.failureReason] : [])))];
+  const failed = c.jobs.filter((j) => j.failure).length;
+  const said = [
+    failed > 0 ? `${failed} failed: ${reasons.join(', ')}` : '',
+    c.inProgress
+      ? c.inProgress.overdue
+        ? 'a run in progress overran'
+        : `a run is in progress since ${c.inProgress.since}`
+      : '',
+  ].filter(Boolean);
+  if (said.length === 0) return '';
+  const storage =
+    c.storage === true
+      ? '; its pods use storage volumes'
+      : c.storage === false
+        ? '; its pods use no storage volume'
+        : '';
+  return ` (${said.join('; ')}${storage})`;
+}
