@@ -16,15 +16,22 @@ export function failedRunsPhrase(c: CronJobFinding): string {
 }
 
 /**
- * "a run is in progress since T (Job j)", or for one that overran "a run in progress since T (Job j) has overrun
- * its schedule, counted as missed"; "" when no run is in progress. `date` renders T (Slack's date token, or as is).
+ * "a run is in progress since T", or for one that overran "a run in progress since T has overrun its schedule,
+ * counted as missed"; "" when no run is in progress. `date` renders T (Slack's date token, or as is).
  */
 export function inProgressPhrase(c: CronJobFinding, date: (iso: string) => string = (iso) => iso): string {
   const r = c.inProgress;
   if (!r) return '';
   return r.overdue
-    ? `a run in progress since ${date(r.since)} (Job ${r.job}) has overrun its schedule, counted as missed`
-    : `a run is in progress since ${date(r.since)} (Job ${r.job})`;
+    ? `a run in progress since ${date(r.since)} has overrun its schedule, counted as missed`
+    : `a run is in progress since ${date(r.since)}`;
+}
+
+/** The short form of the failures, reasons without messages: "3 failed: DeadlineExceeded"; "" when none failed. */
+export function failedReasonsPhrase(c: CronJobFinding): string {
+  const reasons = [...new Set(c.jobs.flatMap((j) => (j.failureReason ? [j.failureReason] : [])))];
+  const failed = c.jobs.filter((j) => j.failure).length;
+  return failed > 0 ? `${failed} failed: ${reasons.join(', ')}` : '';
 }
 
 /** Whether storage can be involved, in words: " Its pods use storage volumes: ..."; "" when not known. */
@@ -36,25 +43,13 @@ export function storagePhrase(c: CronJobFinding): string {
 
 /**
  * The summary's short form: " (3 failed: DeadlineExceeded; a run is in progress since T; its pods use storage
- * volumes)", reasons without messages; "" when no Job failed and no run is in progress.
+ * volumes)"; "" when no Job failed and no run is in progress.
  */
 export function runsInBrief(c: CronJobFinding): string {
-  const reasons = [...new Set(c.jobs.flatMap((j) => (j.failureReason ? [j.failureReason] : [])))];
-  const failed = c.jobs.filter((j) => j.failure).length;
-  const said = [
-    failed > 0 ? `${failed} failed: ${reasons.join(', ')}` : '',
-    c.inProgress
-      ? c.inProgress.overdue
-        ? 'a run in progress overran'
-        : `a run is in progress since ${c.inProgress.since}`
-      : '',
-  ].filter(Boolean);
-  if (said.length === 0) return '';
+  const r = c.inProgress;
+  const said = [failedReasonsPhrase(c), r ? (r.overdue ? 'a run in progress overran' : inProgressPhrase(c)) : ''];
+  if (!said.some(Boolean)) return '';
   const storage =
-    c.storage === true
-      ? '; its pods use storage volumes'
-      : c.storage === false
-        ? '; its pods use no storage volume'
-        : '';
-  return ` (${said.join('; ')}${storage})`;
+    c.storage === true ? 'its pods use storage volumes' : c.storage === false ? 'its pods use no storage volume' : '';
+  return ` (${[...said, storage].filter(Boolean).join('; ')})`;
 }

@@ -1,7 +1,7 @@
 // An incident's members as Slack shows them: node lists (collapsed past a few names), one line per node (no
 // table: a phone wraps its columns) and the affected workloads. The root shows the first node lines; the first
 // reply shows them all. Every list of nodes in a Slack message goes through nodeList.
-import { failedRunsPhrase, inProgressPhrase } from '../domain/cron-runs.js';
+import { failedReasonsPhrase, inProgressPhrase } from '../domain/cron-runs.js';
 import type { Incident, IncidentNode } from '../domain/incident.js';
 import { naturalOrder } from '../domain/node-rows.js';
 import { escapeSlack } from './escape.js';
@@ -56,8 +56,8 @@ export function workloadLines(incident: Incident): string[] {
   const crons = new Map(incident.cronJobs.map((c) => [`${c.cronJob.namespace}/${c.cronJob.name}`, c]));
   const missed = (c: Incident['cronJobs'][number]): string => {
     const last = c.lastSuccessfulTime ? `last completed ${slackDate(c.lastSuccessfulTime)}` : 'never completed';
-    // The failures are the Job controller's words (escaped); the run in progress names a Job and a date token.
-    const said = [escapeSlack(failedRunsPhrase(c)), inProgressPhrase(c, slackDate)].filter(Boolean).join('; ');
+    // Reasons only (the thread's explanations and `rwx scan` carry the messages): the first reply's budget is shared.
+    const said = [escapeSlack(failedReasonsPhrase(c)), inProgressPhrase(c, slackDate)].filter(Boolean).join('; ');
     // Only a run that never started goes unseen by a job failure alert.
     return `${plural(c.missedRuns, 'scheduled run')} missed, ${last}${said ? `; ${said}` : ' (no job failure alert fires: its run never started)'}`;
   };

@@ -180,7 +180,8 @@ describe('renderEvidenceReply', () => {
 });
 
 describe('a CronJob whose runs failed while one is in progress, in the thread', () => {
-  // The finding's words come from src/domain/cron-runs.ts; the Job controller's message is escaped, the date is not.
+  // The finding's words come from src/domain/cron-runs.ts: the reasons (the messages are in the explanations, which
+  // escape them) and the run in progress with its date as Slack's token.
   const inc = rolloutIncident();
   inc.cronJobs[0]!.jobs = [
     { name: 'nightly-backup-2911', active: 1, succeeded: 0, failed: 0, pods: [] },
@@ -190,7 +191,7 @@ describe('a CronJob whose runs failed while one is in progress, in the thread', 
       succeeded: 0,
       failed: 1,
       pods: [],
-      failure: 'DeadlineExceeded: Job was active longer than specified deadline <ok>',
+      failure: 'DeadlineExceeded: Job was active longer than specified deadline',
       failureReason: 'DeadlineExceeded',
     },
   ];
@@ -199,7 +200,7 @@ describe('a CronJob whose runs failed while one is in progress, in the thread', 
 
   it('says what the runs failed with and that a run is in progress since when', () => {
     expect(text).toContain(
-      `CronJob *nightly-backup*: 2 scheduled runs missed, last completed ${dated('2026-11-28T02:04:00Z')}; 1 failed with DeadlineExceeded: Job was active longer than specified deadline &lt;ok&gt; (nightly-backup-2910); a run is in progress since ${dated('2026-11-30T02:00:00Z')} (Job nightly-backup-2911)`,
+      `CronJob *nightly-backup*: 2 scheduled runs missed, last completed ${dated('2026-11-28T02:04:00Z')}; 1 failed: DeadlineExceeded; a run is in progress since ${dated('2026-11-30T02:00:00Z')}`,
     );
     expect(text).not.toContain('its run never started');
   });
