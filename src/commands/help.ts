@@ -2,6 +2,7 @@
 import { escapeSlack } from '../render/escape.js';
 import { respond, type CommandReply } from './message.js';
 import { context, section } from '../render/slack-blocks.js';
+import { PROOF_LINE } from '../render/slack-proof.js';
 
 /** The usage lines, one per command form (mrkdwn). */
 export const USAGE_LINES: readonly string[] = [
@@ -14,14 +15,8 @@ export const USAGE_LINES: readonly string[] = [
   '`@CLUSTER` as the last word names the cluster a command is about, where several share this app: `/rwx drain node-19 @prod-eu-1`',
 ];
 
-/**
- * Said once here (and in docs/agent.md), not in every incident root: proof from the nodes is possible, and how. A
- * root only says "Proof: no agent on these nodes" where none runs.
- */
-export const PROOF_LINE =
-  'Proof from the nodes is opt-in: the rwx node agent (a read-only DaemonSet, `agent.enabled=true` in the chart; ' +
-  'docs/agent.md) shows CSI mounts the host cannot see and volumes still staged with no pod. Without it, answers ' +
-  'say "no agent on these nodes".';
+/** Said here, and once per channel in a thread (render/slack-proof.ts), not in every incident root. */
+export { PROOF_LINE };
 
 const FOOTER =
   'Answers are visible only to you; add `public` at the end to post in the channel. ' +

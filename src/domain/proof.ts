@@ -27,6 +27,11 @@ export function noAgentText(nodes: readonly string[] = []): string {
   return `proof unavailable: no rwx agent runs on ${where}; ${AGENT_ENABLE_HINT}`;
 }
 
+/** Whether the proof asked nodes and none of them runs an agent (undefined: no node to ask). */
+export function noAgentAnywhere(proof: IncidentProof | undefined): boolean {
+  return proof !== undefined && proof.nodes.length > 0 && proof.noAgent.length === proof.nodes.length;
+}
+
 /** What the bot knows of one node's report right now. */
 export type NodeReportState =
   | { kind: 'report'; report: AgentReport; at: number }

@@ -97,6 +97,8 @@ export function channelRecords(store: IncidentStore, teams: IncidentStore = stor
     tryLock: (key, ttlMs, owner) => of(key).tryLock(key, ttlMs, owner),
     unlock: (key, token) => of(key).unlock(key, token),
     lockToken: (key) => of(key).lockToken(key),
+    // Claims name what they are about (a channel) themselves: one place for them all.
+    claimOnce: (name, owner) => store.claimOnce(name, owner),
   };
 }
 
@@ -172,6 +174,9 @@ class ChannelView implements IncidentStore {
   }
   lockToken(key: string): Promise<string | undefined> {
     return this.store.lockToken(this.key(key));
+  }
+  claimOnce(name: string, owner: string): Promise<boolean> {
+    return this.store.claimOnce(name, owner);
   }
 
   private key(key: string): string {

@@ -98,6 +98,7 @@ export function stepContext(deps: StepDeps, key: string, now: number): StepConte
     mark: async (lifecycle: Lifecycle) => {
       await deps.store.patch(key, { lifecycle });
     },
+    claimOnce: (name) => deps.store.claimOnce(name, key),
   };
 }
 

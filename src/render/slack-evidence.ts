@@ -2,7 +2,8 @@
 // take now, every stuck node one line each, the affected workloads), then how to verify the fix and why the
 // verdict holds (the steps that verify, the node agents' proof, one line per observation that misleads on-call
 // engineers as the correlator wrote it, the revision diff, events grouped across pods, the storage paths), each
-// part in whole lines while the budget lasts. What does not fit is named, with the command that prints it.
+// part in whole lines while the budget lasts. What does not fit is named, with the command that prints it. Last,
+// when the notifier asks for it (once per channel, steps/post-reply.ts), that proof from the nodes is possible.
 import type { Incident } from '../domain/incident.js';
 import { MAX_RECORDED_PODS } from '../domain/kept.js';
 import { MAX_RECORDED_NODES } from '../domain/node-rows.js';
@@ -10,7 +11,7 @@ import { escapeSlack } from './escape.js';
 import { fitVisible, visibleLength } from './plain.js';
 import { incidentFallback, incidentTitle } from './slack-fallback.js';
 import { byStuckPods, nodeList, nodeLines, workloadLines } from './slack-members.js';
-import { proofEvidenceBlock, staleStageBlocks } from './slack-proof.js';
+import { PROOF_LINE, proofEvidenceBlock, staleStageBlocks } from './slack-proof.js';
 import { groupEvents } from './event-groups.js';
 import {
   type Block,
@@ -35,12 +36,22 @@ const REPLY_NODE_LINES = 10;
 /** One part of the first reply: what it is called when left out, its title (mrkdwn) and its lines. */
 type Part = [label: string, title: string, lines: string[]];
 
+/** The line of the first reply that says proof from the nodes is possible (said once per channel). */
+export const PROOF_HINT = `${PROOF_LINE} Said once in this channel: \`/rwx help\` repeats it.`;
+
+/** How the first reply is rendered: `proofHint` adds PROOF_HINT, the notifier's to decide (once per channel). */
+export interface EvidenceOptions {
+  proofHint?: boolean;
+}
+
 /** The first reply: what the root leaves out, in the order it is acted on, within FIRST_REPLY_BUDGET. */
-export function renderEvidenceReply(incident: Incident): SlackMessage {
+export function renderEvidenceReply(incident: Incident, opts: EvidenceOptions = {}): SlackMessage {
   const blocks: Block[] = [...staleStageBlocks(incident.drain)];
   for (const line of notKeptLines(incident)) blocks.push(context(line));
+  const last = opts.proofHint ? [context(PROOF_HINT)] : [];
   const left: string[] = [];
-  let room = FIRST_REPLY_BUDGET - LEFT_OUT_LINE - blocks.reduce((n, b) => n + visibleLength(blockText(b)), 0);
+  const fixed = [...blocks, ...last].reduce((n, b) => n + visibleLength(blockText(b)), 0);
+  let room = FIRST_REPLY_BUDGET - LEFT_OUT_LINE - fixed;
   for (const [label, title, lines] of [...actParts(incident), ...whyParts(incident)]) {
     const text = fitVisible(lines, room - visibleLength(title));
     if (!text) {
@@ -55,7 +66,7 @@ export function renderEvidenceReply(incident: Incident): SlackMessage {
   if (left.length > 0) blocks.push(context(`Not shown here: ${left.join(', ')}: \`rwx scan\` prints them.`));
   return {
     text: incidentFallback(incident, `Next steps and evidence: ${incidentTitle(incident)}`),
-    blocks: capBlocks(blocks),
+    blocks: capBlocks([...blocks, ...last]),
   };
 }
 

@@ -10,6 +10,16 @@ import { staleStageSteps, staleStageText } from '../advise/stale-stage.js';
 import { escapeSlack } from './escape.js';
 import { type Block, listSection, plural } from './slack-blocks.js';
 
+/**
+ * That proof from the nodes is possible, and how (mrkdwn): said in /rwx help, in docs/agent.md and once per channel,
+ * in the first thread whose nodes run no agent (steps/post-reply.ts), not in every incident root. A root only says
+ * "Proof: no agent on these nodes" where none runs.
+ */
+export const PROOF_LINE =
+  'Proof from the nodes is opt-in: the rwx node agent (a read-only DaemonSet, `agent.enabled=true` in the chart; ' +
+  'docs/agent.md) shows CSI mounts the host cannot see and volumes still staged with no pod. Without it, answers ' +
+  'say "no agent on these nodes".';
+
 /** Said after every title built from a simulated agent's report. */
 const SIMULATED = ' (SIMULATED agent: demo data, not read from a node)';
 

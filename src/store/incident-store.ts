@@ -27,6 +27,12 @@ export interface IncidentStore {
   unlock(key: string, token: string): Promise<void>;
   /** The token holding the incident's lock now, if any. */
   lockToken(key: string): Promise<string | undefined>;
+  /**
+   * Claims `name` for `owner`, for good (no expiry; it goes only with the store's data): true when `owner` holds it,
+   * taken by this call or an earlier one (a retry of the same owner gets the same answer), false when another owner
+   * took it first. Something said once per channel is claimed by the incident that says it.
+   */
+  claimOnce(name: string, owner: string): Promise<boolean>;
 }
 
 /** Separates a lock token's owner from its random part: `<version>:<owner>|<uuid>`. Owners hold no '|'. */

@@ -1,5 +1,6 @@
 // IncidentStore on Redis: one hash per incident (`<prefix>:incident:<key>`), a set of open keys (`<prefix>:open`)
-// and a lock per incident (`<prefix>:lock:<key>`, SET NX PX with a random token, released by compare-and-delete).
+// and a lock per incident (`<prefix>:lock:<key>`, SET NX PX with a random token, released by compare-and-delete),
+// and the claims of what is said once (`<prefix>:once:<name>`, claimOnce).
 // A record's hash has one JSON value per field of `observed` and `buttons` ("observed.history", "buttons.ack"...)
 // and one for the lifecycle, so the evaluator, the steps and the buttons never overwrite each other's writes.
 // It holds no "key" field: the previous version reads such a hash as no record at all, so during a rolling
@@ -49,6 +50,12 @@ redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], unpack(ARGV, 3 + n * 2))
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1`;
+
+// The first owner keeps the claim; its own retries are answered yes again.
+const CLAIM = `local v = redis.call('GET', KEYS[1])
+if not v then redis.call('SET', KEYS[1], ARGV[1]) return 1 end
+if v == ARGV[1] then return 1 end
+return 0`;
 
 /** The Redis-backed IncidentStore. `prefix` namespaces every key (e.g. "rwx" or a per-test prefix). */
 export class RedisIncidentStore implements IncidentStore {
@@ -123,6 +130,10 @@ export class RedisIncidentStore implements IncidentStore {
 
   async lockToken(key: string): Promise<string | undefined> {
     return (await this.run(() => this.redis.get(this.lockKey(key)))) ?? undefined;
+  }
+
+  async claimOnce(name: string, owner: string): Promise<boolean> {
+    return (await this.run(() => this.redis.eval(CLAIM, 1, `${this.prefix}:once:${name}`, owner))) === 1;
   }
 
   private recordKey(key: string): string {

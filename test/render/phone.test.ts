@@ -87,6 +87,13 @@ describe('the root is short; the thread has the rest', () => {
     expect(visibleLines(reply).join('').length).toBeLessThanOrEqual(FIRST_REPLY_BUDGET);
   });
 
+  it('the first reply that says, once, how to get proof from the nodes still fits its budget, the hint last', () => {
+    const reply = renderEvidenceReply(inc, { proofHint: true });
+    expect(visibleLines(reply).join('').length).toBeLessThanOrEqual(FIRST_REPLY_BUDGET);
+    expect(JSON.stringify(reply.blocks.at(-1))).toContain('Proof from the nodes is opt-in');
+    expect(blocksText(renderEvidenceReply(inc))).not.toContain('Proof from the nodes is opt-in');
+  });
+
   it('a node incident leads with its first next step', () => {
     expect(blocksText(renderIncidentRoot(nodeIncident()))).toContain('*First:* Check node node-7');
   });

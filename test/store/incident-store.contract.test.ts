@@ -100,6 +100,13 @@ describe.each(impls)('IncidentStore contract: %s', (name, make, cleanup) => {
     expect(await s.store.setAckIfAbsent('missing', { user: 'U1', at: 1 })).toBe(false);
   });
 
+  it('a claim is kept by its first owner, whose retries get the same answer; names are apart', async () => {
+    expect(await s.store.claimOnce('hint:C1', 'k1')).toBe(true);
+    expect(await s.store.claimOnce('hint:C1', 'k2')).toBe(false);
+    expect(await s.store.claimOnce('hint:C1', 'k1')).toBe(true);
+    expect(await s.store.claimOnce('hint:C2', 'k2')).toBe(true);
+  });
+
   it('close drops from the open set but keeps the record; delete removes both', async () => {
     await s.store.create(base('k1'));
     await s.store.create(base('k2'));

@@ -11,6 +11,7 @@ export class MemoryIncidentStore implements IncidentStore {
   private readonly records = new Map<string, { record: IncidentRecord; expiresAt?: number }>();
   private readonly open = new Set<string>();
   private readonly locks = new Map<string, { token: string; until: number }>();
+  private readonly claims = new Map<string, string>();
 
   constructor(private readonly clock: Clock = systemClock) {}
 
@@ -72,6 +73,11 @@ export class MemoryIncidentStore implements IncidentStore {
   async lockToken(key: string): Promise<string | undefined> {
     const held = this.locks.get(key);
     return held && held.until > this.clock.now() ? held.token : undefined;
+  }
+
+  async claimOnce(name: string, owner: string): Promise<boolean> {
+    if (!this.claims.has(name)) this.claims.set(name, owner);
+    return this.claims.get(name) === owner;
   }
 
   private live(key: string): { record: IncidentRecord; expiresAt?: number } | undefined {

@@ -1,6 +1,13 @@
 // Thread replies that survive a crash, and the first of them, the evidence. Each reply carries metadata with a
 // stable id; the id is marked in the record just before the post, so a retry that finds it marked looks the reply
 // up (conversations.replies) before posting it again. The step's own record write removes the mark.
+//
+// The proof hint (that proof from the nodes is possible, and how) is said once per channel, not in every thread:
+// in the evidence reply of the first incident there none of whose nodes runs an agent. It is a fact about the
+// installation, not the incident, so it is not in the evaluation: the store keeps which incident claimed it
+// (IncidentStore.claimOnce, keyed by channel, no expiry), shared by every replica and kept across restarts. The
+// claim names its incident, so a retry of that incident's reply renders the same message, hint included.
+import { noAgentAnywhere } from '../../domain/proof.js';
 import { renderEvidenceReply } from '../../render/slack-thread.js';
 import type { SlackMessage } from '../../render/slack-blocks.js';
 import { replyMetadata } from '../../slack/api.js';
@@ -10,7 +17,9 @@ import { type StepContext, type StepFn, inPhase, write } from './step.js';
 /** post-evidence: the evidence reply (events, revision diff, what each confusing observation means). */
 export const postEvidence: StepFn = async (ctx, record) => {
   const r = inPhase(record, 'post-evidence', 'posting-evidence');
-  await replyOnce(ctx, r, r.lifecycle.thread.ts, 'evidence', renderEvidenceReply(r.observed.incident));
+  const incident = r.observed.incident;
+  const proofHint = noAgentAnywhere(incident.proof) && (await ctx.claimOnce(`proof-hint:${r.channel}`));
+  await replyOnce(ctx, r, r.lifecycle.thread.ts, 'evidence', renderEvidenceReply(incident, { proofHint }));
   return write({ phase: 'open', thread: { ts: r.lifecycle.thread.ts, sent: r.lifecycle.thread.sent } });
 };
 

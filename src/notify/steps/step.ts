@@ -23,6 +23,8 @@ export interface StepContext {
    * It says "this post may be in Slack", never that it is.
    */
   mark(lifecycle: Lifecycle): Promise<void>;
+  /** IncidentStore.claimOnce: whether this incident is the one that says `name` (said once per name). */
+  claimOnce(name: string): Promise<boolean>;
 }
 
 /** What the runner records once the step's Slack calls succeeded. */
