@@ -2,9 +2,14 @@
 // table, the verdict first in the notification) and whether the story is told in order and in true words. The
 // stories run at 120x (a few seconds each); `rwx demo` stopped by Ctrl-C exits 130 like every other command.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { Redis } from 'ioredis';
+import type { Incident } from '../../src/domain/incident.js';
 import { createLogger } from '../../src/serve/log.js';
+import { RedisIncidentStore } from '../../src/store/redis-store.js';
 import { runDemo } from '../../src/serve/demo.js';
 import { runFleetDemo } from '../../src/serve/demo-fleet.js';
 import type { MemorySlack } from '../../src/slack/memory-slack.js';
@@ -30,9 +35,12 @@ interface Played {
   code: number;
   out: string;
   sent: Sent[];
+  /** Every version of the incidents the story's evaluations recorded (read from Redis while it played). */
+  recorded: Incident[];
 }
 
-// Plays a story (a scenario, or the fleet) and keeps what it printed and every post and edit it sent.
+// Plays a story (a scenario, or the fleet) and keeps what it printed, every post and edit it sent, and what its
+// evaluations recorded.
 async function play(story: string): Promise<Played> {
   let out = '';
   let slack: MemorySlack | undefined;
@@ -43,14 +51,47 @@ async function play(story: string): Promise<Played> {
     log: createLogger('silent'),
     onSlack: (s: MemorySlack) => (slack = s),
   };
+  const records = watchRecords(() => out);
   const code =
     story === 'fleet'
       ? await runFleetDemo(o)
       : await runDemo({ ...o, scenario: `scenarios/${story}.yaml`, follow: false });
+  const recorded = await records.stop();
   const sent = (slack?.calls ?? [])
     .filter((c) => c.method === 'postMessage' || c.method === 'update')
     .map((c) => ({ method: c.method, ...(c.args as Omit<Sent, 'method'>) }));
-  return { code, out, sent };
+  return { code, out, sent, recorded };
+}
+
+// Reads the demo's incident records (its Redis prefix, printed in its introduction) every 50 ms while it plays:
+// each evaluation that changed an incident wrote it there, so what a thread would show at any moment is seen, not
+// only what a post happened to show.
+function watchRecords(out: () => string): { stop(): Promise<Incident[]> } {
+  const seen = new Map<string, Incident>();
+  let stopped = false;
+  const loop = (async () => {
+    const redis = new Redis(REDIS);
+    try {
+      while (!stopped) {
+        const prefix = /\(prefix (rwx-demo-[0-9a-f]+)\)/.exec(out())?.[1];
+        const store = prefix ? new RedisIncidentStore(redis, prefix) : undefined;
+        for (const key of (await store?.listOpen()) ?? []) {
+          const r = await store!.get(key);
+          if (r) seen.set(r.observed.hash, r.observed.incident);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      redis.disconnect();
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return [...seen.values()];
+    },
+  };
 }
 
 const visible = (m: Sent) => visibleLines(m).join('');
@@ -115,6 +156,92 @@ describe('the rollout story, in order', () => {
     const first = played.get('propagation-loss')!.sent.find((m) => !m.threadTs)!;
     expect(visible(first)).toContain('kubectl rollout undo daemonset/ebs-csi-node -n kube-system --to-revision=1');
     expect(visible(first)).not.toMatch(/FOLLOWS_ROLLOUT|kubectl apply -k|Helm/);
+  });
+});
+
+// The rollout story's plugin pods (scenarios/propagation-loss.yaml): every node the rollout reached, in the order
+// the rollback replaces its revision-2 pod (vars.rev2Nodes by `back`, then node-11 and node-10, reached during the
+// story and reverted last). After the rollback began, the nodes still on revision 2 are the last ones of this list.
+function rollbackOrder(): string[] {
+  const doc = parse(readFileSync('scenarios/propagation-loss.yaml', 'utf8')) as {
+    vars: { rev2Nodes: { n: string }[] };
+    timeline: { forEach?: { x?: { n: string }[] } }[];
+  };
+  const late = doc.timeline.flatMap((t) => t.forEach?.x ?? []);
+  return [...doc.vars.rev2Nodes, ...late].map((r) => `node-${r.n}`);
+}
+
+/** The nodes a message shows with "propagation lost", one finding line each (the root only counts them). */
+const lostNodes = (m: Sent): string[] =>
+  visibleLines(m).flatMap((l) => /\b(node-\d+): .*propagation lost/.exec(l)?.[1] ?? []);
+
+/**
+ * The nodes on revision 2 when the message's evaluation ran, from the message itself: its node lines ("`node-19`
+ * revision 2"), or its rollout counts ("4 of 27 nodes on revision 2 ..., 0 of 13 on revision 3": once the rollback
+ * began, the last 27 of rollbackOrder). Undefined when the message says neither.
+ */
+function onRevision2(m: Sent, order: readonly string[]): Set<string> | undefined {
+  const lines = visibleLines(m);
+  const rows = lines.flatMap((l) => /^• (node-\d+) revision 2\b/.exec(l)?.[1] ?? []);
+  if (rows.length > 0) return new Set(rows);
+  const text = lines.join('\n');
+  const counts = /\d+ of (\d+) nodes? on revision 2\b/.exec(text);
+  if (!counts) return undefined;
+  return new Set(/on revision 3\b/.test(text) ? order.slice(order.length - Number(counts[1])) : order);
+}
+
+describe('the rollout story, proof per node', () => {
+  // A report read before the node's current plugin pod started is not proof (src/correlate/proof.ts
+  // staleReportReason): a node the rollback put back on the good revision is never "propagation lost", while a node
+  // still on revision 2 is, legitimately. Not "no root says propagation lost after the rollback": each node is
+  // checked against its own plugin pod as the same evaluation saw it. Which evaluation a post lands on is timing, so
+  // every evaluation the story recorded is checked too, and it is there that the legitimate case must appear.
+  const order = rollbackOrder();
+  const sent = (): Sent[] => played.get('propagation-loss')!.sent;
+
+  it('every evaluation recorded: propagation lost only on nodes whose plugin pod runs revision 2, also after the rollback began', () => {
+    const recorded = played.get('propagation-loss')!.recorded.filter((i) => i.rollout);
+    let afterRollback = 0;
+    for (const incident of recorded) {
+      const r = incident.rollout!;
+      const revision = new Map(incident.nodes.map((n) => [n.node, n.plugin?.revision]));
+      const lost = (incident.proof?.findings ?? []).filter((f) => f.kind === 'PROPAGATION_LOST').map((f) => f.node);
+      for (const node of lost) {
+        const why = `${node}: ${JSON.stringify(incident.nodes.map((n) => [n.node, n.plugin]))}`;
+        expect(revision.get(node), why).toBe(r.newRevision);
+        expect(r.nodesOnNewRevision, why).toContain(node);
+      }
+      if (r.rolledBack && lost.length > 0) afterRollback++;
+    }
+    expect(recorded.length).toBeGreaterThan(0);
+    // Nodes still on revision 2 keep their proof through the rollback: it is not dropped wholesale.
+    expect(afterRollback).toBeGreaterThan(0);
+  });
+
+  it('each message shows propagation lost only on nodes its own evaluation had on revision 2', () => {
+    for (const m of sent()) {
+      const lost = lostNodes(m);
+      if (lost.length === 0) continue;
+      const bad = onRevision2(m, order);
+      expect(bad, visibleLines(m).join('\n')).toBeDefined();
+      for (const node of lost) expect([...bad!], `${node} in: ${visibleLines(m).join('\n')}`).toContain(node);
+    }
+  });
+
+  it('a root counts propagation lost on no more nodes than its stuck nodes on revision 2', () => {
+    const roots = sent().filter((m) => !m.threadTs && m.blocks?.length && !/^Resolved/.test(m.text));
+    for (const m of roots) {
+      const text = visibleLines(m).join('\n');
+      const stuck = Number(/(\d+) of \d+ nodes? on revision 2 have stuck/.exec(text)?.[1] ?? 0);
+      const lost = Number(/Proof: propagation lost on (\d+) of/.exec(text)?.[1] ?? 0);
+      expect(lost, text).toBeLessThanOrEqual(stuck);
+    }
+  });
+
+  it("says nothing is lost once resolved: by then the rollback replaced every stuck node's plugin pod", () => {
+    const resolution = sent().findIndex((m) => m.threadTs && /^Resolved/.test(m.text));
+    expect(resolution).toBeGreaterThan(0);
+    for (const m of sent().slice(resolution)) expect(lostNodes(m), visibleLines(m).join('\n')).toEqual([]);
   });
 });
 
