@@ -42,6 +42,7 @@ export type StepName =
   | 'post-root'
   | 'adopt-root'
   | 'post-evidence'
+  | 'post-rest'
   | 'update'
   | 'repeat'
   | 'stale'
@@ -57,7 +58,8 @@ export type StepName =
  * person's Resolve holds and the cluster still reports the incident; else follow up the awaited CronJobs, then close
  * once the window after the resolution is over (a person's Resolve: at once). Not yet resolved: cleared (or Resolve
  * pressed) means resolve, even when muted, except that nothing posted is discarded and a root whose post was
- * interrupted is looked up first; firing means post the root after group_wait, then its evidence, then edit the
+ * interrupted is looked up first; firing means post the root after group_wait, then its evidence (and what the
+ * first evidence reply left out, in a second one), then edit the
  * root when the notifiable state changed (no sooner than group_interval after the last notification) or repeat
  * after repeat_interval, while not muted; and, muted or not, at once, add or remove the stale line when the bot
  * stopped or started seeing the cluster again (an edit that notifies no one and is not a change). A team channel's
@@ -87,9 +89,10 @@ export function decide(r: IncidentRecord, now: number, timers: NotifyTimers = DE
   return openThread(r, l.thread, now, timers);
 }
 
-// An open thread: the stale line first; hold while muted; edit on a change, or remind when nothing changed for
-// repeat_interval.
+// An open thread: the second evidence reply when it is due, then the stale line; hold while muted; edit on a change,
+// or remind when nothing changed for repeat_interval.
 function openThread(r: IncidentRecord, thread: Thread, now: number, timers: NotifyTimers): Step {
+  if (thread.rest && thread.rest.ts === undefined) return { step: 'post-rest' };
   if (!staleShown(r, thread.sent)) return { step: 'stale' };
   const mute = r.buttons.mute?.until;
   if (mute !== undefined && now < mute) return { step: 'wait', until: mute };

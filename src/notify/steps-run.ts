@@ -17,6 +17,7 @@ import { editRoot, markStale } from './steps/edit-root.js';
 import { close, discard } from './steps/end.js';
 import { followUp } from './steps/follow-up.js';
 import { postEvidence } from './steps/post-reply.js';
+import { postRest } from './steps/post-rest.js';
 import { adoptRoot, postRoot } from './steps/post-root.js';
 import { reopen } from './steps/reopen.js';
 import { resolve } from './steps/resolve.js';
@@ -29,6 +30,7 @@ export const STEPS: Readonly<Record<StepName, StepFn>> = {
   'post-root': postRoot,
   'adopt-root': adoptRoot,
   'post-evidence': postEvidence,
+  'post-rest': postRest,
   update: (ctx, r) => editRoot(ctx, r, 'update'),
   repeat: (ctx, r) => editRoot(ctx, r, 'repeat'),
   stale: markStale,
@@ -43,9 +45,9 @@ export const STEPS: Readonly<Record<StepName, StepFn>> = {
 export type StepOutcome =
   { kind: 'done'; steps: StepName[] } | { kind: 'wait'; until: number; steps: StepName[] } | { kind: 'locked' };
 
-// The most steps one run takes (an edit that finds the root deleted, then a new root and its evidence): more
-// would be a bug in decide(), not a need.
-const MAX_STEPS = 6;
+// The most steps one run takes (an edit that finds the root deleted, then a new root and its two evidence replies):
+// more would be a bug in decide(), not a need.
+const MAX_STEPS = 7;
 
 /** Decides and acts for one incident until it has nothing to do now. Throws RwxError from Slack or Redis. */
 export async function processIncident(deps: StepDeps, key: string): Promise<StepOutcome> {

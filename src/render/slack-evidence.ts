@@ -2,8 +2,9 @@
 // take now, every stuck node one line each, the affected workloads), then how to verify the fix and why the
 // verdict holds (the steps that verify, the node agents' proof, one line per observation that misleads on-call
 // engineers as the correlator wrote it, the revision diff, events grouped across pods, the storage paths), each
-// part in whole lines while the budget lasts. What does not fit is named, with the command that prints it. Last,
-// when the notifier asks for it (once per channel, steps/post-reply.ts), that proof from the nodes is possible.
+// part in whole lines while the budget lasts. What does not fit is named, and is the second reply (as much of it as
+// the same budget holds; `rwx scan` prints it all). Last, when the notifier asks for it (once per channel,
+// steps/post-reply.ts), that proof from the nodes is possible.
 import type { Incident } from '../domain/incident.js';
 import { MAX_RECORDED_PODS } from '../domain/kept.js';
 import { MAX_RECORDED_NODES } from '../domain/node-rows.js';
@@ -46,28 +47,70 @@ export interface EvidenceOptions {
 
 /** The first reply: what the root leaves out, in the order it is acted on, within FIRST_REPLY_BUDGET. */
 export function renderEvidenceReply(incident: Incident, opts: EvidenceOptions = {}): SlackMessage {
-  const blocks: Block[] = [...staleStageBlocks(incident.drain)];
-  for (const line of notKeptLines(incident)) blocks.push(context(line));
+  const { blocks, last, left } = firstReply(incident, opts);
+  if (left.length > 0) {
+    blocks.push(
+      context(`Not shown here: ${left.join(', ')}: the next reply holds them, and \`rwx scan\` prints them.`),
+    );
+  }
+  return {
+    text: incidentFallback(incident, `Next steps and evidence: ${incidentTitle(incident)}`),
+    blocks: capBlocks([...blocks, ...last]),
+  };
+}
+
+/**
+ * The second reply: what the first reply (rendered with the same options) leaves out, the parts it cut continued,
+ * within the same budget; undefined when it leaves out nothing. What does not fit here either is named.
+ */
+export function renderEvidenceRest(incident: Incident, opts: EvidenceOptions = {}): SlackMessage | undefined {
+  const { rest } = firstReply(incident, opts);
+  if (rest.length === 0) return undefined;
+  const { blocks, left } = fitParts(rest, FIRST_REPLY_BUDGET - LEFT_OUT_LINE);
+  if (left.length > 0) blocks.push(context(`Not shown here either: ${left.join(', ')}: \`rwx scan\` prints them.`));
+  return { text: incidentFallback(incident, `More evidence: ${incidentTitle(incident)}`), blocks: capBlocks(blocks) };
+}
+
+/** What the second reply says once the incident's evidence fits the first reply's room (it is edited in place). */
+export function renderNoEvidenceRest(incident: Incident): SlackMessage {
+  const line = 'Nothing more: as the incident is now, its evidence fits the reply above (`rwx scan` prints it all).';
+  return { text: incidentFallback(incident, `More evidence: ${incidentTitle(incident)}`), blocks: [context(line)] };
+}
+
+// The first reply's blocks (the hint, `last`, goes after the line naming what is left out), what it leaves out
+// (labels) and the lines it leaves out, by part.
+function firstReply(
+  incident: Incident,
+  opts: EvidenceOptions,
+): { blocks: Block[]; last: Block[]; left: string[]; rest: Part[] } {
+  const head: Block[] = [...staleStageBlocks(incident.drain), ...notKeptLines(incident).map((l) => context(l))];
   const last = opts.proofHint ? [context(PROOF_HINT)] : [];
+  const fixed = [...head, ...last].reduce((n, b) => n + visibleLength(blockText(b)), 0);
+  const fit = fitParts([...actParts(incident), ...whyParts(incident)], FIRST_REPLY_BUDGET - LEFT_OUT_LINE - fixed);
+  return { blocks: [...head, ...fit.blocks], last, left: fit.left, rest: fit.rest };
+}
+
+// Each part in whole lines while `room` lasts: its section, or its label among what is left out (with the lines
+// left out, as a part of their own, "continued" when the part was cut).
+function fitParts(parts: readonly Part[], room: number): { blocks: Block[]; left: string[]; rest: Part[] } {
+  const blocks: Block[] = [];
   const left: string[] = [];
-  const fixed = [...blocks, ...last].reduce((n, b) => n + visibleLength(blockText(b)), 0);
-  let room = FIRST_REPLY_BUDGET - LEFT_OUT_LINE - fixed;
-  for (const [label, title, lines] of [...actParts(incident), ...whyParts(incident)]) {
+  const rest: Part[] = [];
+  for (const [label, title, lines] of parts) {
     const text = fitVisible(lines, room - visibleLength(title));
     if (!text) {
       left.push(label);
+      rest.push([label, title, lines]);
       continue;
     }
     blocks.push(section(`${title}\n${text}`));
     room -= visibleLength(`${title}\n${text}`);
     const more = /\n\.\.\.and (\d+) more$/.exec(text);
-    if (more) left.push(`${more[1]} more ${label}`);
+    if (!more) continue;
+    left.push(`${more[1]} more ${label}`);
+    rest.push([label, `${title} (continued)`, lines.slice(lines.length - Number(more[1]))]);
   }
-  if (left.length > 0) blocks.push(context(`Not shown here: ${left.join(', ')}: \`rwx scan\` prints them.`));
-  return {
-    text: incidentFallback(incident, `Next steps and evidence: ${incidentTitle(incident)}`),
-    blocks: capBlocks([...blocks, ...last]),
-  };
+  return { blocks, left, rest };
 }
 
 // How to verify the fix and why the verdict holds: the steps that verify, the proof (not for a fault that is not

@@ -1,6 +1,6 @@
 // Thread replies after the first (slack-evidence.ts): the changes since the last post, the repeat reminder and
 // the reopening.
-export { eventLines, renderEvidenceReply } from './slack-evidence.js';
+export { eventLines, renderEvidenceReply, renderEvidenceRest, renderNoEvidenceRest } from './slack-evidence.js';
 import type { Incident } from '../domain/incident.js';
 import { type DepartedMembers, type PostedMembers, membersOf, podOfMemberKey } from '../domain/members.js';
 import { stuckPodCount } from '../domain/kept.js';

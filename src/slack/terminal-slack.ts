@@ -39,7 +39,9 @@ export class TerminalSlack extends MemorySlack {
 
   override async update(args: UpdateArgs): Promise<void> {
     await super.update(args);
-    this.print(`root ${args.ts} edited`, args, '');
+    const thread = this.messages.find((m) => m.channel === args.channel && m.ts === args.ts)?.threadTs;
+    if (thread) this.print(`reply ${args.ts} in thread ${thread} edited`, args, '    ');
+    else this.print(`root ${args.ts} edited`, args, '');
   }
 
   override async postEphemeral(args: EphemeralArgs): Promise<void> {

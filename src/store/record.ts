@@ -100,6 +100,11 @@ export interface Thread {
    * looks it up by its metadata first, since it may already be in Slack.
    */
   replying?: string;
+  /**
+   * The second evidence reply (what the first left out, steps/post-rest.ts): due (no ts) once the first reply left
+   * something out, then the reply's ts, edited in place on each update. Absent: the first reply held everything.
+   */
+  rest?: { ts?: string };
 }
 
 /** What a notification (root post or edit) showed, and when: the change and repeat timers count from `at`. */

@@ -86,6 +86,20 @@ describe('decide', () => {
       T + M,
       { step: 'post-evidence' },
     ],
+    // the first evidence reply left something out: the second reply goes next, muted or not
+    [
+      'open, the second evidence reply due: post it, even muted',
+      rec({ phase: 'open', thread: { ...thread(), rest: {} } }, { buttons: { mute: { until: T + H, by: 'U1' } } }),
+      T + M,
+      { step: 'post-rest' },
+    ],
+    // posted: the thread goes on as any open thread
+    [
+      'open, the second evidence reply posted: wait for repeat_interval',
+      rec({ phase: 'open', thread: { ...thread(), rest: { ts: '1.3' } } }),
+      T + H,
+      { step: 'wait', until: T + 4 * H },
+    ],
     // nothing changed: remind after repeat_interval
     ['open and unchanged: wait for repeat_interval', rec(open), T + H, { step: 'wait', until: T + 4 * H }],
     ['open and unchanged after repeat_interval: repeat', rec(open), T + 4 * H, { step: 'repeat' }],

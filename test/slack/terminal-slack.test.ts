@@ -31,6 +31,10 @@ describe('TerminalSlack', () => {
     expect(printed).toContain('    ── reply in thread');
     expect(printed).toContain('mountPropagation Bidirectional -> none'); // unescaped for the terminal
     expect(printed).toContain(`root ${ts} edited`);
+    // An edit of a reply (the second evidence reply) is printed in its thread, not as the root's.
+    await slack.update({ channel: 'C1', ts: reply.ts, ...renderEvidenceReply(inc) });
+    expect(printed).toContain(`    ── reply ${reply.ts} in thread ${ts} edited`);
+    expect(printed).not.toContain(`root ${reply.ts} edited`);
     expect(printed).toContain('[ Acknowledged ] [ Mute 1h ] [ Mute 4h ] [ Resolve ]');
     expect(printed).not.toContain('\u001b[');
     // Slack's markup reads as text: a date as its UTC fallback, a user group by its id, a link as text (URL).

@@ -1,15 +1,21 @@
-// Editing the root in place: on a change (update, with a reply naming what joined and which pods left), as a reminder (repeat), and
+// Editing the root in place: on a change (update, with a reply naming what joined and which pods left, and the
+// second evidence reply edited to match, post-rest.ts), as a reminder (repeat), and
 // at once after a button (refreshRoot, no reply) or when the bot stops or starts seeing the cluster (markStale, no reply). A root someone deleted in Slack is forgotten, so the next step
 // posts a fresh thread for the still-open incident.
 import { isRwxError } from '../../errors.js';
 import { membersOf } from '../../domain/members.js';
-import { renderChangeReply, renderRepeatReply } from '../../render/slack-thread.js';
+import {
+  renderChangeReply,
+  renderEvidenceRest,
+  renderNoEvidenceRest,
+  renderRepeatReply,
+} from '../../render/slack-thread.js';
 import type { SlackMessage } from '../../render/slack-blocks.js';
-import type { IncidentRecord, Sent } from '../../store/record.js';
+import type { IncidentRecord, Sent, Thread } from '../../store/record.js';
 import { threadTsOf } from '../../store/record.js';
 import { departedMembers } from '../departed.js';
 import { rootMessage, staleSent, stateHash, visibleState } from '../state.js';
-import { replyOnce } from './post-reply.js';
+import { proofHint, replyOnce } from './post-reply.js';
 import { type StepContext, type StepFn, type StepResult, inPhase, write } from './step.js';
 
 /** update / repeat: edits the root to the incident as it is now, then replies (what joined, or still open). */
@@ -29,8 +35,9 @@ export async function editRoot(
       : thread.sent.members &&
         renderChangeReply(incident, thread.sent.members, departedMembers(r, thread.sent.members, ctx.now, ctx.observe));
   if (reply) await replyOnce(ctx, r, thread.ts, replyId(thread.sent, kind, hash), reply);
+  if (kind === 'update') await editRest(ctx, r, thread);
   const sent = { hash, members: membersOf(incident), at: ctx.now, ...staleSent(r) };
-  return write({ phase: 'open', thread: { ts: thread.ts, sent } });
+  return write({ phase: 'open', thread: { ts: thread.ts, sent, ...(thread.rest ? { rest: thread.rest } : {}) } });
 }
 
 /**
@@ -78,6 +85,18 @@ export async function editIfPresent(
     if (!isRwxError(e, 'NOT_FOUND')) throw e;
     return false;
   }
+}
+
+/**
+ * On an update: the second evidence reply edited to what the first reply would leave out now (or that nothing is
+ * left out). A reply someone deleted is left alone; the thread keeps its ts, and the next update tries again.
+ */
+async function editRest(ctx: StepContext, r: IncidentRecord, thread: Thread): Promise<void> {
+  if (!thread.rest?.ts) return;
+  const incident = r.observed.incident;
+  const message =
+    renderEvidenceRest(incident, { proofHint: await proofHint(ctx, r) }) ?? renderNoEvidenceRest(incident);
+  await editIfPresent(ctx, r.channel, thread.rest.ts, message);
 }
 
 // The root as the record reads now, with the link buttons.

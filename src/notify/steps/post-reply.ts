@@ -8,7 +8,7 @@
 // (IncidentStore.claimOnce, keyed by channel, no expiry), shared by every replica and kept across restarts. The
 // claim names its incident, so a retry of that incident's reply renders the same message, hint included.
 import { noAgentAnywhere } from '../../domain/proof.js';
-import { renderEvidenceReply } from '../../render/slack-thread.js';
+import { renderEvidenceReply, renderEvidenceRest } from '../../render/slack-thread.js';
 import type { SlackMessage } from '../../render/slack-blocks.js';
 import { replyMetadata } from '../../slack/api.js';
 import type { IncidentRecord, Lifecycle } from '../../store/record.js';
@@ -18,14 +18,22 @@ import { type StepContext, type StepFn, inPhase, write } from './step.js';
 export const postEvidence: StepFn = async (ctx, record) => {
   const r = inPhase(record, 'post-evidence', 'posting-evidence');
   const incident = r.observed.incident;
-  const proofHint = noAgentAnywhere(incident.proof) && (await ctx.claimOnce(`proof-hint:${r.channel}`));
-  await replyOnce(ctx, r, r.lifecycle.thread.ts, 'evidence', renderEvidenceReply(incident, { proofHint }));
-  return write({ phase: 'open', thread: { ts: r.lifecycle.thread.ts, sent: r.lifecycle.thread.sent } });
+  const opts = { proofHint: await proofHint(ctx, r) };
+  await replyOnce(ctx, r, r.lifecycle.thread.ts, 'evidence', renderEvidenceReply(incident, opts));
+  // What it left out is the second reply's (post-rest.ts), the next step.
+  const rest = renderEvidenceRest(incident, opts) ? { rest: {} } : {};
+  return write({ phase: 'open', thread: { ts: r.lifecycle.thread.ts, sent: r.lifecycle.thread.sent, ...rest } });
 };
+
+/** Whether the evidence replies of `r` say that proof from the nodes is possible (see the header). */
+export async function proofHint(ctx: StepContext, r: IncidentRecord): Promise<boolean> {
+  return noAgentAnywhere(r.observed.incident.proof) && (await ctx.claimOnce(`proof-hint:${r.channel}`));
+}
 
 /**
  * Posts reply `id` in thread `ts` unless an interrupted attempt already did: the id is marked first, and an
  * attempt that finds it marked looks the reply up by its metadata before posting. A first attempt never looks.
+ * Resolves with the reply's ts.
  */
 export async function replyOnce(
   ctx: StepContext,
@@ -34,17 +42,19 @@ export async function replyOnce(
   id: string,
   message: SlackMessage,
   opts: { broadcast?: boolean } = {},
-): Promise<void> {
+): Promise<string> {
   const marked = replyingOf(r.lifecycle) === id;
-  if (marked && (await ctx.slack.findThreadReply(r.channel, ts, r.key, id))) return;
+  const found = marked ? await ctx.slack.findThreadReply(r.channel, ts, r.key, id) : undefined;
+  if (found) return found;
   if (!marked) await ctx.mark(withReplying(r.lifecycle, id));
-  await ctx.slack.postMessage({
+  const posted = await ctx.slack.postMessage({
     channel: r.channel,
     threadTs: ts,
     ...message,
     metadata: replyMetadata(r.key, id),
     ...(opts.broadcast ? { replyBroadcast: true } : {}),
   });
+  return posted.ts;
 }
 
 function replyingOf(l: Lifecycle): string | undefined {
