@@ -92,6 +92,19 @@ describe('the proof hint', () => {
     expect(fake.roots().some(hinted)).toBe(false);
   });
 
+  it('a retry after Slack took the posts but the answers were lost says it once, in the one first reply', async () => {
+    fake.failAfterHandling('chat.postMessage', 2); // the root, then the first reply: in Slack, answered 500
+    const a = replica();
+    const rollout = withProof(rolloutIncident());
+    await a.submit([rollout], Date.now());
+    const first = await firstReply(rollout.key);
+    await expect.poll(() => a.queueDepth(), { timeout: 10_000, interval: 20 }).toBe(0);
+    expect(fake.callsOf('chat.postMessage')).toHaveLength(2); // each retry looked its post up instead
+    expect(fake.roots()).toHaveLength(1);
+    expect(fake.replies(fake.roots()[0]!.ts)).toEqual([first]);
+    expect(hinted(first)).toBe(true);
+  });
+
   it('waits for an incident none of whose nodes runs an agent', async () => {
     const a = replica();
     const partly = withProof(rolloutIncident(), 'node-19');
