@@ -87,39 +87,11 @@ export const SLACK_REQUEST_TIMEOUT_MS = 10_000;
 
 /** Builds the WebClient-backed SlackApi. */
 export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
-  const client = new webApi.WebClient(opts.token, {
-    // A call Slack never answers fails (retryably) instead of holding the incident's lock and the job forever;
-    // what it may have posted is looked up by its metadata before the retry posts (src/notify/steps).
-    timeout: SLACK_REQUEST_TIMEOUT_MS,
-    ...opts.clientOptions,
-    ...(opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {}),
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-  });
+  const call = slackCall(webClient(opts));
   const pages = opts.historyPages ?? 5;
   const threadPages = opts.threadPages ?? 5;
-  const call = async <T>(method: string, args: Record<string, unknown>): Promise<T> => {
-    try {
-      return (await client.apiCall(method, args)) as T;
-    } catch (e) {
-      throw mapSlackError(method, e, typeof args.channel === 'string' ? args.channel : undefined);
-    }
-  };
-
   return {
-    async postMessage(a: PostMessageArgs) {
-      const res = await call<{ ts?: string; channel?: string }>('chat.postMessage', {
-        channel: a.channel,
-        text: a.text,
-        blocks: a.blocks,
-        thread_ts: a.threadTs,
-        metadata: a.metadata,
-        unfurl_links: false,
-        ...(a.threadTs && a.replyBroadcast ? { reply_broadcast: true } : {}),
-      });
-      if (!res.ts) throw new RwxError('SLACK_API', 'chat.postMessage: response has no ts', { retryable: false });
-      return { ts: res.ts, channel: res.channel ?? a.channel };
-    },
+    postMessage: (a) => postMessage(call, a),
     async update(a: UpdateArgs) {
       await call('chat.update', { channel: a.channel, ts: a.ts, text: a.text, blocks: a.blocks });
     },
@@ -132,81 +104,152 @@ export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
         thread_ts: a.threadTs,
       });
     },
-    async findRootByIncidentKey(channel: string, key: string, sinceMs?: number) {
-      let cursor: string | undefined;
-      for (let page = 0; page < pages; page++) {
-        const res = await call<{
-          messages?: { ts?: string; thread_ts?: string; metadata?: unknown }[];
-          response_metadata?: { next_cursor?: string };
-        }>('conversations.history', {
-          channel,
-          include_all_metadata: true,
-          limit: 200,
-          cursor,
-          ...(sinceMs !== undefined ? { oldest: (sinceMs / 1000).toFixed(6) } : {}),
-        });
-        const hit = (res.messages ?? []).find(
-          (m) => m.ts && (!m.thread_ts || m.thread_ts === m.ts) && isIncidentRoot(m.metadata, key),
-        );
-        if (hit?.ts) return hit.ts;
-        cursor = res.response_metadata?.next_cursor || undefined;
-        if (!cursor) return undefined;
-      }
-      return undefined;
-    },
-    async findThreadReply(channel: string, threadTs: string, key: string, replyId: string) {
-      let cursor: string | undefined;
-      let found: string | undefined;
-      for (let page = 0; page < threadPages; page++) {
-        let res: { messages?: { ts?: string; metadata?: unknown }[]; response_metadata?: { next_cursor?: string } };
-        try {
-          res = await call('conversations.replies', {
-            channel,
-            ts: threadTs,
-            include_all_metadata: true,
-            limit: 200,
-            cursor,
-          });
-        } catch (e) {
-          if (isRwxError(e, 'NOT_FOUND')) return undefined; // no thread, so no reply in it
-          throw e;
-        }
-        // Pages run oldest to newest: the last match read is the newest.
-        for (const m of res.messages ?? [])
-          if (m.ts && m.ts !== threadTs && isIncidentReply(m.metadata, key, replyId)) found = m.ts;
-        cursor = res.response_metadata?.next_cursor || undefined;
-        if (!cursor) break;
-      }
-      return found;
-    },
-    async permalink(channel: string, ts: string) {
-      const res = await call<{ permalink?: unknown }>('chat.getPermalink', { channel, message_ts: ts });
-      if (typeof res.permalink !== 'string' || !res.permalink)
-        throw new RwxError('SLACK_API', 'chat.getPermalink: response has no permalink', { retryable: false });
-      return res.permalink;
-    },
-    async uploadFile(a: UploadArgs) {
-      const bytes = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : Buffer.from(a.content);
-      const target = await call<{ upload_url?: string; file_id?: string }>('files.getUploadURLExternal', {
-        filename: a.filename,
-        length: bytes.length,
-      });
-      if (!target.upload_url || !target.file_id)
-        throw new RwxError('SLACK_API', 'files.getUploadURLExternal: no upload_url', { retryable: false });
-      let res: Response;
-      try {
-        res = await fetch(target.upload_url, { method: 'POST', body: bytes });
-      } catch (e) {
-        throw new RwxError('SLACK_API', `file upload: request failed`, { cause: e, retryable: true });
-      }
-      if (!res.ok) throw new RwxError('SLACK_API', `file upload: HTTP ${res.status}`, { retryable: res.status >= 500 });
-      await call('files.completeUploadExternal', {
-        files: [{ id: target.file_id, title: a.title ?? a.filename }],
-        channel_id: a.channel,
-        thread_ts: a.threadTs,
-        initial_comment: a.initialComment,
-      });
-      return { fileId: target.file_id };
-    },
+    findRootByIncidentKey: (channel, key, sinceMs) => findRoot(call, pages, channel, key, sinceMs),
+    findThreadReply: (channel, threadTs, key, replyId) =>
+      findReply(call, threadPages, { channel, threadTs, key, replyId }),
+    permalink: (channel, ts) => permalink(call, channel, ts),
+    uploadFile: (a) => uploadFile(call, a),
   };
+}
+
+/** One Web API method called with its arguments; a failure is thrown as mapSlackError's RwxError. */
+type Call = <T>(method: string, args: Record<string, unknown>) => Promise<T>;
+
+/** The WebClient: a per-request deadline, its own retries off and rate-limited calls rejected (see the header). */
+function webClient(opts: WebSlackOptions): webApi.WebClient {
+  return new webApi.WebClient(opts.token, {
+    // A call Slack never answers fails (retryably) instead of holding the incident's lock and the job forever;
+    // what it may have posted is looked up by its metadata before the retry posts (src/notify/steps).
+    timeout: SLACK_REQUEST_TIMEOUT_MS,
+    ...opts.clientOptions,
+    ...(opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {}),
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
+}
+
+/** Calls through `client`, mapping every failure (naming the call's channel when it has one). */
+function slackCall(client: webApi.WebClient): Call {
+  return async <T>(method: string, args: Record<string, unknown>): Promise<T> => {
+    try {
+      return (await client.apiCall(method, args)) as T;
+    } catch (e) {
+      throw mapSlackError(method, e, typeof args.channel === 'string' ? args.channel : undefined);
+    }
+  };
+}
+
+/** chat.postMessage without link unfurling; reply_broadcast only for a thread reply that asks for it. */
+async function postMessage(call: Call, a: PostMessageArgs): Promise<{ ts: string; channel: string }> {
+  const res = await call<{ ts?: string; channel?: string }>('chat.postMessage', {
+    channel: a.channel,
+    text: a.text,
+    blocks: a.blocks,
+    thread_ts: a.threadTs,
+    metadata: a.metadata,
+    unfurl_links: false,
+    ...(a.threadTs && a.replyBroadcast ? { reply_broadcast: true } : {}),
+  });
+  if (!res.ts) throw new RwxError('SLACK_API', 'chat.postMessage: response has no ts', { retryable: false });
+  return { ts: res.ts, channel: res.channel ?? a.channel };
+}
+
+/** A message as conversations.history and conversations.replies return it (the fields read here). */
+interface PagedMessage {
+  ts?: string;
+  thread_ts?: string;
+  metadata?: unknown;
+}
+
+/**
+ * The messages of a cursor-paginated `method`, one page (200 messages) at a time, each asked for only once the
+ * one before is read, until a page has no next cursor or `maxPages` were read.
+ */
+async function* messagePages(
+  call: Call,
+  method: string,
+  args: Record<string, unknown>,
+  maxPages: number,
+): AsyncGenerator<PagedMessage[]> {
+  let cursor: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const res = await call<{ messages?: PagedMessage[]; response_metadata?: { next_cursor?: string } }>(method, {
+      ...args,
+      include_all_metadata: true,
+      limit: 200,
+      cursor,
+    });
+    yield res.messages ?? [];
+    cursor = res.response_metadata?.next_cursor || undefined;
+    if (!cursor) return;
+  }
+}
+
+/** The ts of incident `key`'s root among the channel's newest `maxPages` pages (since `sinceMs` when given). */
+async function findRoot(
+  call: Call,
+  maxPages: number,
+  channel: string,
+  key: string,
+  sinceMs?: number,
+): Promise<string | undefined> {
+  const since = sinceMs !== undefined ? { oldest: (sinceMs / 1000).toFixed(6) } : {};
+  for await (const messages of messagePages(call, 'conversations.history', { channel, ...since }, maxPages)) {
+    const hit = messages.find((m) => m.ts && (!m.thread_ts || m.thread_ts === m.ts) && isIncidentRoot(m.metadata, key));
+    if (hit?.ts) return hit.ts;
+  }
+  return undefined;
+}
+
+/** The ts of the newest reply `replyId` of incident `key` in the thread's first `maxPages` pages (none: no thread). */
+async function findReply(
+  call: Call,
+  maxPages: number,
+  t: { channel: string; threadTs: string; key: string; replyId: string },
+): Promise<string | undefined> {
+  let found: string | undefined;
+  try {
+    const args = { channel: t.channel, ts: t.threadTs };
+    for await (const messages of messagePages(call, 'conversations.replies', args, maxPages))
+      // Pages run oldest to newest: the last match read is the newest.
+      for (const m of messages)
+        if (m.ts && m.ts !== t.threadTs && isIncidentReply(m.metadata, t.key, t.replyId)) found = m.ts;
+  } catch (e) {
+    if (isRwxError(e, 'NOT_FOUND')) return undefined; // no thread, so no reply in it
+    throw e;
+  }
+  return found;
+}
+
+/** chat.getPermalink's link of message `ts`. */
+async function permalink(call: Call, channel: string, ts: string): Promise<string> {
+  const res = await call<{ permalink?: unknown }>('chat.getPermalink', { channel, message_ts: ts });
+  if (typeof res.permalink !== 'string' || !res.permalink)
+    throw new RwxError('SLACK_API', 'chat.getPermalink: response has no permalink', { retryable: false });
+  return res.permalink;
+}
+
+/** files.getUploadURLExternal, the upload itself (a plain POST), then files.completeUploadExternal. */
+async function uploadFile(call: Call, a: UploadArgs): Promise<{ fileId: string }> {
+  const bytes = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : Buffer.from(a.content);
+  const target = await call<{ upload_url?: string; file_id?: string }>('files.getUploadURLExternal', {
+    filename: a.filename,
+    length: bytes.length,
+  });
+  if (!target.upload_url || !target.file_id)
+    throw new RwxError('SLACK_API', 'files.getUploadURLExternal: no upload_url', { retryable: false });
+  let res: Response;
+  try {
+    res = await fetch(target.upload_url, { method: 'POST', body: bytes });
+  } catch (e) {
+    throw new RwxError('SLACK_API', `file upload: request failed`, { cause: e, retryable: true });
+  }
+  if (!res.ok) throw new RwxError('SLACK_API', `file upload: HTTP ${res.status}`, { retryable: res.status >= 500 });
+  await call('files.completeUploadExternal', {
+    files: [{ id: target.file_id, title: a.title ?? a.filename }],
+    channel_id: a.channel,
+    thread_ts: a.threadTs,
+    initial_comment: a.initialComment,
+  });
+  return { fileId: target.file_id };
 }
