@@ -9,7 +9,7 @@ import { RwxError, toRwxError } from '../errors.js';
 import type { IncidentActions } from '../domain/actions.js';
 import { type SlackAppDeps, registerIncidentButtons } from './buttons.js';
 import type { Audit } from './audit.js';
-import { botIdentity, keepSocketConnected, LINK_BACKOFF, SlackLink, verifyAuth } from './link.js';
+import { type BotIdentity, botIdentity, keepSocketConnected, LINK_BACKOFF, SlackLink, verifyAuth } from './link.js';
 import { guardSlackRequests, memoryReplayLedger, type ReplayLedger } from './request-guard.js';
 
 export type { SlackAppDeps } from './buttons.js';
@@ -62,10 +62,7 @@ const FAIL_FAST = { retryConfig: { retries: 0 }, timeout: 10_000 };
 
 /** Builds the Bolt app with the incident buttons registered; throws RwxError('CONFIG') on a bad combination. */
 export function createSlackApp(opts: SlackAppOptions): SlackApp {
-  if (!opts.botToken) throw new RwxError('CONFIG', 'SLACK_BOT_TOKEN is required');
-  const socket = Boolean(opts.appToken);
-  if (!socket && !opts.signingSecret)
-    throw new RwxError('CONFIG', 'SLACK_SIGNING_SECRET is required when SLACK_APP_TOKEN is not set');
+  const socket = socketMode(opts);
   const clientOptions = opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {};
   // Fail fast per attempt (the connection loops retry); Bolt's own client would retry for half an hour.
   const probe = new webApi.WebClient(opts.botToken, { ...clientOptions, ...FAIL_FAST });
@@ -73,25 +70,46 @@ export function createSlackApp(opts: SlackAppOptions): SlackApp {
   const common = {
     authorize: async () => ({ botToken: opts.botToken, ...(await identity()) }),
     clientOptions,
-    ...(opts.logger ? { logger: opts.logger } : { logLevel: LogLevel.ERROR }),
+    ...boltLogging(opts),
   };
-  const clock = opts.clock ?? systemClock;
-  // Socket Mode: our own receiver, its client's reconnection off (keepSocketConnected in link.ts does it).
-  const socketReceiver = socket
-    ? new SocketModeReceiver({
-        appToken: opts.appToken!,
-        autoReconnectEnabled: false,
-        // One bounded apps.connections.open per attempt: the loop retries (the SDK default retries for 30 min).
-        installerOptions: { clientOptions: { ...clientOptions, ...FAIL_FAST } },
-        ...(opts.logger ? { logger: opts.logger } : { logLevel: LogLevel.ERROR }),
-      })
-    : undefined;
+  const socketReceiver = socket ? socketModeReceiver(opts, clientOptions) : undefined;
   const app = socketReceiver
     ? new App({ ...common, receiver: socketReceiver })
     : new App({ ...common, receiver: guardedReceiver(opts, opts.signingSecret!) });
+  registerListeners(app, opts);
+  return connecting(app, socketReceiver, identity, opts);
+}
+
+/** Whether the app runs in Socket Mode (an app token is set); throws RwxError('CONFIG') when a token is missing. */
+function socketMode(opts: SlackAppOptions): boolean {
+  if (!opts.botToken) throw new RwxError('CONFIG', 'SLACK_BOT_TOKEN is required');
+  const socket = Boolean(opts.appToken);
+  if (!socket && !opts.signingSecret)
+    throw new RwxError('CONFIG', 'SLACK_SIGNING_SECRET is required when SLACK_APP_TOKEN is not set');
+  return socket;
+}
+
+/** Bolt's logging: the given logger, else Bolt's own at errors only (to stderr). */
+function boltLogging(opts: SlackAppOptions): { logger: Logger } | { logLevel: LogLevel } {
+  return opts.logger ? { logger: opts.logger } : { logLevel: LogLevel.ERROR };
+}
+
+// Socket Mode: our own receiver, its client's reconnection off (keepSocketConnected in link.ts does it).
+function socketModeReceiver(opts: SlackAppOptions, clientOptions: { slackApiUrl?: string }): SocketModeReceiver {
+  return new SocketModeReceiver({
+    appToken: opts.appToken!,
+    autoReconnectEnabled: false,
+    // One bounded apps.connections.open per attempt: the loop retries (the SDK default retries for 30 min).
+    installerOptions: { clientOptions: { ...clientOptions, ...FAIL_FAST } },
+    ...boltLogging(opts),
+  });
+}
+
+/** The incident buttons, `registerCommands`' listeners and the error handler, on `app`. */
+function registerListeners(app: App, opts: SlackAppOptions): void {
   const deps: SlackAppDeps = {
     actions: opts.actions,
-    clock,
+    clock: opts.clock ?? systemClock,
     authorize: opts.authorize ?? (async () => true),
     ...(opts.audit ? { audit: opts.audit } : {}),
   };
@@ -101,7 +119,18 @@ export function createSlackApp(opts: SlackAppOptions): SlackApp {
   });
   registerIncidentButtons(app, deps);
   opts.registerCommands?.(app, deps);
+}
 
+/**
+ * The SlackApp over a built `app`: start keeps the Socket Mode connection up (socketReceiver set), or listens and
+ * verifies the bot token (HTTP); stop ends the connection loop, then the app.
+ */
+function connecting(
+  app: App,
+  socketReceiver: SocketModeReceiver | undefined,
+  identity: () => Promise<BotIdentity>,
+  opts: SlackAppOptions,
+): SlackApp {
   const link = opts.link ?? new SlackLink();
   const log = opts.logger ?? console;
   const backoff = opts.backoff ?? LINK_BACKOFF;
@@ -109,7 +138,7 @@ export function createSlackApp(opts: SlackAppOptions): SlackApp {
   const built: SlackApp = {
     app,
     link,
-    mode: socket ? 'socket' : 'http',
+    mode: socketReceiver ? 'socket' : 'http',
     async start() {
       if (socketReceiver) {
         connection = await keepSocketConnected(socketReceiver.client, () => app.start(), link, log, backoff);
@@ -140,7 +169,7 @@ function guardedReceiver(opts: SlackAppOptions, signingSecret: string): HTTPRece
     signingSecret,
     endpoints: '/slack/events',
     ...(opts.customRoutes ? { customRoutes: opts.customRoutes } : {}),
-    ...(opts.logger ? { logger: opts.logger } : { logLevel: LogLevel.ERROR }),
+    ...boltLogging(opts),
   });
   const warn = (msg: string): void => void (opts.logger ?? console).warn(msg);
   receiver.requestListener = guardSlackRequests(receiver.requestListener, {
