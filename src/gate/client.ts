@@ -28,30 +28,8 @@ function plain<T>(o: unknown): T {
 export function clientGateKube(kc: KubeConfig): GateKube {
   const core = kc.makeApiClient(CoreV1Api);
   const storage = kc.makeApiClient(StorageV1Api);
-  const call = async <T>(what: string, f: () => Promise<unknown>): Promise<T> => {
-    try {
-      return plain<T>(await f());
-    } catch (e) {
-      throw kubeError(e, what);
-    }
-  };
-  const maybe = async <T>(what: string, f: () => Promise<unknown>): Promise<T | undefined> => {
-    try {
-      return plain<T>(await f());
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw kubeError(e, what);
-    }
-  };
-  const del = async (what: string, f: () => Promise<unknown>): Promise<void> => {
-    try {
-      await f();
-    } catch (e) {
-      if (!isNotFound(e)) throw kubeError(e, what);
-    }
-  };
   return {
-    listNodes: async () => (await call<{ items: Node[] }>('list nodes', () => core.listNode())).items ?? [],
+    listNodes: () => items<Node>('list nodes', () => core.listNode()),
     getStorageClass: (name) =>
       maybe<StorageClass>(`get storageclass ${name}`, () => storage.readStorageClass({ name })),
     createPod: (namespace, pod) =>
@@ -68,24 +46,16 @@ export function clientGateKube(kc: KubeConfig): GateKube {
       maybe<PersistentVolumeClaim>(`get claim ${namespace}/${name}`, () =>
         core.readNamespacedPersistentVolumeClaim({ namespace, name }),
       ),
-    eventsFor: async (namespace, name) =>
-      (
-        await call<{ items: KubeEvent[] }>(`list events in ${namespace}`, () =>
-          core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` }),
-        )
-      ).items ?? [],
-    listPods: async (namespace, labelSelector) =>
-      (
-        await call<{ items: Pod[] }>(`list pods in ${namespace}`, () =>
-          core.listNamespacedPod({ namespace, labelSelector }),
-        )
-      ).items ?? [],
-    listClaims: async (namespace, labelSelector) =>
-      (
-        await call<{ items: PersistentVolumeClaim[] }>(`list claims in ${namespace}`, () =>
-          core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
-        )
-      ).items ?? [],
+    eventsFor: (namespace, name) =>
+      items<KubeEvent>(`list events in ${namespace}`, () =>
+        core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` }),
+      ),
+    listPods: (namespace, labelSelector) =>
+      items<Pod>(`list pods in ${namespace}`, () => core.listNamespacedPod({ namespace, labelSelector })),
+    listClaims: (namespace, labelSelector) =>
+      items<PersistentVolumeClaim>(`list claims in ${namespace}`, () =>
+        core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
+      ),
     deletePod: (namespace, name) =>
       del(`delete pod ${namespace}/${name}`, () =>
         core.deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 }),
@@ -93,4 +63,37 @@ export function clientGateKube(kc: KubeConfig): GateKube {
     deleteClaim: (namespace, name) =>
       del(`delete claim ${namespace}/${name}`, () => core.deleteNamespacedPersistentVolumeClaim({ namespace, name })),
   };
+}
+
+/** `f`'s answer as plain JSON; any failure is kubeError's, naming `what`. */
+async function call<T>(what: string, f: () => Promise<unknown>): Promise<T> {
+  try {
+    return plain<T>(await f());
+  } catch (e) {
+    throw kubeError(e, what);
+  }
+}
+
+/** The items of the list `f` reads (none when the answer has no items). */
+async function items<T>(what: string, f: () => Promise<unknown>): Promise<T[]> {
+  return (await call<{ items?: T[] }>(what, f)).items ?? [];
+}
+
+/** As call, but undefined when the object does not exist (404). */
+async function maybe<T>(what: string, f: () => Promise<unknown>): Promise<T | undefined> {
+  try {
+    return plain<T>(await f());
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw kubeError(e, what);
+  }
+}
+
+/** Deletes through `f`; an object already gone (404) is deleted. */
+async function del(what: string, f: () => Promise<unknown>): Promise<void> {
+  try {
+    await f();
+  } catch (e) {
+    if (!isNotFound(e)) throw kubeError(e, what);
+  }
 }
