@@ -73,23 +73,34 @@ export async function runGate(opts: GateOptions, deps: GateDeps): Promise<GateRe
     deleted: [],
     leftovers: [],
   };
-  const results: NodeResult[] = selection.test.map((node) => ({
-    node,
-    result: 'not run',
-    mounted: '-',
-    wrote: '-',
-    readBack: '-',
-    detail: '',
-  }));
   const waitForFirstConsumer = sc.volumeBindingMode === 'WaitForFirstConsumer';
+  const results = await probeAll(selection.test, waitForFirstConsumer, opts, deps, report);
+  await sweep(opts, deps, report);
+  report.interrupted = deps.signal.aborted;
+  report.results = [...results, ...selection.skipped.map((s) => untested(s.node, 'skipped', s.reason))];
+  return report;
+}
+
+/**
+ * Probes `nodes`, at most `parallel` at a time, telling `progress` of each as it ends; after an abort no probe
+ * starts, and a node never probed is 'not run'. Results are in the order of `nodes`.
+ */
+async function probeAll(
+  nodes: readonly string[],
+  waitForFirstConsumer: boolean,
+  opts: GateOptions,
+  deps: GateDeps,
+  report: GateReport,
+): Promise<NodeResult[]> {
+  const results = nodes.map((node) => untested(node, 'not run', ''));
   let next = 0;
   const worker = async () => {
-    while (next < selection.test.length && !deps.signal.aborted) {
+    while (next < nodes.length && !deps.signal.aborted) {
       const index = next++;
       const spec: ProbeSpec = {
         runId: opts.runId,
         index,
-        node: selection.test[index] ?? '',
+        node: nodes[index] ?? '',
         namespace: opts.namespace,
         storageClass: opts.storageClass,
         accessMode: opts.accessMode,
@@ -98,28 +109,20 @@ export async function runGate(opts: GateOptions, deps: GateDeps): Promise<GateRe
         deadlineSeconds: Math.ceil(opts.timeoutMs / 1000) + 60,
         selectedNode: waitForFirstConsumer,
       };
-      results[index] = await probeNode(spec, opts, deps, report);
-      const r = results[index];
+      const r = await probeNode(spec, opts, deps, report);
+      results[index] = r;
       deps.progress?.(
         `${r.node}: ${r.result}${r.durationMs === undefined ? '' : ` in ${formatTaken(r.durationMs)}`}${r.detail ? ` (${r.detail})` : ''}`,
       );
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.parallel, selection.test.length)) }, worker));
-  await sweep(opts, deps, report);
-  report.interrupted = deps.signal.aborted;
-  report.results = [
-    ...results,
-    ...selection.skipped.map((s): NodeResult => ({
-      node: s.node,
-      result: 'skipped',
-      mounted: '-',
-      wrote: '-',
-      readBack: '-',
-      detail: s.reason,
-    })),
-  ];
-  return report;
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.parallel, nodes.length)) }, worker));
+  return results;
+}
+
+/** The row of a node no probe ran on (skipped, or not run before an abort): every step '-'. */
+function untested(node: string, result: 'skipped' | 'not run', detail: string): NodeResult {
+  return { node, result, mounted: '-', wrote: '-', readBack: '-', detail };
 }
 
 async function probeNode(spec: ProbeSpec, opts: GateOptions, deps: GateDeps, report: GateReport): Promise<NodeResult> {
