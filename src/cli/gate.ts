@@ -3,7 +3,7 @@
 import { RwxError } from '../errors.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { connect } from '../kube/connect.js';
-import { durationValue, numberValue, outputFormat, parseFlags } from './args.js';
+import { durationValue, type FlagValues, numberValue, outputFormat, parseFlags } from './args.js';
 import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
 import type { CliIo, Command } from './io.js';
@@ -13,7 +13,7 @@ import { cleanupLeftovers } from '../gate/cleanup.js';
 import type { GateKube } from '../gate/kube.js';
 import { newRunId } from '../gate/plan.js';
 import { gateExitCode, renderGateJson, renderGateTable } from '../gate/render.js';
-import { runGate } from '../gate/run.js';
+import { type GateOptions, runGate } from '../gate/run.js';
 
 const HELP = helpText(
   'gate',
@@ -43,47 +43,20 @@ export async function gateCommand(argv: string[], io: CliIo, deps: GateCommandDe
   }
   if (positionals.length > 0) throw new RwxError('USAGE', `unexpected argument "${positionals[0]}"`);
   const format = outputFormat(values.output, FLAGS.gate.output.check.values);
-  const storageClass = values['storage-class'];
-  if (!storageClass && !values.cleanup) throw new RwxError('USAGE', '--storage-class is required');
-  const namespace = values.namespace || 'rwx-gate';
-  const timeoutMs = durationValue(values.timeout, '--timeout') ?? 5 * 60_000;
-  const parallel = numberValue(values.parallel) ?? 3;
-  const accessMode = values['access-mode'] ?? 'ReadWriteOnce';
-  const nodes = values.nodes
-    ?.split(',')
-    .map((n) => n.trim())
-    .filter(Boolean);
-  if (values.nodes !== undefined && (nodes?.length ?? 0) === 0)
-    throw new RwxError('USAGE', '--nodes needs at least one node name');
-
+  const probes = probeOptions(values);
   const kube =
     deps.kube ??
     clientGateKube((await connect({ kubeconfig: values.kubeconfig, context: values.context, env: io.env })).kc);
   if (values.cleanup) {
-    const c = await cleanupLeftovers(kube, namespace);
-    io.stderr.write(
-      `cleanup in ${namespace}: deleted ${c.deleted.length} leftover object(s)${c.deleted.length ? `: ${c.deleted.join(', ')}` : ''}\n`,
-    );
-    for (const f of c.failed) io.stderr.write(`cleanup: could not delete ${f}\n`);
-    if (!storageClass) return c.failed.length > 0 ? 1 : 0;
+    const failed = await cleanup(kube, probes.namespace, io);
+    if (!values['storage-class']) return failed ? 1 : 0;
   }
 
   const ownSignal = deps.signal ? undefined : interruptSignal(io);
   const signal = deps.signal ?? ownSignal?.signal ?? new AbortController().signal;
   try {
     const report = await runGate(
-      {
-        storageClass: storageClass ?? '',
-        namespace,
-        timeoutMs,
-        parallel,
-        accessMode,
-        ...(nodes ? { nodes } : {}),
-        image: values.image ?? 'busybox:1.36',
-        size: values.size ?? '1Gi',
-        runId: deps.runId ?? newRunId(),
-        pollMs: deps.pollMs ?? 1000,
-      },
+      { ...probes, runId: deps.runId ?? newRunId(), pollMs: deps.pollMs ?? 1000 },
       {
         kube,
         clock: deps.clock ?? systemClock,
@@ -99,6 +72,42 @@ export async function gateCommand(argv: string[], io: CliIo, deps: GateCommandDe
   } finally {
     ownSignal?.dispose();
   }
+}
+
+/** The run's options from the flags, with their defaults; throws RwxError('USAGE') on a missing or empty one. */
+function probeOptions(values: FlagValues<typeof FLAGS.gate>): Omit<GateOptions, 'runId' | 'pollMs'> {
+  const storageClass = values['storage-class'];
+  if (!storageClass && !values.cleanup) throw new RwxError('USAGE', '--storage-class is required');
+  const namespace = values.namespace || 'rwx-gate';
+  const timeoutMs = durationValue(values.timeout, '--timeout') ?? 5 * 60_000;
+  const parallel = numberValue(values.parallel) ?? 3;
+  const accessMode = values['access-mode'] ?? 'ReadWriteOnce';
+  const nodes = values.nodes
+    ?.split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  if (values.nodes !== undefined && (nodes?.length ?? 0) === 0)
+    throw new RwxError('USAGE', '--nodes needs at least one node name');
+  return {
+    storageClass: storageClass ?? '',
+    namespace,
+    timeoutMs,
+    parallel,
+    accessMode,
+    ...(nodes ? { nodes } : {}),
+    image: values.image ?? 'busybox:1.36',
+    size: values.size ?? '1Gi',
+  };
+}
+
+/** --cleanup: deletes earlier runs' leftovers in `namespace`, saying what on stderr; true when a delete failed. */
+async function cleanup(kube: GateKube, namespace: string, io: CliIo): Promise<boolean> {
+  const c = await cleanupLeftovers(kube, namespace);
+  io.stderr.write(
+    `cleanup in ${namespace}: deleted ${c.deleted.length} leftover object(s)${c.deleted.length ? `: ${c.deleted.join(', ')}` : ''}\n`,
+  );
+  for (const f of c.failed) io.stderr.write(`cleanup: could not delete ${f}\n`);
+  return c.failed.length > 0;
 }
 
 /** `rwx gate ...` */
