@@ -1,7 +1,7 @@
 // `rwx diff daemonset/NAME [-n NS] [--from REV --to REV]`: the pod template difference between two revisions of a
 // DaemonSet (default: the newest two), storage and security first. The same diff the FOLLOWS_ROLLOUT evidence shows.
 import { ClusterIndex } from '../domain/cluster-index.js';
-import type { DaemonSet } from '../domain/objects.js';
+import type { ControllerRevision, DaemonSet } from '../domain/objects.js';
 import { RwxError } from '../errors.js';
 import { revisionsOf } from '../correlate/plugin-revision.js';
 import { diffTemplates } from '../correlate/revision-diff.js';
@@ -47,10 +47,7 @@ export const run: Command = async (argv, io) => {
     return 0;
   }
   const format = outputFormat(values.output, FLAGS.diff.output.check.values);
-  const [target, ...extra] = positionals;
-  const m = /^(?:daemonsets?|ds|daemonset\.apps)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(target ?? '');
-  if (!m || extra.length > 0) throw new RwxError('USAGE', 'expected exactly one daemonset/NAME');
-  const name = m[1] ?? '';
+  const name = daemonSetName(positionals);
   const from = numberValue(values.from);
   const to = numberValue(values.to);
   // DaemonSets and their revisions are read in every namespace (-n does not filter these kinds); the namespace
@@ -64,39 +61,47 @@ export const run: Command = async (argv, io) => {
   const hint = values.namespace ? '' : " (the kubeconfig context's namespace; -n NS or -A to look elsewhere)";
   const ds = findDaemonSet(index, name, namespace, hint);
   const revs = revisionsOf(index, ds);
-  const pick = (n: number | undefined, fallback: number) => {
-    if (n === undefined) return revs[fallback];
-    const r = revs.find((x) => x.revision === n);
-    if (!r)
-      throw new RwxError(
-        'NOT_FOUND',
-        `revision ${n} of daemonset ${name} not found (have ${revs.map((x) => x.revision).join(', ') || 'none'})`,
-      );
-    return r;
-  };
-  const toRev = pick(to, 0);
-  const fromRev = pick(from, to === undefined ? 1 : Math.max(1, revs.indexOf(toRev!) + 1));
+  const toRev = pickRevision(revs, name, to, 0);
+  const fromRev = pickRevision(revs, name, from, to === undefined ? 1 : Math.max(1, revs.indexOf(toRev!) + 1));
   const title = `daemonset ${ds.metadata?.namespace}/${name}`;
+  const daemonSet = { namespace: ds.metadata?.namespace, name };
   if (!toRev || !fromRev) {
     const msg = `${title} has ${revs.length} revision${revs.length === 1 ? '' : 's'}: nothing to compare`;
     if (format === 'table') io.stdout.write(`${msg}\n`);
-    else
-      await writeDocument(io, format, {
-        daemonSet: { namespace: ds.metadata?.namespace, name },
-        changes: [],
-        note: msg,
-      });
+    else await writeDocument(io, format, { daemonSet, changes: [], note: msg });
     return 0;
   }
   const changes = diffTemplates(fromRev.data?.spec?.template, toRev.data?.spec?.template);
-  if (format !== 'table') {
-    const doc = {
-      daemonSet: { namespace: ds.metadata?.namespace, name },
-      from: fromRev.revision,
-      to: toRev.revision,
-      changes,
-    };
-    await writeDocument(io, format, doc);
-  } else io.stdout.write(renderDiff(`${title} revision ${fromRev.revision} -> ${toRev.revision}`, changes));
+  if (format !== 'table')
+    await writeDocument(io, format, { daemonSet, from: fromRev.revision, to: toRev.revision, changes });
+  else io.stdout.write(renderDiff(`${title} revision ${fromRev.revision} -> ${toRev.revision}`, changes));
   return 0;
 };
+
+/** The NAME of the one `daemonset/NAME` argument (ds/, daemonsets/ and daemonset.apps/ too); else USAGE. */
+function daemonSetName(positionals: readonly string[]): string {
+  const [target, ...extra] = positionals;
+  const m = /^(?:daemonsets?|ds|daemonset\.apps)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(target ?? '');
+  if (!m || extra.length > 0) throw new RwxError('USAGE', 'expected exactly one daemonset/NAME');
+  return m[1] ?? '';
+}
+
+/**
+ * Revision `n` of the DaemonSet (NOT_FOUND naming the ones there are when it has none such), or without `n` the one
+ * at `fallback` in `revs` (newest first), if any.
+ */
+function pickRevision(
+  revs: readonly ControllerRevision[],
+  name: string,
+  n: number | undefined,
+  fallback: number,
+): ControllerRevision | undefined {
+  if (n === undefined) return revs[fallback];
+  const r = revs.find((x) => x.revision === n);
+  if (!r)
+    throw new RwxError(
+      'NOT_FOUND',
+      `revision ${n} of daemonset ${name} not found (have ${revs.map((x) => x.revision).join(', ') || 'none'})`,
+    );
+  return r;
+}
