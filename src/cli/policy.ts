@@ -7,10 +7,10 @@ import { readInputText } from '../kube/input.js';
 import { outputFormat, parseFlags } from './args.js';
 import { helpText } from './commands.js';
 import { FLAGS } from './flags.js';
-import type { Command } from './io.js';
+import type { CliIo, Command } from './io.js';
 import { writeDocument } from './output.js';
 import { READ_KINDS } from './read-kinds.js';
-import { loadSource } from './source.js';
+import { loadSource, type SourceFlags } from './source.js';
 import { parseManifests, type ManifestObject } from '../policy/manifests.js';
 import { buildReport, exitCodeOf, renderJson, renderTable } from '../policy/report.js';
 
@@ -41,47 +41,12 @@ export const run: Command = async (argv, io) => {
     throw new RwxError('USAGE', '--kubeconfig, --context and --request-timeout only apply with --cluster');
   }
 
-  const objects: ManifestObject[] = [];
-  const errors: { file: string; message: string }[] = [];
-  /** Each -f argument (or the cluster) and how many CSI node plugins it held. */
-  const inputs: { label: string; plugins: number; failed: boolean }[] = [];
-  let fileCount = 0;
-  if (values.cluster) {
-    const { snapshot } = await loadSource(
-      { kubeconfig: values.kubeconfig, context: values.context, 'request-timeout': values['request-timeout'] },
-      io,
-      { kinds: READ_KINDS.policy, command: 'policy' },
-    );
-    const unreadable = snapshot.unreadable.find((u) => u.kind === 'daemonSets');
-    if (unreadable) throw new RwxError('KUBE_FORBIDDEN', `cannot list DaemonSets: ${unreadable.reason}`);
-    const found = snapshot.daemonSets.map((ds) => ({
-      source: 'cluster',
-      line: 0,
-      object: { kind: 'DaemonSet', ...ds },
-    }));
-    objects.push(...found);
-    inputs.push({ label: 'the cluster', plugins: buildReport(found, [], 1).summary.plugins, failed: false });
-    fileCount = 1;
-  } else {
-    for (const arg of files) {
-      const before = { objects: objects.length, errors: errors.length };
-      for (const input of expand(arg)) {
-        fileCount++;
-        const label = input === '-' ? '<stdin>' : input;
-        try {
-          objects.push(...parseManifests(await readInputText(input, io.stdin, label), label));
-        } catch (e) {
-          errors.push({ file: label, message: stripFile(toRwxError(e, 'INPUT').message, label) });
-        }
-      }
-      const mine = buildReport(objects.slice(before.objects), [], 0).summary;
-      inputs.push({
-        label: arg === '-' ? '<stdin>' : arg,
-        plugins: mine.plugins + mine.skipped,
-        failed: errors.length > before.errors,
-      });
-    }
-  }
+  const { objects, errors, inputs, fileCount } = values.cluster
+    ? await readCluster(
+        { kubeconfig: values.kubeconfig, context: values.context, 'request-timeout': values['request-timeout'] },
+        io,
+      )
+    : await readFiles(files, io);
   const report = buildReport(objects, errors, fileCount);
   if (format === 'table') io.stdout.write(renderTable(report, { cluster: values.cluster === true }));
   else if (format === 'json') io.stdout.write(renderJson(report));
@@ -96,6 +61,54 @@ export const run: Command = async (argv, io) => {
   const code = exitCodeOf(report);
   return code === 0 && values['require-plugin'] && empty.length > 0 ? 2 : code;
 };
+
+/** What the check reads: the objects, the files that could not be read, and how many files it read. */
+interface PolicyInput {
+  objects: ManifestObject[];
+  errors: { file: string; message: string }[];
+  /** Each -f argument (or the cluster) and how many CSI node plugins it held. */
+  inputs: { label: string; plugins: number; failed: boolean }[];
+  fileCount: number;
+}
+
+/** --cluster: the live DaemonSets (KUBE_FORBIDDEN when they cannot be listed), counted as one input. */
+async function readCluster(flags: SourceFlags, io: CliIo): Promise<PolicyInput> {
+  const { snapshot } = await loadSource(flags, io, { kinds: READ_KINDS.policy, command: 'policy' });
+  const unreadable = snapshot.unreadable.find((u) => u.kind === 'daemonSets');
+  if (unreadable) throw new RwxError('KUBE_FORBIDDEN', `cannot list DaemonSets: ${unreadable.reason}`);
+  const objects = snapshot.daemonSets.map((ds) => ({
+    source: 'cluster',
+    line: 0,
+    object: { kind: 'DaemonSet', ...ds },
+  }));
+  const inputs = [{ label: 'the cluster', plugins: buildReport(objects, [], 1).summary.plugins, failed: false }];
+  return { objects, errors: [], inputs, fileCount: 1 };
+}
+
+/** -f: each file, directory (its manifest files) or - (stdin), in order; a file that cannot be read is an error. */
+async function readFiles(files: readonly string[], io: CliIo): Promise<PolicyInput> {
+  const read: PolicyInput = { objects: [], errors: [], inputs: [], fileCount: 0 };
+  const { objects, errors, inputs } = read;
+  for (const arg of files) {
+    const before = { objects: objects.length, errors: errors.length };
+    for (const input of expand(arg)) {
+      read.fileCount++;
+      const label = input === '-' ? '<stdin>' : input;
+      try {
+        objects.push(...parseManifests(await readInputText(input, io.stdin, label), label));
+      } catch (e) {
+        errors.push({ file: label, message: stripFile(toRwxError(e, 'INPUT').message, label) });
+      }
+    }
+    const mine = buildReport(objects.slice(before.objects), [], 0).summary;
+    inputs.push({
+      label: arg === '-' ? '<stdin>' : arg,
+      plugins: mine.plugins + mine.skipped,
+      failed: errors.length > before.errors,
+    });
+  }
+  return read;
+}
 
 /** A directory's manifest files (sorted, not recursive); a file or - as it is. */
 function expand(f: string): string[] {
