@@ -75,46 +75,14 @@ export async function startFleetMember(o: FleetMemberOptions): Promise<FleetMemb
   const keys = fleetKeys(o.base);
   const t = o.tuning ?? {};
   const health = () => fleetHealth(o.redis, keys.heartbeats, o.clock, t.silentAfterMs);
-  const router = createRouter({
-    redis: o.redis,
-    connection: o.connection,
-    keys,
-    self: o.self,
-    channelClusters: o.channelClusters,
-    sender: o.sender,
-    clock: o.clock,
-    ...(t.silentAfterMs !== undefined ? { silentAfterMs: t.silentAfterMs } : {}),
-    ...(t.answerTimeoutMs !== undefined ? { answerTimeoutMs: t.answerTimeoutMs } : {}),
-    ...(o.log ? { log: o.log } : {}),
-  });
+  const router = memberRouter(o, keys);
   const wait = t.answerTimeoutMs !== undefined ? { wait: { timeoutMs: t.answerTimeoutMs } } : {};
   const actions = routedActions({ connection: o.connection, keys, self: o.self, local: o.local, health, ...wait });
   const worker = startActionWorker({ ...o, prefix: keys.cluster(o.self) });
   const heartbeat = () => beat(o.redis, keys.heartbeats, o.self, o.clock.now());
-  // Published once the cache is synced, then on a change or every publishMs (publishDue), checked every second.
   const every = t.publishMs ?? PUBLISH_EVERY_MS;
-  let last: { at: number; signature: string } | undefined;
-  const publish = async (force = false) => {
-    const index = o.index();
-    if (!index || !o.synced()) return;
-    const signature = namesSignature(index);
-    const now = Date.now();
-    if (!force && !publishDue(last, signature, now, every)) return;
-    await publishNames(o.redis, keys, o.self, namesOf(index));
-    last = { at: now, signature };
-  };
-  const quietly = (what: string, f: () => Promise<void>) => () =>
-    void f().catch((e: unknown) => o.log?.warn({ err: String(e) }, `fleet: ${what} failed`));
-  await heartbeat();
-  await publish();
-  void o.whenSynced?.().then(
-    quietly('publishing names', () => publish(true)),
-    () => undefined,
-  );
-  const timers = [
-    setInterval(quietly('heartbeat', heartbeat), t.heartbeatMs ?? HEARTBEAT_EVERY_MS),
-    setInterval(quietly('publishing names', publish), Math.min(1000, every)),
-  ];
+  const publish = namesPublisher(o, keys, every);
+  const timers = await keepCurrent(o, heartbeat, publish, every);
   const permalinks = cachedPermalinks(o.slack);
   const status = fleetStatusSources({ redis: o.redis, keys, self: o.self, clock: o.clock, permalinks, ...t });
   return {
@@ -134,4 +102,63 @@ export async function startFleetMember(o: FleetMemberOptions): Promise<FleetMemb
       await worker.close();
     },
   };
+}
+
+/** The router of the commands this member receives, with the member's tuning. */
+function memberRouter(o: FleetMemberOptions, keys: FleetKeys): ReturnType<typeof createRouter> {
+  const t = o.tuning ?? {};
+  return createRouter({
+    redis: o.redis,
+    connection: o.connection,
+    keys,
+    self: o.self,
+    channelClusters: o.channelClusters,
+    sender: o.sender,
+    clock: o.clock,
+    ...(t.silentAfterMs !== undefined ? { silentAfterMs: t.silentAfterMs } : {}),
+    ...(t.answerTimeoutMs !== undefined ? { answerTimeoutMs: t.answerTimeoutMs } : {}),
+    ...(o.log ? { log: o.log } : {}),
+  });
+}
+
+/**
+ * Publishes the cluster's names from a synced cache only: when they changed or `every` ms passed (publishDue),
+ * or whenever `force`d.
+ */
+function namesPublisher(o: FleetMemberOptions, keys: FleetKeys, every: number): (force?: boolean) => Promise<void> {
+  let last: { at: number; signature: string } | undefined;
+  return async (force = false) => {
+    const index = o.index();
+    if (!index || !o.synced()) return;
+    const signature = namesSignature(index);
+    const now = Date.now();
+    if (!force && !publishDue(last, signature, now, every)) return;
+    await publishNames(o.redis, keys, o.self, namesOf(index));
+    last = { at: now, signature };
+  };
+}
+
+/**
+ * Beats and publishes the names now, again (forced) when the cache first syncs, then on timers: the heartbeat
+ * every heartbeatMs, the names checked every second (at most every `every` ms). A periodic failure is logged, not
+ * thrown. Returns the timers for close().
+ */
+async function keepCurrent(
+  o: FleetMemberOptions,
+  heartbeat: () => Promise<void>,
+  publish: (force?: boolean) => Promise<void>,
+  every: number,
+): Promise<ReturnType<typeof setInterval>[]> {
+  const quietly = (what: string, f: () => Promise<void>) => () =>
+    void f().catch((e: unknown) => o.log?.warn({ err: String(e) }, `fleet: ${what} failed`));
+  await heartbeat();
+  await publish();
+  void o.whenSynced?.().then(
+    quietly('publishing names', () => publish(true)),
+    () => undefined,
+  );
+  return [
+    setInterval(quietly('heartbeat', heartbeat), o.tuning?.heartbeatMs ?? HEARTBEAT_EVERY_MS),
+    setInterval(quietly('publishing names', publish), Math.min(1000, every)),
+  ];
 }
