@@ -14,6 +14,8 @@ import { openApi, project } from '../kube/index.js';
 import { SlackLink } from '../slack/link.js';
 import type { SlackApi } from '../slack/api.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
+import type { ClusterSource } from '../watch/source.js';
+import type { ClusterWatcher } from '../watch/watcher.js';
 import { serveProjector } from '../watch/slim.js';
 import { createWatcher, nodeProofs, startServe, type RunningServe } from './app.js';
 import { clusterClaim, type ClusterClaim } from './cluster-claim.js';
@@ -34,15 +36,7 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   const slackCalls = new AbortController();
   const metrics = new ServeMetrics({ processMetrics: true, build: buildInfo(o.env ?? process.env) });
   const slack = serveSlack(config, log, metrics, o, slackCalls.signal);
-  const watcher = createWatcher({
-    source,
-    project: serveProjector(project),
-    log,
-    metrics,
-    watchIdleMs: config.timers.watchIdleTimeoutMs,
-    retryMaxMs: config.timers.retryMaxMs,
-    ...o.parts,
-  });
+  const watcher = serveWatcher(config, source, log, metrics, o);
   // The node agents are asked whenever any runs; without them the thread says the proof is unavailable.
   // Its answers are stamped on the pipeline's clock: a report older than the plugin pod now running is stale.
   const proofs = nodeProofs(watcher, { ...(o.parts?.clock ? { clock: o.parts.clock } : {}), ...o.parts?.proof });
@@ -87,6 +81,25 @@ export async function runServe(config: Config, log: Logger, o: ServeOverrides = 
   if (bolt) await startSlackApp(config, running, { ...shared, link }, o);
   else if (o.commands) await startOwnCommands(config, running, shared, { ...o, commands: o.commands });
   return running;
+}
+
+/** The watcher of `source`: serve's projection, the configured watch timers, the test overrides' parts. */
+function serveWatcher(
+  config: Config,
+  source: ClusterSource,
+  log: Logger,
+  metrics: ServeMetrics,
+  o: ServeOverrides,
+): ClusterWatcher {
+  return createWatcher({
+    source,
+    project: serveProjector(project),
+    log,
+    metrics,
+    watchIdleMs: config.timers.watchIdleTimeoutMs,
+    retryMaxMs: config.timers.retryMaxMs,
+    ...o.parts,
+  });
 }
 
 /** The live cluster, read through the kubeconfig (or in-cluster credentials). */
