@@ -10,17 +10,17 @@ import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config/index.js';
 import { connect } from '../kube/index.js';
-import { TerminalSlack } from '../slack/terminal-slack.js';
+import type { TerminalSlack } from '../slack/terminal-slack.js';
 import { KubeClusterSource } from '../watch/kube-source.js';
 import type { RunningServe } from './app.js';
-import { cleanPrefix, DEMO_REDIS_FIX, DEMO_TIMERS, hhmm, INTERRUPTED, narrate, type Narration } from './demo.js';
+import { cleanPrefix, DEMO_REDIS_FIX, DEMO_TIMERS, demoSlack, INTERRUPTED, narrate, type Narration } from './demo.js';
 import type { MemorySlack } from '../slack/memory-slack.js';
 import { SILENT_AFTER_MS } from '../fleet/heartbeat.js';
 import { DemoCommandApp, demoAnswers } from './demo-route.js';
 import { runServe } from './main.js';
 import { maskUrl } from '../config/index.js';
 import { connectRedis } from './redis.js';
-import { loadSimulator, type RunningSimulator } from './simulator.js';
+import { loadSimulator, type RunningSimulator, type SimScenario, type SimulatorModule } from './simulator.js';
 
 const scenario = (name: string) => fileURLToPath(new URL(`../../scenarios/${name}.yaml`, import.meta.url));
 
@@ -69,44 +69,17 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
   };
   try {
     const scenarios = await Promise.all(FLEET_DEMO.map((c) => loadScenario(c.scenario)));
-    const starts: number[] = [];
-    for (const s of scenarios) {
-      const sim = await startSimulator({ scenario: s, realtime: true, speed: o.speed });
-      sims.push(sim);
-      starts.push(sim.now()); // each timeline counts from its simulator's start, not from when its bot is up
-    }
-    const first = sims[0]!;
-    say(`rwx demo --fleet: three clusters, one Redis ${maskUrl(o.redisUrl)} (prefix ${base}), one Slack channel`);
-    FLEET_DEMO.forEach((c, i) =>
-      say(`  ${c.name}: "${scenarios[i]!.name}" on ${sims[i]!.url} (time runs ${o.speed}x)`),
-    );
-    say('  Slack is printed below as the bots would post it, every cluster into the same channel.\n');
+    const starts = await startSimulators(startSimulator, scenarios, o.speed, sims);
+    for (const line of introduction(o, base, scenarios, sims)) say(line);
     FLEET_DEMO.forEach((c, i) => narrations.push(narrate(scenarios[i]!, sims[i]!, say, starts[i]!, c.name)));
     // Story lines that are due print before any post: a cluster's warning never comes before its own rollout.
-    const slack = new TerminalSlack({
-      out: o.out,
-      stamp: () => `[${hhmm(first.now())}]`,
-      beforePrint: () => narrations.forEach((n) => n.flush()),
-    });
-    o.onSlack?.(slack);
+    const slack = demoSlack(o, sims[0]!, { flush: () => narrations.forEach((n) => n.flush()) });
     const answers: string[] = [];
     const apps = new Map<string, DemoCommandApp>();
     for (const [i, c] of FLEET_DEMO.entries()) {
-      apps.set(c.name, new DemoCommandApp());
-      const sim = sims[i]!;
-      const config = loadConfig({ env: memberEnv(c.name, o.redisUrl, base) });
-      const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
-      const serve = await runServe(config, o.log, {
-        source: new KubeClusterSource(conn),
-        slack,
-        bolt: false,
-        commands: { app: apps.get(c.name)!.asApp(), sender: demoAnswers(slack, (t) => answers.push(t)) },
-        // Heartbeats are stamped with the simulator's clock, which runs `speed` times faster than their interval.
-        fleet: { silentAfterMs: SILENT_AFTER_MS * o.speed },
-        port: 0,
-        parts: { clock: { now: () => sim.now() }, tickMs: 250 },
-      });
-      serves.push(serve);
+      const app = new DemoCommandApp();
+      apps.set(c.name, app);
+      serves.push(await startMember(o, { name: c.name, sim: sims[i]!, app }, { base, slack, answers }));
     }
     const deadline = Date.now() + (o.timeoutMs ?? 180_000);
     const told = untilTold(slack, deadline, over).then((c) =>
@@ -116,21 +89,81 @@ export async function runFleetDemo(o: FleetDemoOptions): Promise<number> {
     const outcome = await Promise.race([told, interrupted]);
     // Every bot stops (and prints what it was posting) before the closing line: nothing comes after it.
     await stopAll();
-    say(
-      outcome === 0
-        ? '\nrwx demo --fleet: the same change broke two clusters (one thread links the other), the third ' +
-            `was warned before a single mount failed there, and a command about ${ROUTED_COMMAND.owner} was answered ` +
-            `by ${ROUTED_COMMAND.owner} though Slack handed it to ${ROUTED_COMMAND.receiver}.`
-        : outcome === 'interrupted'
-          ? '\nrwx demo --fleet: interrupted.'
-          : '\nrwx demo --fleet: the story did not finish in time.',
-    );
+    say(closingLine(outcome));
     return outcome === 0 ? 0 : outcome === 'interrupted' ? INTERRUPTED : 1;
   } finally {
     await stopAll();
     await cleanPrefix(redis, base).catch(() => undefined);
     redis.disconnect();
   }
+}
+
+// Starts one simulator per scenario in turn, each added to `sims` as it is up (so the demo stops those started
+// when a later one fails); resolves with each one's simulated start, which its timeline counts from (not from when
+// its bot is up).
+async function startSimulators(
+  startSimulator: SimulatorModule['startSimulator'],
+  scenarios: readonly SimScenario[],
+  speed: number,
+  sims: RunningSimulator[],
+): Promise<number[]> {
+  const starts: number[] = [];
+  for (const s of scenarios) {
+    const sim = await startSimulator({ scenario: s, realtime: true, speed });
+    sims.push(sim);
+    starts.push(sim.now());
+  }
+  return starts;
+}
+
+// The lines printed before the channel: where each cluster runs, which scenario, how fast.
+function introduction(
+  o: FleetDemoOptions,
+  base: string,
+  scenarios: readonly SimScenario[],
+  sims: readonly RunningSimulator[],
+): string[] {
+  return [
+    `rwx demo --fleet: three clusters, one Redis ${maskUrl(o.redisUrl)} (prefix ${base}), one Slack channel`,
+    ...FLEET_DEMO.map((c, i) => `  ${c.name}: "${scenarios[i]!.name}" on ${sims[i]!.url} (time runs ${o.speed}x)`),
+    '  Slack is printed below as the bots would post it, every cluster into the same channel.\n',
+  ];
+}
+
+// One member's `rwx serve` over its simulator: posting to the shared terminal `slack`, its /rwx delivered through
+// `app`, its answers to commands noted in `answers`, on the simulator's clock.
+async function startMember(
+  o: FleetDemoOptions,
+  member: { name: string; sim: RunningSimulator; app: DemoCommandApp },
+  shared: { base: string; slack: TerminalSlack; answers: string[] },
+): Promise<RunningServe> {
+  const { sim, app } = member;
+  const { slack, answers } = shared;
+  const config = loadConfig({ env: memberEnv(member.name, o.redisUrl, shared.base) });
+  const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });
+  return runServe(config, o.log, {
+    source: new KubeClusterSource(conn),
+    slack,
+    bolt: false,
+    commands: { app: app.asApp(), sender: demoAnswers(slack, (t) => answers.push(t)) },
+    // Heartbeats are stamped with the simulator's clock, which runs `speed` times faster than their interval.
+    fleet: { silentAfterMs: SILENT_AFTER_MS * o.speed },
+    port: 0,
+    parts: { clock: { now: () => sim.now() }, tickMs: 250 },
+  });
+}
+
+// The demo's last line: what the story showed, or why it ended early.
+function closingLine(outcome: number | 'interrupted'): string {
+  if (outcome === 0)
+    return (
+      '\nrwx demo --fleet: the same change broke two clusters (one thread links the other), the third ' +
+      `was warned before a single mount failed there, and a command about ${ROUTED_COMMAND.owner} was answered ` +
+      `by ${ROUTED_COMMAND.owner} though Slack handed it to ${ROUTED_COMMAND.receiver}.`
+    );
+  return outcome === 'interrupted'
+    ? '\nrwx demo --fleet: interrupted.'
+    : '\nrwx demo --fleet: the story did not finish in time.';
 }
 
 // One member's environment: the fleet's shared Redis prefix, its own name, the demo's short timers. No Slack is

@@ -74,23 +74,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const story = narrate(scenario, s, say, start);
     narration = story;
     for (const line of introduction(o, scenario, s.url, prefix)) say(line);
-    const slack = new TerminalSlack({
-      out: o.out,
-      stamp: () => `[${hhmm(s.now())}]`,
-      beforePrint: () => story.flush(),
-    });
-    o.onSlack?.(slack);
-    const metrics = new ServeMetrics();
-    const conn = await connect({ kubeconfig: s.kubeconfigPath, env: {} });
     const clock = { now: () => s.now() };
-    const watcher = createWatcher({
-      source: new KubeClusterSource(conn),
-      project: serveProjector(project),
-      log: o.log,
-      metrics,
-      clock,
-      watchIdleMs: 5 * 60_000,
-    });
+    const slack = demoSlack(o, clock, story);
+    const metrics = new ServeMetrics();
+    const watcher = await simulatorWatcher(o, s, metrics, clock);
     // FAKE node agents, clearly labelled in every message: the proof line as a cluster with the agent shows it.
     demoAgents = await startDemoAgents(
       () => watcher.index,
@@ -115,6 +102,42 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     await cleanPrefix(redis, prefix).catch(() => undefined);
     redis.disconnect();
   }
+}
+
+/**
+ * The Slack a demo posts to: printed on `o.out`, each post stamped with the simulated time (`clock`) and preceded
+ * by the story lines that are due (`story.flush`); handed to `o.onSlack` before anything is posted.
+ */
+export function demoSlack(
+  o: Pick<DemoOptions, 'out' | 'onSlack'>,
+  clock: Clock,
+  story: Pick<Narration, 'flush'>,
+): TerminalSlack {
+  const slack = new TerminalSlack({
+    out: o.out,
+    stamp: () => `[${hhmm(clock.now())}]`,
+    beforePrint: () => story.flush(),
+  });
+  o.onSlack?.(slack);
+  return slack;
+}
+
+// The watcher of the simulated cluster, on the simulator's clock (`clock`).
+async function simulatorWatcher(
+  o: DemoOptions,
+  s: RunningSimulator,
+  metrics: ServeMetrics,
+  clock: Clock,
+): Promise<ClusterWatcher> {
+  const conn = await connect({ kubeconfig: s.kubeconfigPath, env: {} });
+  return createWatcher({
+    source: new KubeClusterSource(conn),
+    project: serveProjector(project),
+    log: o.log,
+    metrics,
+    clock,
+    watchIdleMs: 5 * 60_000,
+  });
 }
 
 // The pipeline over the demo's watcher: its simulated agents asked, the notifier on shortened timers (the
