@@ -59,7 +59,7 @@ export async function apiBench(env: Record<string, string> = {}): Promise<ApiBen
       }),
       60_000,
     );
-    await until(() => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1, 'the thread');
+    await until(() => slack.roots().length === 1 && slack.evidenceShown(slack.roots()[0]!.ts), 'the thread');
     const root = slack.roots()[0]!;
     expect(root.metadata?.event_payload.key).toBe(ROLLOUT_KEY);
     return { sim, slack, bot, root: root.ts, close };

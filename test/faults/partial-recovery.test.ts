@@ -46,7 +46,7 @@ describe('a member of a rollout incident recovers while the others are stuck', (
     await h.advance(1_000);
     await until(() => h!.slack.roots().length === 1, 'the root');
     const root = h.slack.roots()[0]!;
-    await until(() => h!.slack.replies(root.ts).length >= 1, 'the evidence reply');
+    await until(() => h!.slack.evidenceShown(root.ts), 'the evidence replies');
     expect(await drainText(h, 'node-23')).toMatch(/BLOCK/);
 
     // postgres-2 on node-19 (revision 2) mounts: a pod whose containers started after its node's plugin pod, on

@@ -25,7 +25,7 @@ describe.runIf(redisServerTool.run)(`Redis back empty${redisServerTool.note}`, (
     await r.advance(1_000);
     await until(() => r!.slack.roots().length === 1, 'the root');
     const root = r.slack.roots()[0]!;
-    await until(() => r!.slack.replies(root.ts).length === 1, 'the evidence reply');
+    await until(() => r!.slack.evidenceShown(root.ts), 'the evidence replies');
 
     await redis.stop('SIGKILL');
     await redis.start(); // empty

@@ -67,7 +67,7 @@ describe.runIf(redisServerTool.run)(`Redis away, two replicas${redisServerTool.n
       await r.advance(1_000);
       await until(() => incidentRoots(r!.slack).length === 1, 'the root');
       const root = incidentRoots(r.slack)[0]!;
-      await until(() => r!.slack.replies(root.ts).length === 1, 'the evidence reply');
+      await until(() => r!.slack.evidenceShown(root.ts), 'the evidence replies');
 
       // A blip: 10 s (sim time) without Redis, then back: nothing in the channel.
       await kill(r, redis);

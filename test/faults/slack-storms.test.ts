@@ -36,7 +36,7 @@ describe('Slack storms and lost answers under rwx serve', () => {
       await until(() => h!.slack.roots().length >= 1, 'the root', 30_000);
       const root = h.slack.roots()[0]!;
       fault(h.slack, 'chat.postMessage'); // the evidence reply
-      await until(() => h!.slack.replies(root.ts).length >= 1, 'the evidence reply', 30_000);
+      await until(() => h!.slack.evidenceShown(root.ts), 'the evidence replies', 30_000);
       const posted = Date.now() - t0;
 
       fault(h.slack, 'chat.postMessage'); // the change reply

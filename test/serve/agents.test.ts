@@ -179,7 +179,7 @@ describe('agents found in their own namespace, asked over HTTP', () => {
     const rootText = JSON.stringify(root.blocks);
     // The root says the proof in one line: node-19's agent, the only one of the incident's nodes.
     expect(rootText).toContain('*Proof:* propagation lost on 1 of 1 node checked');
-    await until(() => h.slack.replies(root.ts).length > 0, 'the evidence reply');
+    await until(() => h.slack.evidenceShown(root.ts), 'the evidence replies');
     const evidence = JSON.stringify(h.slack.replies(root.ts).map((r) => r.blocks));
     expect(evidence).toContain('node-19: staged with no pod using it (a drain does not clear it)');
     expect(evidence).toContain(

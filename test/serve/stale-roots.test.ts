@@ -20,7 +20,7 @@ describe('stale roots while the bot is blind', () => {
     await until(() => h!.slack.roots().length >= 1, 'the roots');
     const roots = h.slack.roots().filter((m) => m.metadata?.event_type === 'rwx_incident');
     expect(roots.length).toBeGreaterThan(0);
-    for (const r of roots) await until(() => h!.slack.replies(r.ts).length >= 1, 'the evidence reply');
+    for (const r of roots) await until(() => h!.slack.evidenceShown(r.ts), 'the evidence replies');
     const blocks = (ts: string) => JSON.stringify(h!.slack.roots().find((m) => m.ts === ts)?.blocks);
     const edits = (ts: string) => h!.slack.callsOf('chat.update').filter((c) => c.args.ts === ts).length;
     const replies = new Map(roots.map((r) => [r.ts, h!.slack.replies(r.ts).length]));

@@ -216,6 +216,17 @@ export class FakeSlack {
     return this.messages.filter((m) => (channel === undefined || m.channel === channel) && m.thread_ts === undefined);
   }
 
+  /**
+   * Whether the thread of `ts` shows its evidence in full: the first reply, and the second one when the first says
+   * it left something out ("the next reply holds them"). What tests wait for before counting a thread's replies.
+   */
+  evidenceShown(ts: string): boolean {
+    const ids = new Map(this.replies(ts).map((r) => [r.metadata?.event_payload.reply, r]));
+    const first = ids.get('evidence');
+    if (!first) return false;
+    return !JSON.stringify(first.blocks).includes('the next reply holds them') || ids.has('evidence-rest');
+  }
+
   /** Replies in a thread, oldest first. */
   replies(ts: string): FakeMessage[] {
     return this.messages.filter((m) => m.thread_ts === ts);
