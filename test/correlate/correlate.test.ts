@@ -13,7 +13,7 @@ import {
   failedCronJobJob,
   MIN,
   NOW,
-  pod,
+  runPod,
   snapshotOf,
 } from '../detect/builders.js';
 import { miniCluster, miniNodes, type MiniOpts } from './mini-cluster.js';
@@ -222,14 +222,12 @@ describe('what an unexplained incident says it saw', () => {
       'b-x',
     );
     const run = cronJobJob(cj, '2026-11-30T09:00:00Z', { active: 1 });
-    const runPod = pod('b-run', {
-      ns: 'd',
+    const running = runPod(run, 'b-run', {
       node: 'n-01',
       scheduled: '2026-11-30T09:00:02Z',
       started: '2026-11-30T09:00:09Z',
-      owner: { kind: 'Job', name: run.metadata!.name!, uid: run.metadata!.uid! },
     });
-    const incidents = scan(ClusterIndex.fromSnapshot(snapshotOf([cj, job, p, run, runPod])));
+    const incidents = scan(ClusterIndex.fromSnapshot(snapshotOf([cj, job, p, run, running])));
     expect(incidents.map((i) => [i.key, i.verdict])).toEqual([['cronjob/d/b', 'UNEXPLAINED']]);
     expect(incidents[0]?.summary).toBe(
       'UNEXPLAINED: 2 scheduled runs missed (1 failed: BackoffLimitExceeded; a run is in progress since 2026-11-30T09:00:00.000Z; its pods use no storage volume); no stuck pod of its Jobs explains it',

@@ -340,12 +340,15 @@ export function failedCronJobJob(
 ): [Job, Pod] {
   const job = cronJobJob(cj, scheduled);
   job.status = { failed: 1, conditions: [{ type: 'Failed', status: 'True', reason, message }] };
-  const p = pod(podName, {
-    ns: cj.metadata?.namespace ?? 'default',
+  return [job, runPod(job, podName, { phase: 'Failed', scheduled: ago(70 * MIN) })];
+}
+
+/** The pod `name` of Job `job`, in its namespace, on n1 unless `o` says otherwise. */
+export function runPod(job: Job, name: string, o: PodOpts = {}): Pod {
+  return pod(name, {
+    ns: job.metadata?.namespace ?? 'default',
     node: 'n1',
-    phase: 'Failed',
-    scheduled: ago(70 * MIN),
+    ...o,
     owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
   });
-  return [job, p];
 }

@@ -9,7 +9,7 @@ import type { CronJob, Job, Pod } from '../../src/domain/objects.js';
 import { detectContext } from '../../src/detect/config.js';
 import { cronJobMissedFinding } from '../../src/detect/cronjob-missed.js';
 import { scheduledTimes } from '../../src/detect/cron-schedule.js';
-import { ago, cronJob, cronJobJob, DAY, failedCronJobJob, MIN, NOW, pod, snapshotOf } from './builders.js';
+import { ago, cronJob, cronJobJob, DAY, failedCronJobJob, MIN, NOW, runPod, snapshotOf } from './builders.js';
 
 const ctx = detectContext(NOW);
 
@@ -90,12 +90,9 @@ describe('cronJobMissedFinding', () => {
   it('a run in progress (active Job, pods Running) is not missed', () => {
     const cj = cronJob('d', 'b', '0 * * * *', { lastSuccess: '2026-11-30T08:30:00Z' });
     const job = cronJobJob(cj, '2026-11-30T09:00:00Z', { active: 1 });
-    const p = pod('b-run', {
-      ns: 'd',
-      node: 'n1',
+    const p = runPod(job, 'b-run', {
       scheduled: ago(14 * MIN),
       started: ago(14 * MIN),
-      owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
     });
     expect(missed(cj, [job, p], NOW + 5 * MIN)).toBeUndefined();
   });
@@ -121,11 +118,8 @@ describe('cronJobMissedFinding', () => {
   it('a run whose pod is stuck is missed, and the finding links the Job and its pod', () => {
     const cj = cronJob('d', 'b', '0 2 * * *', { lastSuccess: '2026-11-28T02:20:00Z' });
     const job = cronJobJob(cj, '2026-11-30T02:00:00Z', { active: 1 });
-    const p = pod('b-x', {
-      ns: 'd',
-      node: 'n1',
+    const p = runPod(job, 'b-x', {
       scheduled: ago(25 * MIN),
-      owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
     });
     const idx = ClusterIndex.fromSnapshot(snapshotOf([cj, job, p]));
     const f = cronJobMissedFinding(idx, cj, ctx);
@@ -150,14 +144,7 @@ function nightly(lastSuccess: string, o: { deadline?: number } = {}) {
     const job = cronJobJob(cj, slot, { active: 1 });
     job.status!.startTime = slot;
     if (o.deadline !== undefined) job.spec = { activeDeadlineSeconds: o.deadline };
-    const p = pod('backup-tonight', {
-      ns: 'd',
-      node: 'n2',
-      scheduled,
-      started,
-      claims: { staging: 'staging' },
-      owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
-    });
+    const p = runPod(job, 'backup-tonight', { node: 'n2', scheduled, started, claims: { staging: 'staging' } });
     return [job, p];
   };
   return { cj, failedOn, tonight };
@@ -229,12 +216,9 @@ describe('cronJobMissedFinding: a run in progress that overran is missed too', (
   it('an hourly run still going when the next hour came is missed, and so is the hour it blocked', () => {
     const cj = cronJob('d', 'h', '0 * * * *', { lastSuccess: '2026-11-30T07:30:00Z' });
     const job = cronJobJob(cj, '2026-11-30T08:00:00Z', { active: 1 });
-    const p = pod('h-run', {
-      ns: 'd',
-      node: 'n1',
+    const p = runPod(job, 'h-run', {
       scheduled: '2026-11-30T08:00:02Z',
       started: '2026-11-30T08:00:10Z',
-      owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
     });
     const f = cronJobMissedFinding(ClusterIndex.fromSnapshot(snapshotOf([cj, job, p])), cj, ctx);
     expect([f?.missedRuns, f?.inProgress?.overdue]).toEqual([2, true]);

@@ -4,7 +4,20 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { Pod, StorageClass } from '../../src/domain/objects.js';
 import { detectContext } from '../../src/detect/config.js';
 import { detectStuckCreating, stuckCreatingFinding } from '../../src/detect/stuck-creating.js';
-import { ago, claim, cronJob, cronJobJob, event, failedMount, HOUR, MIN, NOW, pod, snapshotOf } from './builders.js';
+import {
+  ago,
+  claim,
+  cronJob,
+  cronJobJob,
+  event,
+  failedMount,
+  HOUR,
+  MIN,
+  NOW,
+  pod,
+  runPod,
+  snapshotOf,
+} from './builders.js';
 
 const ctx = detectContext(NOW);
 const ebs = 'ebs.csi.aws.com';
@@ -279,12 +292,9 @@ describe('detectStuckCreating', () => {
   it('includes Job-owned pods and resolves them to their CronJob', () => {
     const cj = cronJob('ns', 'backup', '0 2 * * *');
     const job = cronJobJob(cj, '2026-11-30T02:00:00Z', { active: 1 });
-    const p = pod('backup-x', {
-      ns: 'ns',
-      node: 'n1',
+    const p = runPod(job, 'backup-x', {
       scheduled: ago(20 * MIN),
       claims: { data: 'data-claim' },
-      owner: { kind: 'Job', name: job.metadata!.name!, uid: job.metadata!.uid! },
     });
     const fs = detectStuckCreating(indexWith(cj, job, p), ctx);
     expect(fs.map((f) => [f.key, f.workload])).toEqual([

@@ -4,18 +4,16 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { Incident } from '../../src/domain/incident.js';
-import { RwxError } from '../../src/errors.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
 import { type StepDeps, processIncident } from '../../src/notify/steps-run.js';
 import { FIRST_REPLY_BUDGET } from '../../src/render/slack-evidence.js';
 import { renderEvidenceRest } from '../../src/render/slack-thread.js';
-import type { SlackApi } from '../../src/slack/api.js';
 import { type MemoryMessage, MemorySlack } from '../../src/slack/memory-slack.js';
 import { visibleLines } from '../../src/slack/terminal-slack.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
-import { KEY, M, S, stageDeps } from './harness.js';
+import { KEY, M, S, losingAnswers, stageDeps } from './harness.js';
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -46,15 +44,7 @@ beforeEach(() => {
   slack = new MemorySlack();
   store = new MemoryIncidentStore(clock);
   crashOn = () => false;
-  const crashing: SlackApi = Object.assign(Object.create(slack) as SlackApi, {
-    postMessage: async (a: Parameters<SlackApi['postMessage']>[0]) => {
-      const res = await slack.postMessage(a);
-      const id = a.metadata?.event_payload.reply;
-      if (typeof id === 'string' && crashOn(id))
-        throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
-      return res;
-    },
-  });
+  const crashing = losingAnswers(slack, (id) => crashOn(id));
   deps = stageDeps(clock, crashing, store);
 });
 

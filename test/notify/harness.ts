@@ -10,6 +10,7 @@ import type { IncidentStore } from '../../src/store/incident-store.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
 import { type IncidentRecord, threadTsOf } from '../../src/store/record.js';
 import type { SlackApi } from '../../src/slack/api.js';
+import { RwxError } from '../../src/errors.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 
 /** The key of rolloutIncident() (test/render/incident-fixtures.ts). */
@@ -63,4 +64,20 @@ export function replyingOf(r: IncidentRecord | undefined): string | undefined {
   const l = r?.lifecycle;
   if (l?.phase === 'open' || l?.phase === 'posting-evidence') return l.thread.replying;
   return l?.phase === 'following-up' ? l.replying : undefined;
+}
+
+/**
+ * `slack` whose postMessage posts and then loses its answer (a retryable connection reset) when `crashOn` says so
+ * for the reply id: the crash between Slack accepting a post and the step recording it.
+ */
+export function losingAnswers(slack: SlackApi, crashOn: (replyId: string) => boolean): SlackApi {
+  return Object.assign(Object.create(slack) as SlackApi, {
+    postMessage: async (a: Parameters<SlackApi['postMessage']>[0]) => {
+      const res = await slack.postMessage(a);
+      const id = a.metadata?.event_payload.reply;
+      if (typeof id === 'string' && crashOn(id))
+        throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
+      return res;
+    },
+  });
 }

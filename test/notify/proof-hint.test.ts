@@ -1,56 +1,20 @@
 // That proof from the nodes is possible is said once per channel, not in every thread: in the first reply of the
 // first incident none of whose nodes runs an agent. The notifier on real Redis (its claim is the store's, shared
 // by replicas and kept across restarts) against the fake Slack over HTTP, through the real WebClient adapter.
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { proofNodes } from '../../src/correlate/proof.js';
 import type { Incident } from '../../src/domain/incident.js';
-import { type Notifier, createNotifier } from '../../src/notify/notifier.js';
+import type { Notifier } from '../../src/notify/notifier.js';
 import { FIRST_REPLY_BUDGET, PROOF_HINT } from '../../src/render/slack-evidence.js';
 import type { Block } from '../../src/render/slack-blocks.js';
-import { createWebSlackApi } from '../../src/slack/web-api.js';
 import { visibleLines } from '../../src/slack/terminal-slack.js';
-import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { realNotifiers } from './real-notifier.js';
 import type { FakeMessage } from '../support/fake-slack-methods.js';
 import { nodeIncident, rolloutIncident } from '../render/incident-fixtures.js';
 
-const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-let fake: FakeSlack;
-let prefix: string;
-const notifiers: Notifier[] = [];
-
-beforeAll(async () => {
-  fake = await startFakeSlack();
-});
-afterAll(async () => {
-  await fake.close();
-  await redis.quit();
-});
-beforeEach(() => {
-  prefix = `rwx-test-${randomUUID()}`;
-  fake.reset();
-});
-afterEach(async () => {
-  await Promise.all(notifiers.splice(0).map((n) => n.close()));
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-});
-
+const t = realNotifiers();
 /** A replica of the notifier (or the same one restarted): same Redis, same prefix. */
-function replica(): Notifier {
-  const n = createNotifier({
-    redis,
-    prefix,
-    channel: 'C0INCIDENTS',
-    slack: createWebSlackApi({ token: 'xoxb-test-token', slackApiUrl: fake.apiUrl }),
-    timers: { groupWait: 20, groupInterval: 20, repeatInterval: 3_600_000, keepFiring: 0 },
-    backoffMs: 10,
-    lockRetryMs: 10,
-  });
-  notifiers.push(n);
-  return n;
-}
+const replica = (): Notifier => t.notifier();
 
 /** `incident` with its proof: no agent on any of its nodes, or (`agentOn`) an agent on that one, which saw no fault. */
 function withProof(incident: Incident, agentOn?: string): Incident {
@@ -61,9 +25,9 @@ function withProof(incident: Incident, agentOn?: string): Incident {
 
 /** The first reply of the thread of `key`, once posted. */
 async function firstReply(key: string): Promise<FakeMessage> {
-  const root = (): FakeMessage | undefined => fake.roots().find((m) => m.metadata?.event_payload.key === key);
-  await expect.poll(() => root() && fake.replies(root()!.ts).length, { timeout: 10_000, interval: 20 }).toBe(1);
-  return fake.replies(root()!.ts)[0]!;
+  const root = (): FakeMessage | undefined => t.fake.roots().find((m) => m.metadata?.event_payload.key === key);
+  await expect.poll(() => root() && t.fake.replies(root()!.ts).length, { timeout: 10_000, interval: 20 }).toBe(1);
+  return t.fake.replies(root()!.ts)[0]!;
 }
 
 const visible = (m: FakeMessage): string => visibleLines({ text: m.text, blocks: m.blocks as Block[] }).join('\n');
@@ -89,19 +53,19 @@ describe('the proof hint', () => {
     await b.submit([other], Date.now());
     expect(hinted(await firstReply(other.key))).toBe(false);
     // Only the first reply says it: the root never does.
-    expect(fake.roots().some(hinted)).toBe(false);
+    expect(t.fake.roots().some(hinted)).toBe(false);
   });
 
   it('a retry after Slack took the posts but the answers were lost says it once, in the one first reply', async () => {
-    fake.failAfterHandling('chat.postMessage', 2); // the root, then the first reply: in Slack, answered 500
+    t.fake.failAfterHandling('chat.postMessage', 2); // the root, then the first reply: in Slack, answered 500
     const a = replica();
     const rollout = withProof(rolloutIncident());
     await a.submit([rollout], Date.now());
     const first = await firstReply(rollout.key);
     await expect.poll(() => a.queueDepth(), { timeout: 10_000, interval: 20 }).toBe(0);
-    expect(fake.callsOf('chat.postMessage')).toHaveLength(2); // each retry looked its post up instead
-    expect(fake.roots()).toHaveLength(1);
-    expect(fake.replies(fake.roots()[0]!.ts)).toEqual([first]);
+    expect(t.fake.callsOf('chat.postMessage')).toHaveLength(2); // each retry looked its post up instead
+    expect(t.fake.roots()).toHaveLength(1);
+    expect(t.fake.replies(t.fake.roots()[0]!.ts)).toEqual([first]);
     expect(hinted(first)).toBe(true);
   });
 

@@ -11,10 +11,9 @@ import { type StepDeps, processIncident } from '../../src/notify/steps-run.js';
 import type { IncidentStore } from '../../src/store/incident-store.js';
 import type { RecordPatch } from '../../src/store/record.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
-import type { SlackApi } from '../../src/slack/api.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
-import { H, KEY, M, S, replyingOf, stageDeps } from './harness.js';
+import { H, KEY, M, S, losingAnswers, replyingOf, stageDeps } from './harness.js';
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -54,15 +53,7 @@ beforeEach(() => {
   store = new MemoryIncidentStore(clock);
   crashOn = () => false;
   failPatch = () => false;
-  const crashing: SlackApi = Object.assign(Object.create(slack) as SlackApi, {
-    postMessage: async (a: Parameters<SlackApi['postMessage']>[0]) => {
-      const res = await slack.postMessage(a);
-      const id = a.metadata?.event_payload.reply;
-      if (typeof id === 'string' && crashOn(id))
-        throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
-      return res;
-    },
-  });
+  const crashing = losingAnswers(slack, (id) => crashOn(id));
   const failing: IncidentStore = Object.assign(Object.create(store) as IncidentStore, {
     patch: async (key: string, fields: RecordPatch) => {
       if (failPatch(fields)) throw new RwxError('REDIS_UNREACHABLE', 'redis: connection lost');
