@@ -59,6 +59,7 @@ export function buildProof(
       const stale = staleReportReason(s.at, plugin);
       if (stale) {
         proof.findings.push({ kind: 'PROOF_UNAVAILABLE', node, check: 'report', reason: stale });
+        (proof.askAgain ??= []).push(node);
         continue;
       }
       reports.push(s.report);

@@ -57,6 +57,11 @@ export interface IncidentProof {
   findings: NodeFinding[];
   /** Any report came from the demo's simulated agent. */
   simulated?: true;
+  /**
+   * Nodes whose last report was read before their node plugin pod now running started (stale: not proof): the
+   * pipeline asks them again at once, whatever the age of its cached answer.
+   */
+  askAgain?: string[];
 }
 
 /** A finding's identity: what must change for it to be news (counts of hidden mounts, not reasons or times). */

@@ -9,8 +9,11 @@ import { MAX_PROOF_NODES, type NodeReportState } from '../domain/proof.js';
 export interface AgentAnswers {
   /** What is known of `node` now; never fetches. */
   stateOf(node: string): NodeReportState;
-  /** Asks the agents of `nodes` whose answer is missing or old, in the background. */
-  want(nodes: readonly string[]): void;
+  /**
+   * Asks the agents of `nodes` whose answer is missing or old, in the background; those of `again` (a stale
+   * report, IncidentProof.askAgain) whatever the age of the answer.
+   */
+  want(nodes: readonly string[], again?: readonly string[]): void;
   /** Asks the agents of `nodes` again now; resolves when every answer is in (or timed out). */
   refresh(nodes: readonly string[]): Promise<void>;
 }
@@ -47,7 +50,7 @@ export class AskedNodes {
     for (const incident of incidents) {
       const nodes = incident.proof?.nodes ?? [];
       if (nodes.length === 0) continue;
-      this.agents.want(nodes);
+      this.agents.want(nodes, incident.proof?.askAgain);
       const before = was.get(incident.key) ?? [];
       next.set(incident.key, [...new Set([...before, ...nodes])].slice(0, MAX_PROOF_NODES));
     }

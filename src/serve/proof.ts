@@ -94,12 +94,17 @@ export class NodeProofs {
     return this.answers.get(node) ?? { kind: 'pending' };
   }
 
-  /** Asks the agents of `nodes` whose answer is missing or older than the TTL, in the background. */
-  want(nodes: readonly string[]): void {
+  /**
+   * Asks the agents of `nodes` whose answer is missing or older than the TTL, in the background; those of `again`
+   * (their report is older than the node plugin pod now running) whatever the answer's age. A request in flight
+   * is joined, never doubled.
+   */
+  want(nodes: readonly string[], again: readonly string[] = []): void {
     const now = this.clock.now();
+    const asked = new Set(again);
     for (const node of nodes) {
       const a = this.answers.get(node);
-      if (a && now - a.at < this.ttlMs) continue;
+      if (a && now - a.at < this.ttlMs && !asked.has(node)) continue;
       void this.ask(node);
     }
   }

@@ -38,6 +38,8 @@ describe('buildProof', () => {
     });
     expect(p.findings.map((f) => f.kind)).toEqual([kind]);
     if (kind === 'PROOF_UNAVAILABLE') expect(JSON.stringify(p.findings)).toContain('from before the node plugin pod');
+    // The stale node is asked again at once (the pipeline reads askAgain), the others wait for the cache's TTL.
+    expect(p.askAgain).toEqual(kind === 'PROOF_UNAVAILABLE' ? ['node-19'] : undefined);
   });
 
   it('keeps nodes without an agent, pending and unreachable apart, claiming nothing about them', () => {

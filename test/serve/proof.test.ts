@@ -91,6 +91,18 @@ describe('NodeProofs', () => {
     expect(a.asked).toHaveLength(3);
   });
 
+  it('asks a node whose report is stale (IncidentProof.askAgain) again at once, within the TTL', async () => {
+    const a = await agents();
+    const clock = new ManualClock(0);
+    const proofs = new NodeProofs({ locate: (n) => ({ kind: 'agent', url: a.urlFor(n) }), clock, ttlMs: 60_000 });
+    proofs.want(['node-02']);
+    await until(() => proofs.stateOf('node-02').kind === 'report', 'the first report');
+    clock.advance(5_000);
+    proofs.want(['node-02'], ['node-02']);
+    await until(() => a.asked.length === 2, 'the request for the stale node');
+    expect(a.asked).toEqual(['node-02', 'node-02']);
+  });
+
   it('keeps at most `concurrency` requests in flight, and a request that times out is "unavailable", not a claim', async () => {
     const s = await silent();
     const nodes = Array.from({ length: 6 }, (_, i) => `node-${i}`);
