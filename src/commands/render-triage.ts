@@ -15,6 +15,8 @@ import { renderTable } from '../triage/render.js';
 export const MAX_INLINE_CLAIMS = 20;
 /** Lines of the node proof section at most. */
 const MAX_PROOF_LINES = 10;
+/** Lines about what holds the mounts of a claim's pods stuck at unpublish at most (the full report has the rest). */
+const MAX_HOLD_LINES = 3;
 
 /** Renders a (scope-filtered) triage report; attaches the full text report when the message had to leave out anything. */
 export function renderTriage(report: TriageReport, scope: TriageScope, pub: boolean): CommandReply {
@@ -106,8 +108,8 @@ function nodeProofText(p: NodeProofSection): string {
   return `*Proof from the nodes*${answered}\n${shown.join('\n')}`;
 }
 
-/** One claim: name, phase, detail, evidence (latest events, pods, nodes, attachments), next step. `cut` is true when
- * anything was shortened or left out, so the caller attaches the full report. */
+/** One claim: name, phase, detail, evidence (latest events, pods, nodes, attachments, what holds the mounts, stages),
+ * next step. `cut` is true when anything was shortened or left out, so the caller attaches the full report. */
 function claimText(c: ClaimReport): { text: string; cut: boolean } {
   let cut = false;
   const u = (s: string, max: number): string => {
@@ -137,6 +139,10 @@ function claimText(c: ClaimReport): { text: string; cut: boolean } {
     .slice(0, 5)
     .map((a) => u(`${a.name} on ${a.node}${a.deleting ? ' (deleting)' : ''}`, 200));
   if (atts.length) lines.push(`Attachments with no consumer: ${atts.join('; ')}`);
+  if (ev.holds.length > MAX_HOLD_LINES) cut = true;
+  lines.push(
+    ...ev.holds.slice(0, MAX_HOLD_LINES).map((h) => `${h.held ? ':lock:' : ':grey_question:'} ${u(h.text, 600)}`),
+  );
   if (ev.stages.length > 5) cut = true;
   const stages = ev.stages.slice(0, 5).map((s) => `\`${u(s.path, 300)}\` on ${u(s.node, 253)}`);
   if (stages.length) lines.push(`Staged with no pod bind mount (node agents): ${stages.join('; ')}`);

@@ -3,13 +3,18 @@
 // so the API never shows the failure, let alone what holds the mount. A node agent that answered says it (its
 // busy mounts section: the processes and the mount namespaces that hold the mount); without one, the incident says
 // the failure is not visible from the API and what to run on the node to see it, never that nothing holds it.
-// Pure: the reports come in through NodeReports, as for the proof and the stale-stage check.
+// Pure: the reports come in through NodeReports, as for the proof and the stale-stage check. The thread's incidents
+// (addUnmountHolds) and `rwx triage` (terminatingPodHolds, for UNPUBLISH_STUCK) state the same lines: both pick the
+// pods with atUnpublish and word them with podUnmountHolds.
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { StuckPodFinding } from '../domain/findings.js';
 import type { Incident } from '../domain/incident.js';
 import type { UnmountHold } from '../domain/location.js';
 import type { AgentReport, BusyMount, MountHolder, ProcessRef } from '../domain/node-report.js';
+import type { Pod } from '../domain/objects.js';
 import { reportStateOf, type NodeReportState, type NodeReports } from '../domain/proof.js';
+import { terminatingFinding, terminatingSince } from '../detect/stuck-terminating.js';
+import { locate } from './locate.js';
 
 /** Lines of held-by facts an incident's explanations keep (the pods' locations keep all of theirs). */
 const LINES_KEPT = 5;
@@ -101,6 +106,25 @@ export function podUnmountHolds(
     return [{ pod, node: f.node, text, held: false }];
   }
   return mine.flatMap((m) => mountLines(index, r, m).map((l) => ({ pod, node: f.node, ...l })));
+}
+
+/**
+ * What holds the volume mounts of a pod being deleted, as the thread would state it: the pod read as the
+ * stuck-terminating detector reads it (without its threshold) and located as the correlator locates it, then
+ * podUnmountHolds. Undefined when the pod is not stuck at unpublish (not deleted, no node, a finalizer or the node
+ * itself holds it): the thread states no such line for it either.
+ */
+export function terminatingPodHolds(
+  index: ClusterIndex,
+  pod: Pod,
+  now: number,
+  reports: NodeReports | undefined,
+): UnmountHold[] | undefined {
+  const since = terminatingSince(pod);
+  if (since === undefined) return undefined;
+  const f = terminatingFinding(index, pod, since, now);
+  const located = { ...f, location: locate(index, f) };
+  return atUnpublish(located) ? podUnmountHolds(index, located, reports) : undefined;
 }
 
 /**

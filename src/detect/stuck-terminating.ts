@@ -36,17 +36,25 @@ export function stuckTerminatingFinding(
 ): StuckPodFinding | undefined {
   const since = terminatingSince(pod);
   if (since === undefined || ctx.now - since <= ctx.config.stuckAfterMs) return undefined;
+  return terminatingFinding(index, pod, since, ctx.now);
+}
+
+/**
+ * The finding for a pod being deleted since `since` (its terminatingSince), whatever the threshold: its cause,
+ * storage, finalizers and unmount events as of `now`. `rwx triage` reads a pod past its grace this way too.
+ */
+export function terminatingFinding(index: ClusterIndex, pod: Pod, since: number, now: number): StuckPodFinding {
   const events = podEvents(index, pod);
   const unmount = events.filter(isUnmountEvent);
   const storageUnmount = unmount.filter((e) => blamesStorage(pod, e));
   const held = (pod.metadata?.finalizers ?? []).length > 0;
   const suspect = unmount.length === 0 && !held && storageVolumes(pod).length > 0;
   const cause = storageUnmount.length > 0 || suspect ? 'storage' : unmount.length > 0 ? 'config' : 'unknown';
-  return stuckPodFinding(index, pod, 'stuck-terminating', since, ctx.now, {
+  return stuckPodFinding(index, pod, 'stuck-terminating', since, now, {
     cause,
     storage: cause === 'config' ? [] : blamedStorage(index, pod, storageUnmount),
     finalizers: [...(pod.metadata?.finalizers ?? [])],
-    events: evidenceOf(unmount.length > 0 ? unmount : events, ctx.now),
+    events: evidenceOf(unmount.length > 0 ? unmount : events, now),
   });
 }
 

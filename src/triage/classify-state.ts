@@ -5,6 +5,7 @@
 import type { ClusterIndex } from '../domain/cluster-index.js';
 import type { EventEvidence } from '../domain/findings.js';
 import type { PersistentVolumeClaim, Pod } from '../domain/objects.js';
+import type { NodeReports } from '../domain/proof.js';
 import { claimDriver, claimStorageKind, holdsVolumes, type StorageKind } from '../detect/storage-path.js';
 import { adviceFor } from './advice.js';
 import { CLAIM_REASONS, eventEvidence } from './events.js';
@@ -23,6 +24,8 @@ export interface ClassifyContext {
   };
   /** Orphaned staged volumes the node agents found, by volume (node-proof.ts readProof); absent without agents. */
   orphansByPv?: ReadonlyMap<string, readonly StageEvidence[]>;
+  /** What the node agents answered: what holds the mounts of pods stuck at unpublish; absent: none was asked. */
+  nodeReports?: NodeReports;
 }
 
 // Shared empty list for the evidence of the (many) OK claims: reports are read-only, so one frozen array will do.
@@ -33,6 +36,7 @@ const NO_EVIDENCE: ClaimReport['evidence'] = Object.freeze({
   nodes: NONE,
   attachments: NONE,
   stages: NONE,
+  holds: NONE,
 });
 
 /** The claim fields every report repeats. */
@@ -79,6 +83,7 @@ export function makeReport(
             nodes: ev.nodes ?? NONE,
             attachments: ev.attachments ?? NONE,
             stages: ev.stages ?? NONE,
+            holds: ev.holds ?? NONE,
           },
     advice: phase === 'OK' ? NONE : adviceFor(phase, { ...fill, volume: c.volume, storage: c.storage }),
   };

@@ -8,6 +8,7 @@ import { timeMs } from '../domain/refs.js';
 import { formatAge } from '../domain/duration.js';
 import { causeFromEvents } from '../detect/events.js';
 import { blamesClaim } from '../detect/storage-path.js';
+import { terminatingPodHolds } from '../correlate/unmount-holds.js';
 import {
   makeReport,
   nodeEvidence,
@@ -116,10 +117,12 @@ function unpublishStuck(index: ClusterIndex, ctx: ClassifyContext, consumers: Po
   const events = pods
     .flatMap((p) => eventEvidence(index, 'Pod', p.namespace, p.name, POD_REASONS, ctx.now))
     .slice(0, 5);
+  // What holds each pod's mount: the thread's lines for the same pod, from the same agents' answers.
+  const holds = stuck.flatMap(({ p }) => terminatingPodHolds(index, p, ctx.now, ctx.nodeReports) ?? []);
   return {
     phase: 'UNPUBLISH_STUCK' as const,
     detail: `terminating: ${parts.join('; ')}`,
-    ev: { pods, events, nodes: nodes.map((n) => ({ name: n, driverRegistered: null })) },
+    ev: { pods, events, nodes: nodes.map((n) => ({ name: n, driverRegistered: null })), holds },
     nodes,
   };
 }

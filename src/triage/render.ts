@@ -117,6 +117,7 @@ function evidenceLines(c: ClaimReport): string[] {
       n.driverRegistered === null ? '' : n.driverRegistered ? ' driver registered' : ' DRIVER NOT REGISTERED (CSINode)';
     lines.push(`${pad}node   ${n.name}${n.exists === false ? ' (node object gone)' : ''}${reg}`);
   }
+  for (const h of c.evidence.holds) lines.push(`${pad}mount  ${h.text}`);
   for (const s of c.evidence.stages) lines.push(`${pad}stage  ${s.path} on ${s.node}, no pod bind mount`);
   for (const a of c.evidence.attachments) {
     lines.push(

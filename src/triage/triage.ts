@@ -49,7 +49,7 @@ export function triage(index: ClusterIndex, opts: TriageOptions): TriageReport {
   };
 }
 
-/** What classifyClaim is given: the time, which kinds could be read, and the orphans the node agents found. */
+/** What classifyClaim is given: the time, which kinds could be read, and what the node agents found. */
 function classifyContext(
   index: ClusterIndex,
   opts: TriageOptions,
@@ -57,6 +57,7 @@ function classifyContext(
 ): ClassifyContext {
   return {
     orphansByPv,
+    ...(opts.nodeReports ? { nodeReports: opts.nodeReports } : {}),
     now: opts.now,
     readable: {
       pods: index.readable('pods'),

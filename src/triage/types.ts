@@ -1,6 +1,7 @@
 // The triage report: what `rwx triage` prints, and the stable `-o json` schema (docs/triage-json.md).
 // Adding fields is compatible; renaming or removing one bumps TRIAGE_SCHEMA_VERSION.
 import type { EventEvidence } from '../domain/findings.js';
+import type { UnmountHold } from '../domain/location.js';
 import type { NodeReports } from '../domain/proof.js';
 
 /** Version of the JSON schema in docs/triage-json.md. */
@@ -77,6 +78,13 @@ export interface StageEvidence {
   text: string;
 }
 
+/**
+ * UNPUBLISH_STUCK evidence: one line about what holds a stuck pod's volume mount on its node (a process, a mount
+ * namespace with a copy), or why that is not known (no agent: not visible from the API, with what to run on the
+ * node). The thread's lines for the same pod, word for word (correlate/unmount-holds.ts). `held`: it names a holder.
+ */
+export type HoldEvidence = UnmountHold;
+
 /** Why a claim is in its phase. Lists are empty (never absent) when there is nothing to show. */
 export interface Evidence {
   events: EventEvidence[];
@@ -85,6 +93,8 @@ export interface Evidence {
   attachments: AttachmentEvidence[];
   /** Orphaned staged volumes the node agents found (empty without agents). */
   stages: StageEvidence[];
+  /** What holds the mounts of the UNPUBLISH_STUCK pods stuck at unpublish, or why it is not known (HoldEvidence). */
+  holds: HoldEvidence[];
 }
 
 /** A finding of the node agents not tied to one claim's phase. */

@@ -2,6 +2,9 @@
 // label), its report is fetched from the pod IP and port (a simulated agent server on 127.0.0.1, as `rwx node`
 // does), and the orphaned globalmount it reports becomes the claim's STALE_ATTACHMENT evidence and a note in the
 // node's drain advice. Without an agent, and from a snapshot, each says the check was not possible and why.
+// A claim UNPUBLISH_STUCK (scenarios/terminal-phase-terminating.yaml) has what holds its pod's mount as evidence:
+// the agent's holder, or "not visible from the API" (the kubelet logs a failed TearDown only: operation_generator.go
+// GenerateUnmountVolumeFunc records no event on error), in the table and in the JSON.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +21,9 @@ import { AGENT_ENABLE_HINT } from '../../src/domain/proof.js';
 import type { TriageReport } from '../../src/triage/types.js';
 import { parseScenario, startSimulator, type Simulator } from '@rwx/kube-sim';
 import { healthyReport } from '../agent/report-fixtures.js';
+import { ClusterIndex } from '../../src/domain/cluster-index.js';
+import { demoReport } from '../../src/serve/demo-agents.js';
+import { scenarioPath, simSnapshot, testSim } from '../support/sim.js';
 import { DRIVER, NOW, baseCluster, healthyClaim } from '../triage/fixtures.js';
 import type { DrainAdvice } from '../../src/domain/incident.js';
 import { staleStageSteps, stagesNotCheckedText } from '../../src/advise/stale-stage.js';
@@ -135,6 +141,76 @@ describe('rwx triage with node agents', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** The agent pod of `node` answering at 127.0.0.1:`port` (the simulated kubelet leaves it as it is). */
+const agentPod = (node: string, port: number) => ({
+  kind: 'Pod',
+  metadata: {
+    name: `rwx-agent-${node}`,
+    namespace: 'rwx-agent',
+    labels: { ...AGENT_LABELS },
+    annotations: { 'sim.rwx.dev/kubelet': 'ignore' },
+  },
+  spec: {
+    nodeName: node,
+    containers: [{ name: 'agent', image: 'rwx', ports: [{ name: 'agent', containerPort: port }] }],
+  },
+  status: { phase: 'Running', podIP: '127.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] },
+});
+
+describe('rwx triage: what holds the mount of an UNPUBLISH_STUCK pod', () => {
+  /** terminal-phase-terminating (batch/reports, its pod report-builder-0 on node-2); with its demo agent on node-2. */
+  async function stuck(withAgent: boolean) {
+    const { sim: s } = await testSim(scenarioPath('terminal-phase-terminating'));
+    const index = ClusterIndex.fromSnapshot(simSnapshot(s));
+    const now = s.now();
+    if (withAgent) {
+      agent = await startSimulatedAgents({ node: 'node-2', reportFor: (n) => demoReport(index, {}, n, now) });
+      s.apply({ add: [{ kind: 'Namespace', metadata: { name: 'rwx-agent' } }, agentPod('node-2', agent.port)] });
+    }
+    const uid = index.get('pods', 'batch/report-builder-0')?.metadata?.uid ?? '?';
+    const run = async (more: string[] = []) => {
+      let out = '';
+      let err = '';
+      const io: CliIo = {
+        stdout: { write: (x: string) => (out += x) },
+        stderr: { write: (x: string) => (err += x) },
+        stdin: Readable.from([]),
+        env: { HOME: tmpdir() },
+        clock: new ManualClock(now),
+      };
+      const code = await main(['triage', '--kubeconfig', s.kubeconfigPath, '-n', 'batch', ...more], io);
+      return { code, stdout: out, stderr: err };
+    };
+    return { uid, run };
+  }
+  const mount = (uid: string) => `/var/lib/kubelet/pods/${uid}/volumes/kubernetes.io~csi/pvc-reports-7d1e/mount`;
+
+  it("names the agent's holder under the claim, and in evidence.holds", async () => {
+    const { uid, run } = await stuck(true);
+    const line = `(simulated agent) tar (pid 31337, on the host) holds ${mount(uid)}`;
+    const table = await run();
+    expect(table.stderr).toBe('');
+    expect(table.code).toBe(2);
+    expect(table.stdout).toMatch(/\[UNPUBLISH_STUCK\]\n {4}batch\/reports /);
+    expect(table.stdout).toContain(`\n        mount  ${line}\n`);
+    const json = JSON.parse((await run(['-o', 'json'])).stdout) as TriageReport;
+    expect(json.claims[0]?.evidence.holds).toEqual([
+      { pod: 'batch/report-builder-0', node: 'node-2', text: line, held: true },
+    ]);
+  });
+
+  it('without an agent: not visible from the API, with the read-only commands for node-2', async () => {
+    const { uid, run } = await stuck(false);
+    const table = await run();
+    expect(table.stdout).toContain(
+      `\n        mount  What holds the volume mount of batch/report-builder-0 on node-2 is not visible from the API (no rwx agent runs on node-2)`,
+    );
+    expect(table.stdout).toContain(`journalctl -u kubelet | grep ${uid}`);
+    const json = JSON.parse((await run(['-o', 'json'])).stdout) as TriageReport;
+    expect(json.claims[0]?.evidence.holds.map((h) => h.held)).toEqual([false]);
   });
 });
 

@@ -32,6 +32,7 @@ export function claim(namespace: string, name: string, phase: Phase, over: Parti
       nodes: phase === 'OK' ? [] : [{ name: 'node-19', driverRegistered: true }],
       attachments: [],
       stages: [],
+      holds: [],
     },
     advice: phase === 'OK' ? [] : ['Go to the node plugin on the node, not the controller.'],
     ...over,

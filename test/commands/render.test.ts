@@ -234,6 +234,7 @@ describe('triage', () => {
         nodes: [],
         attachments: [],
         stages: [],
+        holds: [],
         pods: [
           {
             namespace: 'data',
@@ -314,6 +315,7 @@ describe('triage', () => {
           nodes: [],
           attachments: [],
           stages: [],
+          holds: [],
           pods: Array.from({ length: 5 }, (_, i) => ({ namespace: 'ns', name: `${'p'.repeat(250)}${i}`, node: 'n' })),
         },
         advice: ['a'.repeat(2000)],
@@ -343,6 +345,7 @@ describe('triage', () => {
           nodes: [],
           attachments: [],
           stages: [],
+          holds: [],
         },
       }),
     ]);

@@ -12,41 +12,15 @@
 //   resource busy" while DIR (pods/UID/volumes/kubernetes.io~csi/PV/mount) is still mounted: that error is the
 //   TearDown error above, so it too reaches the log only.
 import { describe, expect, it } from 'vitest';
-import { fetchReport } from '../../src/agent/client.js';
 import { podUnmountHolds } from '../../src/correlate/unmount-holds.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import type { StuckPodFinding } from '../../src/domain/findings.js';
 import type { AgentReport, BusyMount } from '../../src/domain/node-report.js';
 import type { NodeReports } from '../../src/domain/proof.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
-import { startDemoAgents } from '../../src/serve/demo-agents.js';
 import { healthyReport } from '../agent/report-fixtures.js';
+import { withDemoAgents as withAgents } from '../support/demo-reports.js';
 import { scenarioPath, simSnapshot, testSim } from '../support/sim.js';
-
-/** The scenario at offset 0 and the demo's simulated agents' answers for `nodes`, fetched over HTTP. */
-async function withAgents(name: string, nodes: string[], broken: string[] = []) {
-  const { sim } = await testSim(scenarioPath(name));
-  const index = ClusterIndex.fromSnapshot(simSnapshot(sim));
-  const now = sim.now();
-  const demo = await startDemoAgents(
-    () => index,
-    { brokenRevisionHashes: broken },
-    () => now,
-  );
-  try {
-    const states = new Map(
-      await Promise.all(
-        nodes.map(
-          async (n) =>
-            [n, { kind: 'report', report: (await fetchReport(demo.agents.urlFor(n))).report, at: now }] as const,
-        ),
-      ),
-    );
-    return { index, now, reports: { kind: 'asked', states } as NodeReports };
-  } finally {
-    await demo.agents.stop();
-  }
-}
 
 const mountOf = (uid: string, pv: string) => `/var/lib/kubelet/pods/${uid}/volumes/kubernetes.io~csi/${pv}/mount`;
 

@@ -3,6 +3,9 @@
 // triage (its node proof) read the same agents' answers, and each states what stageCheck and incidentProof made of
 // them inside the one evaluation; no path computes them on its own. A pod stuck creating on node-02, whose agent
 // reports the globalmount of shop/db (ReadWriteOnce, its pod on node-01) still staged there with no pod.
+// What holds the mount of a pod stuck at unpublish (scenarios/terminal-phase-terminating.yaml: batch/report-builder-0
+// on node-2, its RWX claim UNPUBLISH_STUCK) is one answer too: the thread's incident and triage's evidence state the
+// lines of terminatingPodHolds (correlate/unmount-holds.ts), with the agent's holder or "not visible from the API".
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stageCheck, staleStageText } from '../../src/advise/stale-stage.js';
@@ -12,6 +15,8 @@ import { parseCommand } from '../../src/commands/parse.js';
 import { serveServices } from '../../src/commands/serve.js';
 import { loadConfig } from '../../src/config/index.js';
 import { incidentProof } from '../../src/correlate/proof.js';
+import { terminatingPodHolds } from '../../src/correlate/unmount-holds.js';
+import type { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { reportStateOf, type NodeReports, type NodeReportState } from '../../src/domain/proof.js';
 import { evaluate } from '../../src/evaluate/evaluate.js';
@@ -21,6 +26,7 @@ import { healthyReport } from '../agent/report-fixtures.js';
 import { NOW, pod } from '../triage/fixtures.js';
 import { orphan, shopCluster } from '../advise/stale-stage-fixtures.js';
 import { REDIS_URL } from '../serve/harness.js';
+import { withDemoAgents } from '../support/demo-reports.js';
 
 const NODE = 'node-02';
 const STAGED = orphan('pvc-db', 'ab12');
@@ -89,4 +95,40 @@ describe('one proof and stale-stage answer', () => {
     const found = report.nodeProof?.findings.filter((f) => f.kind === 'ORPHANED_STAGE') ?? [];
     expect(found.map((f) => [f.volume, f.claim, f.nodes])).toEqual(stale.map((x) => [x.volume, x.claim, [x.node]]));
   });
+});
+
+/** The thread's pods of a pass over `index` with the agents' answers `reports`, as the pipeline's sync makes them. */
+async function threadPods(index: ClusterIndex, now: number, reports: NodeReports) {
+  const states = reports.kind === 'asked' ? reports.states : new Map<string, NodeReportState>();
+  const stateOf = (n: string): NodeReportState => states.get(n) ?? { kind: 'no-agent' };
+  const sync = realSync({ stuckAfterMs: 300_000, cronJobGraceMs: 600_000, driverDaemonSets: {}, agents: { stateOf } });
+  const { findings } = evaluate(index, { now });
+  const incidents = await sync.evaluate(index, findings, now, new Set());
+  return { incidents, pod: incidents.flatMap((i) => i.pods).find((p) => p.pod.name === 'report-builder-0') };
+}
+
+describe('one answer about what holds a mount stuck at unpublish', () => {
+  const cases: { name: string; nodes: string[]; want: RegExp }[] = [
+    // The agent on node-2 answers: the process holding the mount, named.
+    {
+      name: 'with the node agent',
+      nodes: ['node-2'],
+      want: /^\(simulated agent\) tar \(pid 31337, on the host\) holds /,
+    },
+    // No agent on node-2: not visible from the API, with what to run there.
+    { name: 'without an agent', nodes: [], want: /is not visible from the API \(no rwx agent runs on node-2\)/ },
+  ];
+  for (const c of cases)
+    it(`the thread and triage state the same lines for the pod, ${c.name}`, async () => {
+      const { index, now, reports } = await withDemoAgents('terminal-phase-terminating', c.nodes);
+      const { incidents, pod } = await threadPods(index, now, reports);
+      const holds = terminatingPodHolds(index, index.get('pods', 'batch/report-builder-0')!, now, reports);
+      expect(holds?.map((h) => h.text)).toEqual([expect.stringMatching(c.want)]);
+      expect(pod?.location?.unmountHolds).toEqual(holds);
+      const line = holds![0]!.text;
+      expect(incidents.flatMap((i) => i.explanations ?? [])).toContain(`${line}.`);
+      const claim = triage(index, { now, nodeReports: reports }).claims.find((x) => x.name === 'reports');
+      expect(claim?.phase).toBe('UNPUBLISH_STUCK');
+      expect(claim?.evidence.holds).toEqual(holds);
+    });
 });
