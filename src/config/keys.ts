@@ -29,6 +29,7 @@ export type ConfigKey =
   | 'retryMax'
   | 'keepFiring'
   | 'blindAfter'
+  | 'slackRequestTimeout'
   | 'lockTtl'
   | 'allowedChannels'
   | 'allowedUsergroups'
@@ -83,6 +84,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   retryMax: '10s',
   keepFiring: '60s',
   blindAfter: '3m',
+  slackRequestTimeout: '10s',
   lockTtl: '30s',
   allowedChannels: [] as readonly string[],
   allowedUsergroups: [] as readonly string[],
@@ -274,11 +276,18 @@ export const CONFIG_KEYS: readonly KeyInfo[] = Object.freeze([
     doc: 'When no replica has seen the cluster (API server unreachable, a watch not synced or stalled) for this long, the incident channel gets one notice saying so; a reply in its thread says when the bot sees the cluster again. Redis unreachable for this long is told once as well: a notice during the outage (from the replica that held the evaluator lease), and once Redis answers, the span it was away.',
   },
   {
+    env: 'RWX_SLACK_REQUEST_TIMEOUT',
+    key: 'slackRequestTimeout',
+    form: 'duration, shorter than RWX_LOCK_TTL',
+    secret: false,
+    doc: "How long one Slack Web API call may take before the bot gives up on it: the posts, edits and look-ups of incident threads (a call given up on is retried, what it may have posted looked up first) and each connection attempt's auth.test or apps.connections.open. The slash commands' own look-ups keep their 2.5 s, inside Slack's 3 s.",
+  },
+  {
     env: 'RWX_LOCK_TTL',
     key: 'lockTtl',
-    form: 'duration, longer than 10s',
+    form: 'duration, longer than RWX_SLACK_REQUEST_TIMEOUT',
     secret: false,
-    doc: "How long a replica that stops answering in the middle of an incident's step (killed, or cut off from Redis) keeps that incident's work: the incident lock and the step's queue job lock (renewed every half of it while the step runs) expire this long after they were last written, and the work goes on without it. Longer than one Slack call may take (10 s), since the incident lock is not renewed during the call.",
+    doc: "How long a replica that stops answering in the middle of an incident's step (killed, or cut off from Redis) keeps that incident's work: the incident lock and the step's queue job lock (renewed every half of it while the step runs) expire this long after they were last written, and the work goes on without it. Longer than one Slack call may take (RWX_SLACK_REQUEST_TIMEOUT), since the incident lock is not renewed during the call.",
   },
   {
     env: 'RWX_ALLOWED_CHANNELS',

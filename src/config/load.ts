@@ -126,7 +126,8 @@ export function loadConfig(opts: LoadConfigOptions): Config {
   for (const [key, text] of fleetProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   for (const [key, text] of redisProblems(raw, given)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   if (parsed.success)
-    for (const [key, text] of teamProblems(parsed.data)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
+    for (const [key, text] of [...teamProblems(parsed.data), ...lockProblems(parsed.data, raw, label)])
+      keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   if (opts.slack !== 'optional') {
     for (const [key, text] of slackProblems(raw)) keyed.push([order(key), `${label.get(key) ?? key}: ${text}`]);
   }
@@ -159,6 +160,27 @@ function teamProblems(r: RawConfig): [ConfigKey, string][] {
   if (!same) return [];
   const entry = `"${same.namespace}=${same.channel}"`;
   return [['teamChannels', `${entry} is SLACK_CHANNEL, where every incident is posted already: give the team its own`]];
+}
+
+/**
+ * A step holds its incident lock through a Slack call without renewing it: a lock that may expire before the call
+ * gives up lets a second replica take the incident while the first still posts. `label` names the other key as given.
+ */
+function lockProblems(r: RawConfig, raw: Record<string, unknown>, label: Map<string, string>): [ConfigKey, string][] {
+  if (r.lockTtl > r.slackRequestTimeout) return [];
+  const said = (k: ConfigKey) => JSON.stringify(String(raw[k]).trim());
+  // The timeout as given: its variable (or default), or its key in the file.
+  const given = label.get('slackRequestTimeout') ?? 'RWX_SLACK_REQUEST_TIMEOUT';
+  const suffix = ': slackRequestTimeout';
+  const timeout = given.endsWith(suffix)
+    ? `slackRequestTimeout (${said('slackRequestTimeout')}, in ${given.slice(0, -suffix.length)})`
+    : `${given} (${said('slackRequestTimeout')})`;
+  return [
+    [
+      'lockTtl',
+      `${said('lockTtl')} must be longer than ${timeout}, the longest a Slack call may take (the incident lock is not renewed during one)`,
+    ],
+  ];
 }
 
 /** A fleet member must have a name that can be written as `@CLUSTER` and used in Redis keys. */

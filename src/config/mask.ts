@@ -95,6 +95,7 @@ export function toFileForm(c: Config): Record<ConfigKey, unknown> {
     retryMax: formatDuration(c.timers.retryMaxMs),
     keepFiring: formatDuration(c.timers.keepFiringMs),
     blindAfter: formatDuration(c.timers.blindAfterMs),
+    slackRequestTimeout: formatDuration(c.timers.slackRequestTimeoutMs),
     lockTtl: formatDuration(c.timers.lockTtlMs),
     allowedChannels: [...c.access.allowedChannels],
     allowedUsergroups: [...c.access.allowedUsergroups],

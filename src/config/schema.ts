@@ -9,13 +9,6 @@ import type { TeamRoute } from '../domain/teams.js';
 import { boolWord } from './keys.js';
 import { hostPorts, redisConfig, type RedisConfig } from './redis.js';
 
-/**
- * RWX_LOCK_TTL must be longer than this: the Slack request timeout (SLACK_REQUEST_TIMEOUT_MS in src/slack/web-api.ts,
- * not imported, so loading the configuration does not load the Slack client), since a step holds its incident lock
- * through a Slack call without renewing it.
- */
-export const LOCK_TTL_FLOOR_MS = 10_000;
-
 /** pino levels accepted by LOG_LEVEL. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -50,7 +43,12 @@ export interface Config {
     keepFiringMs: number;
     /** RWX_BLIND_AFTER: how long the bot is blind, or without Redis, before it says so in the channel (src/serve/dead-man.ts, redis-notice.ts). */
     blindAfterMs: number;
-    /** RWX_LOCK_TTL: the incident lock's and the notify job's lock's time to live (src/notify/steps-run.ts, worker.ts). */
+    /** RWX_SLACK_REQUEST_TIMEOUT: how long one Slack Web API call may take (src/slack/web-api.ts, app.ts). */
+    slackRequestTimeoutMs: number;
+    /**
+     * RWX_LOCK_TTL: the incident lock's and the notify job's lock's time to live (src/notify/steps-run.ts, worker.ts);
+     * longer than slackRequestTimeoutMs (load.ts), since a step holds its incident lock through a Slack call unrenewed.
+     */
     lockTtlMs: number;
   };
   /** Who may use /rwx: see isChannelAllowed / isUserAllowed in access.ts. */
@@ -277,10 +275,8 @@ export const rawConfigSchema = z.strictObject({
   retryMax: duration,
   keepFiring: duration,
   blindAfter: duration,
-  lockTtl: duration.refine(
-    (ms) => ms > LOCK_TTL_FLOOR_MS,
-    'must be longer than 10s, the longest a Slack call may take (the incident lock is not renewed during one)',
-  ),
+  slackRequestTimeout: duration,
+  lockTtl: duration,
   allowedChannels: list(CHANNEL, 'channel IDs (C0123ABCD) or names, or *'),
   allowedUsergroups: list(USERGROUP, 'user group IDs (S0123ABCD)'),
   driverDaemonSets: driverMap,
@@ -329,6 +325,7 @@ export function toConfig(r: RawConfig): Config {
       retryMaxMs: r.retryMax,
       keepFiringMs: r.keepFiring,
       blindAfterMs: r.blindAfter,
+      slackRequestTimeoutMs: r.slackRequestTimeout,
       lockTtlMs: r.lockTtl,
     },
     access: {

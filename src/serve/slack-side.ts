@@ -138,6 +138,7 @@ export async function startSlackApp(
     link: s.link,
     audit: pinoAudit(s.log),
     backoff: o.slackBackoff ?? backoffUpTo(config.timers.retryMaxMs),
+    requestTimeoutMs: config.timers.slackRequestTimeoutMs,
   });
   try {
     await app.start();

@@ -117,6 +117,7 @@ export function serveSlack(
     createWebSlackApi({
       token: config.slack.botToken,
       ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+      requestTimeoutMs: config.timers.slackRequestTimeoutMs,
       // The Slack SDK's own log lines (warnings, debug) go through pino, as JSON like the rest.
       clientOptions: { logger: slackLogger(log, 'web-api'), fetch: abortedBy(signal) },
     });

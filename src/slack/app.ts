@@ -4,6 +4,7 @@ import { App, HTTPReceiver, LogLevel, SocketModeReceiver, webApi, type CustomRou
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Backoff } from '../domain/backoff.js';
+import { defaultMs } from '../config/defaults.js';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { RwxError, toRwxError } from '../errors.js';
 import type { IncidentActions } from '../domain/actions.js';
@@ -40,6 +41,8 @@ export interface SlackAppOptions {
   audit?: Audit;
   /** Backoff between connection attempts (tests shorten it). */
   backoff?: Backoff;
+  /** Each connection attempt's deadline (RWX_SLACK_REQUEST_TIMEOUT; default its default, 10 s). */
+  requestTimeoutMs?: number;
 }
 
 /** A built app: `start()` connects (Socket Mode) or listens (HTTP); `port` is set after start in HTTP mode. */
@@ -58,14 +61,17 @@ export interface SlackApp {
 }
 
 /** Web API client options for connection attempts: no retry (the connection loop retries), a deadline. */
-const FAIL_FAST = { retryConfig: { retries: 0 }, timeout: 10_000 };
+const failFast = (opts: SlackAppOptions) => ({
+  retryConfig: { retries: 0 },
+  timeout: opts.requestTimeoutMs ?? defaultMs('slackRequestTimeout'),
+});
 
 /** Builds the Bolt app with the incident buttons registered; throws RwxError('CONFIG') on a bad combination. */
 export function createSlackApp(opts: SlackAppOptions): SlackApp {
   const socket = socketMode(opts);
   const clientOptions = opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {};
   // Fail fast per attempt (the connection loops retry); Bolt's own client would retry for half an hour.
-  const probe = new webApi.WebClient(opts.botToken, { ...clientOptions, ...FAIL_FAST });
+  const probe = new webApi.WebClient(opts.botToken, { ...clientOptions, ...failFast(opts) });
   const identity = botIdentity(() => probe.auth.test());
   const common = {
     authorize: async () => ({ botToken: opts.botToken, ...(await identity()) }),
@@ -100,7 +106,7 @@ function socketModeReceiver(opts: SlackAppOptions, clientOptions: { slackApiUrl?
     appToken: opts.appToken!,
     autoReconnectEnabled: false,
     // One bounded apps.connections.open per attempt: the loop retries (the SDK default retries for 30 min).
-    installerOptions: { clientOptions: { ...clientOptions, ...FAIL_FAST } },
+    installerOptions: { clientOptions: { ...clientOptions, ...failFast(opts) } },
     ...boltLogging(opts),
   });
 }

@@ -3,6 +3,7 @@
 // carry the Slack error code and method only.
 // Through Bolt's re-export: @slack/web-api is Bolt's dependency, not ours, so the versions always match.
 import { webApi } from '@slack/bolt';
+import { defaultMs } from '../config/defaults.js';
 import { RwxError, isRwxError } from '../errors.js';
 import type { EphemeralArgs, PostMessageArgs, SlackApi, UpdateArgs, UploadArgs } from './api.js';
 import { isIncidentReply, isIncidentRoot } from './api.js';
@@ -20,8 +21,13 @@ export interface WebSlackOptions {
    * change at most every group_interval, far fewer than 1000.
    */
   threadPages?: number;
-  /** Extra WebClient options (tests: a short timeout). */
-  clientOptions?: Omit<webApi.WebClientOptions, 'slackApiUrl' | 'retryConfig' | 'rejectRateLimitedCalls'>;
+  /**
+   * How long one call may take before it fails, retryably (RWX_SLACK_REQUEST_TIMEOUT; default its default, 10 s).
+   * Shorter than the incident lock's TTL, which is not renewed during a call (checked when the config is loaded).
+   */
+  requestTimeoutMs?: number;
+  /** Extra WebClient options (the SDK's logger, a fetch). */
+  clientOptions?: Omit<webApi.WebClientOptions, 'slackApiUrl' | 'retryConfig' | 'rejectRateLimitedCalls' | 'timeout'>;
 }
 
 // Platform errors that mean "Slack had a problem, try again"; every other error code is the caller's fault.
@@ -82,9 +88,6 @@ export function mapSlackError(method: string, e: unknown, channel?: string): Rwx
   }
 }
 
-/** How long one Web API request may take before it fails (ms): well inside the incident lock's 30 s TTL. */
-export const SLACK_REQUEST_TIMEOUT_MS = 10_000;
-
 /** Builds the WebClient-backed SlackApi. */
 export function createWebSlackApi(opts: WebSlackOptions): SlackApi {
   const call = slackCall(webClient(opts));
@@ -118,10 +121,10 @@ type Call = <T>(method: string, args: Record<string, unknown>) => Promise<T>;
 /** The WebClient: a per-request deadline, its own retries off and rate-limited calls rejected (see the header). */
 function webClient(opts: WebSlackOptions): webApi.WebClient {
   return new webApi.WebClient(opts.token, {
+    ...opts.clientOptions,
     // A call Slack never answers fails (retryably) instead of holding the incident's lock and the job forever;
     // what it may have posted is looked up by its metadata before the retry posts (src/notify/steps).
-    timeout: SLACK_REQUEST_TIMEOUT_MS,
-    ...opts.clientOptions,
+    timeout: opts.requestTimeoutMs ?? defaultMs('slackRequestTimeout'),
     ...(opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {}),
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,

@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_BACKOFF, backoffUpTo, defaultMs } from '../../src/config/index.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { isRwxError } from '../../src/errors.js';
-import { LOCK_TTL_FLOOR_MS } from '../../src/config/schema.js';
-import { SLACK_REQUEST_TIMEOUT_MS } from '../../src/slack/web-api.js';
 
 describe('the default durations, read from the key table', () => {
   it.each([
@@ -11,6 +9,7 @@ describe('the default durations, read from the key table', () => {
     ['repeatInterval', 4 * 3_600_000],
     ['watchIdleTimeout', 75_000], // the API server's bookmark minute plus 15 s
     ['retryMax', 10_000], // the cap of every backoff
+    ['slackRequestTimeout', 10_000], // one Slack Web API call
     ['lockTtl', 30_000], // the incident lock's and its notify job's (BullMQ's own default lockDuration)
   ] as const)('%s is %d ms', (key, ms) => expect(defaultMs(key)).toBe(ms));
 
@@ -32,9 +31,5 @@ describe('the default durations, read from the key table', () => {
       keepFiring: defaultMs('keepFiring'),
     });
     expect(DEFAULT_BACKOFF).toEqual(backoffUpTo(defaultMs('retryMax')));
-  });
-
-  it('RWX_LOCK_TTL must outlast a Slack call: its floor is the Slack request timeout', () => {
-    expect(LOCK_TTL_FLOOR_MS).toBe(SLACK_REQUEST_TIMEOUT_MS);
   });
 });

@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       retryMaxMs: 10_000,
       keepFiringMs: 60_000,
       blindAfterMs: 180_000,
+      slackRequestTimeoutMs: 10_000,
       lockTtlMs: 30_000,
     });
     expect(c.slack.mode).toBe('socket');
@@ -142,11 +143,28 @@ describe('loadConfig', () => {
       { RWX_CRONJOB_GRACE: '-5m' },
       'RWX_CRONJOB_GRACE: "-5m" must be a positive duration (expected e.g. 30s, 5m)',
     ],
-    // A step holds its incident lock, unrenewed, through a Slack call of up to 10 s.
+    // A step holds its incident lock, unrenewed, through a Slack call of up to RWX_SLACK_REQUEST_TIMEOUT (10 s).
     [
-      'lock TTL a Slack call may outlast',
+      'lock TTL a Slack call of the default timeout may outlast',
       { RWX_LOCK_TTL: '10s' },
-      'RWX_LOCK_TTL: "10s": must be longer than 10s, the longest a Slack call may take (the incident lock is not renewed during one)',
+      'RWX_LOCK_TTL: "10s" must be longer than RWX_SLACK_REQUEST_TIMEOUT ("10s"), the longest a Slack call may take (the incident lock is not renewed during one)',
+    ],
+    // The same rule against a configured timeout: a longer Slack call needs a longer lock.
+    [
+      'Slack request timeout as long as the default lock TTL',
+      { RWX_SLACK_REQUEST_TIMEOUT: '30s' },
+      'RWX_LOCK_TTL: "30s" must be longer than RWX_SLACK_REQUEST_TIMEOUT ("30s"), the longest a Slack call may take (the incident lock is not renewed during one)',
+    ],
+    // Both shortened (the fault tests): still refused when the lock is the shorter.
+    [
+      'lock TTL shorter than a short Slack request timeout',
+      { RWX_SLACK_REQUEST_TIMEOUT: '2s', RWX_LOCK_TTL: '1500ms' },
+      'RWX_LOCK_TTL: "1500ms" must be longer than RWX_SLACK_REQUEST_TIMEOUT ("2s"), the longest a Slack call may take (the incident lock is not renewed during one)',
+    ],
+    [
+      'zero Slack request timeout',
+      { RWX_SLACK_REQUEST_TIMEOUT: '0s' },
+      'RWX_SLACK_REQUEST_TIMEOUT: "0s" must be a positive duration (expected e.g. 30s, 5m)',
     ],
     ['port out of range', { PORT: '70000' }, 'PORT: "70000" is not a port number (expected 1-65535)'],
     ['port not a number', { PORT: 'http' }, 'PORT: "http" is not a port number (expected 1-65535)'],
@@ -211,6 +229,15 @@ describe('loadConfig', () => {
   ];
   it.each(cases)('rejects %s', (_name, env, expected) => {
     expect(problems(() => loadConfig({ env: { ...SOCKET, ...env } }))).toEqual([expected]);
+  });
+
+  it('takes a lock TTL longer than the Slack request timeout, both shortened, from the environment or a file', () => {
+    const env = loadConfig({ env: { ...SOCKET, RWX_SLACK_REQUEST_TIMEOUT: '1s', RWX_LOCK_TTL: '2s' } });
+    expect([env.timers.slackRequestTimeoutMs, env.timers.lockTtlMs]).toEqual([1_000, 2_000]);
+    const p = file('short-lock.yaml', 'slackRequestTimeout: 1s\nlockTtl: 1s\n');
+    expect(problems(() => loadConfig({ env: SOCKET, file: p }))).toEqual([
+      `${p}: lockTtl: "1s" must be longer than slackRequestTimeout ("1s", in ${p}), the longest a Slack call may take (the incident lock is not renewed during one)`,
+    ]);
   });
 
   it('reads the message settings: links, mention, broadcast (on unless turned off)', () => {

@@ -3,8 +3,8 @@
 // Liveness reflects the process (it stays 200, so the kubelet does not restart a bot that only has to wait),
 // readiness names Redis; the process rides the outage out (no exit, no hang) and is back to work within 10 s of
 // Redis answering; a change made in the cluster during the outage shows in the thread after. One root, no reply
-// twice. The channel is told once (RWX_BLIND_AFTER 5s): a notice during the outage when a tick ends in it, and the
-// "could not reach Redis" line once it is back. The real CLI as a child process, the simulator in real time, the
+// twice. The channel is told once (RWX_BLIND_AFTER 5s, or the test's): a notice during the outage when a tick ends in
+// it, and the "could not reach Redis" line once it is back. The real CLI as a child process, the simulator in real time, the
 // fake Slack.
 import { expect } from 'vitest';
 import type { FakeSlack } from '../support/fake-slack.js';
@@ -53,12 +53,20 @@ export interface OutageOptions {
    * says once ("Missing lock" when the worker moves the job on), as with the production TTL and a longer outage.
    */
   lockTtlMs?: number;
+  /**
+   * RWX_SLACK_REQUEST_TIMEOUT, shorter than lockTtlMs: with a step in flight, the hung edit gives up during the
+   * outage (checked: Redis is gone before the edit's deadline), before the locks expire, as in production.
+   */
+  slackRequestTimeoutMs?: number;
+  /** RWX_BLIND_AFTER, shorter than the outage (default BLIND_AFTER_MS): the channel is told once it is back. */
+  blindAfterMs?: number;
 }
 
 /** One outage: `signal` stops Redis for `outageMs` with a change made in the cluster meanwhile. */
 export async function outage(signal: NodeJS.Signals, outageMs = OUTAGE_MS, o: OutageOptions = {}): Promise<void> {
   redisServerTool.check();
   if (o.lockTtlMs) expect(outageMs).toBeGreaterThan(o.lockTtlMs);
+  expect(outageMs).toBeGreaterThan(o.blindAfterMs ?? BLIND_AFTER_MS);
   const { c, own, w } = await startBench(o);
   const { sim, slack } = w;
   await until(() => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1, 'the root');
@@ -74,6 +82,10 @@ export async function outage(signal: NodeJS.Signals, outageMs = OUTAGE_MS, o: Ou
 
   await own.stop(signal);
   const down = Date.now();
+  if (o.inFlight && o.slackRequestTimeoutMs) {
+    // The production order: Redis goes while the edit still hangs, so it gives up during the outage.
+    expect(down).toBeLessThan(slack.callsOf('chat.update')[0]!.at + o.slackRequestTimeoutMs);
+  }
   // The change happens while Redis is away (or, with a step in flight, a second one).
   await rideOut(c, down + outageMs, () =>
     o.inFlight ? recover('search', 'search-7c9d8f6b5-kccvl') : recover('platform', 'postgres-2'),
@@ -115,8 +127,9 @@ async function startBench(o: OutageOptions): Promise<{ c: ServeChild; own: OwnRe
   const c = (child = await startServeChild(
     w.sim.kubeconfigPath,
     w.env({
-      RWX_BLIND_AFTER: `${BLIND_AFTER_MS}ms`,
+      RWX_BLIND_AFTER: `${o.blindAfterMs ?? BLIND_AFTER_MS}ms`,
       ...(o.lockTtlMs ? { RWX_LOCK_TTL: `${o.lockTtlMs}ms` } : {}),
+      ...(o.slackRequestTimeoutMs ? { RWX_SLACK_REQUEST_TIMEOUT: `${o.slackRequestTimeoutMs}ms` } : {}),
     }),
   ));
   return { c, own, w };

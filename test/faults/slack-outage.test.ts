@@ -65,9 +65,14 @@ describe('SIGTERM while a Slack call hangs', () => {
   }, 60_000);
 });
 
+/** RWX_SLACK_REQUEST_TIMEOUT where a call is never answered: the step gives up on it after this long (10 s by default). */
+const SLACK_REQUEST_TIMEOUT_MS = 1_000;
+
 describe('a Slack call that is never answered', () => {
   it('times out, is retried, and the retry adopts what Slack took: one root', async () => {
-    h = await harness('scenarios/propagation-loss.yaml');
+    h = await harness('scenarios/propagation-loss.yaml', undefined, {
+      RWX_SLACK_REQUEST_TIMEOUT: `${SLACK_REQUEST_TIMEOUT_MS}ms`,
+    });
     h.slack.hang('chat.postMessage', 1, { handled: true });
     const t0 = Date.now();
     await h.start();
@@ -78,7 +83,7 @@ describe('a Slack call that is never answered', () => {
       40_000,
     );
     console.log(
-      `hung chat.postMessage: evidence in the thread ${Date.now() - t0} ms after the start (request timeout 10 s)`,
+      `hung chat.postMessage: evidence in the thread ${Date.now() - t0} ms after the start (request timeout ${SLACK_REQUEST_TIMEOUT_MS} ms)`,
     );
     expectOneThread(h.slack, h.slack.roots()[0]!.ts, { noInventedChange: true });
     expect(h.lines.join('')).toMatch(/notify failed: will retry/);

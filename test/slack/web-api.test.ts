@@ -183,6 +183,19 @@ describe('createWebSlackApi', () => {
     });
   });
 
+  it('gives up on a call Slack never answers after requestTimeoutMs (RWX_SLACK_REQUEST_TIMEOUT): retryable', async () => {
+    fake.hang('chat.update', 1);
+    const slack = createWebSlackApi({ token: TOKEN, slackApiUrl: fake.apiUrl, requestTimeoutMs: 300 });
+    const t0 = Date.now();
+    const err = await slack.update({ channel: 'C1', ts: '1.000001', text: 'x' }).catch((e: unknown) => e);
+    const took = Date.now() - t0;
+    expect(err).toMatchObject({ code: 'SLACK_API', retryable: true });
+    expect(String((err as Error).message)).toMatch(/^chat\.update: request failed/);
+    expect(took).toBeGreaterThanOrEqual(290); // the deadline, not an earlier failure
+    expect(took).toBeLessThan(5_000); // and not the 10 s default
+    expect(fake.answered('hung')).toHaveLength(1);
+  });
+
   it('links a message (chat.getPermalink), and says NOT_FOUND for one that is gone', async () => {
     const slack = api();
     const { ts } = await slack.postMessage({ channel: 'C1', text: 'root', metadata: incidentMetadata('k') });
