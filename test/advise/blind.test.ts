@@ -13,7 +13,8 @@ import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import { ManualTimers } from '../../src/watch/timers.js';
 import { ClusterWatcher, NOT_SYNCED } from '../../src/watch/watcher.js';
 import { rwx } from '../correlate/cli-run.js';
-import { SIM_START, scenarioPath, simSnapshot, testSim, until } from '../support/sim.js';
+import { SIM_START, scenarioPath, simSnapshot, testSim } from '../support/sim.js';
+import { until } from '../support/until.js';
 
 const NOW = new Date(SIM_START).toISOString();
 

@@ -14,6 +14,7 @@ import { closeServer, listen } from '../../src/serve/http.js';
 import { toolGate } from '../tools.js';
 import { lostReport } from './report-fixtures.js';
 import { recordedNode } from './recorded-node.js';
+import { until } from '../support/until.js';
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -113,7 +114,7 @@ describe('rwx agent (server mode) on the recorded node, read by the bot client',
     };
     const args = ['--port', '0', '--proc', node.PROC, '--kubelet-dir', node.K];
     const done = runAgent(args, io, stopped);
-    for (let i = 0; i < 200 && !/on port \d+/.test(stderr); i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => /on port \d+/.test(stderr), 'the agent serving');
     const port = Number(/on port (\d+)/.exec(stderr)?.[1]);
     expect(stderr).toBe(`rwx agent: node node-19, serving GET /report, /healthz, /metrics on port ${port}\n`);
     const { report } = await fetchReport(reportUrl('127.0.0.1', port));

@@ -7,7 +7,8 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { DrainAdvice } from '../../src/domain/incident.js';
-import { REDIS_URL, harness, until, type Harness } from '../serve/harness.js';
+import { REDIS_URL, harness, type Harness } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { rwx } from '../correlate/cli-run.js';
 
 let h: Harness | undefined;

@@ -9,7 +9,7 @@ import { ClusterIndex } from '../../src/domain/cluster-index.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { emptySnapshot } from '../../src/domain/snapshot.js';
 import { RwxError } from '../../src/errors.js';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { startHarness, type Harness } from './harness.js';
 
 const index = ClusterIndex.fromSnapshot(emptySnapshot());

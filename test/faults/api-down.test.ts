@@ -7,7 +7,7 @@
 // outage of any length; the bound on readiness after it is the cap plus the relist of every kind.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '@rwx/kube-sim';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { stuckCounts } from './replicas.js';
 import {
   apiBench,

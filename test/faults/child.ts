@@ -2,7 +2,7 @@
 // middle of a Slack call, SIGTERM with a call in flight. Its JSON log lines are kept; /readyz tells when it is up.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { freePort } from '../support/free-port.js';
 
 const BIN = join(import.meta.dirname, '../../bin/rwx.js');

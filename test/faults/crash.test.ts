@@ -6,7 +6,8 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { FakeSlack } from '../support/fake-slack.js';
-import { REDIS_URL, until } from '../serve/harness.js';
+import { REDIS_URL } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { childWorld } from './child-world.js';
 import { expectOneThread, sample } from './thread.js';
 

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import type { FakeMessage } from '../support/fake-slack-methods.js';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { startServeChild, type ServeChild } from './child.js';
 
 /** The pod the first change recovers, before the fault, and the one the second recovers, during it. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { toolGate } from '../tools.js';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { freePort } from '../support/free-port.js';
 
 /** Whether redis-server runs here (required by .ci/run). */

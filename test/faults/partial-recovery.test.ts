@@ -7,7 +7,8 @@ import { loadConfig } from '../../src/config/index.js';
 import { runCommand } from '../../src/commands/handle.js';
 import { serveServices } from '../../src/commands/serve.js';
 import { Redis } from 'ioredis';
-import { REDIS_URL, harness, until, type Harness } from '../serve/harness.js';
+import { REDIS_URL, harness, type Harness } from '../serve/harness.js';
+import { until } from '../support/until.js';
 
 const SCENARIO = 'scenarios/propagation-loss.yaml';
 const KEY = 'rollout/kube-system/ebs-csi-node@2';

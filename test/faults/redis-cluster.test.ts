@@ -3,7 +3,7 @@
 // its replica takes the slot over (cluster-node-timeout 1 s). One root, each reply once, the change made during the
 // failover shown after the one made before it, ready again within 10 s of the takeover.
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { BEFORE, DURING, haIncident, type HaIncident } from './ha-incident.js';
 import { redisServerTool } from './own-redis.js';
 import { ask, clusterSet, type ClusterSet } from './redis-ha.js';

@@ -2,7 +2,7 @@
 // incident's thread is found again from Slack by its metadata (post-root from pending looks first), so there is no
 // second root and no second evidence reply, and the next change edits the same root. Its own redis-server.
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { ownRedis, redisServerTool, type OwnRedis } from './own-redis.js';
 import { replicas, type Replicas } from './replicas.js';
 import { expectOneThread, sample } from './thread.js';

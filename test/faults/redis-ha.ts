@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { freePort } from '../support/free-port.js';
 
 /** One redis-server (or sentinel) process of a set. */

@@ -6,7 +6,7 @@
 // kept its data or came back empty.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeSlack } from '../support/fake-slack.js';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { ownRedis, redisServerTool, type OwnRedis } from './own-redis.js';
 import { replicas, type Replicas } from './replicas.js';
 

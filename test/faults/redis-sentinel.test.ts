@@ -7,7 +7,7 @@
 // with the change made during the failover (told in the root, not as a reply: the record that knew the pod stuck
 // was lost).
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { BEFORE, DURING, haIncident, type HaIncident } from './ha-incident.js';
 import { redisServerTool } from './own-redis.js';
 import { ask, sentinelSet, type SentinelSet } from './redis-ha.js';

@@ -4,7 +4,7 @@
 // CLI), the simulator in real time, the fake Slack, real Redis.
 import { describe, expect, it } from 'vitest';
 import type { FakeSlack } from '../support/fake-slack.js';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { childWorld } from './child-world.js';
 
 const w = childWorld('restart');

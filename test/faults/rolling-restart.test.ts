@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '@rwx/kube-sim';
 import type { FakeSlack } from '../support/fake-slack.js';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { childWorld } from './child-world.js';
 import { ownRedis, redisServerTool, type OwnRedis } from './own-redis.js';
 import { sample } from './thread.js';

@@ -4,7 +4,8 @@
 // The outage is counted in calls, not seconds (12 answered 503, whatever the machine's load), and its time scaled
 // to the backoff: from the harness' 50 ms, capped at RETRY_MAX_MS (RWX_RETRY_MAX, 10 s by default), about 4 s.
 import { afterEach, describe, expect, it } from 'vitest';
-import { harness, until, type Harness } from '../serve/harness.js';
+import { harness, type Harness } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { expectOneThread } from './thread.js';
 
 let h: Harness | undefined;

@@ -4,7 +4,8 @@
 // root, the evidence reply and the change reply; for each: one root, no reply twice, the change shown, the root
 // edited in order, and the fault counted in the metrics and logged.
 import { afterEach, describe, expect, it } from 'vitest';
-import { harness, until, type Harness } from '../serve/harness.js';
+import { harness, type Harness } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import type { FakeSlack } from '../support/fake-slack.js';
 import { stuckCounts } from './replicas.js';
 import { expectOneThread } from './thread.js';

@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { type EvaluatorLease, redisEvaluatorLease } from '../../src/serve/lease.js';
-import { REDIS_URL, until } from '../serve/harness.js';
+import { REDIS_URL } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { replicas, stuckCounts, type Replicas } from './replicas.js';
 import { expectOneThread, sample } from './thread.js';
 

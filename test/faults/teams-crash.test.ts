@@ -7,7 +7,8 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lockOwner } from '../../src/store/incident-store.js';
 import type { FakeSlack } from '../support/fake-slack.js';
-import { REDIS_URL, until } from '../serve/harness.js';
+import { REDIS_URL } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { childWorld } from './child-world.js';
 
 const KEY = 'rollout/kube-system/ebs-csi-node@2';

@@ -3,7 +3,7 @@
 // the HTTP status of the watch request. No change is lost, a relist posts no "Changed:" the cluster did not make,
 // one root, no reply twice; the restarts are counted in /metrics and logged.
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { apiBench, expectOneTruth, logOf, metric, readyz, recover, shownRecovered, type ApiBench } from './api.js';
 
 let b: ApiBench | undefined;

@@ -5,7 +5,8 @@
 // With the default settings (RWX_WATCH_IDLE_TIMEOUT 75s, the simulator's bookmark every minute), the same stall is
 // named by /readyz within 90 s of simulated time: the bot in process on a ManualClock (test/serve/harness.ts).
 import { afterEach, describe, expect, it } from 'vitest';
-import { harness, until, type Harness } from '../serve/harness.js';
+import { harness, type Harness } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import {
   BOOKMARK_MS,
   IDLE_MS,

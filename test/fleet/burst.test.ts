@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { RwxError } from '../../src/errors.js';
 import { redisChannelLimiter } from '../../src/fleet/rate-limit.js';
-import { REDIS_URL, until } from '../serve/harness.js';
+import { REDIS_URL } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { scenarioPath } from '../support/sim.js';
 import { CHANNEL, startFleet, type Fleet } from './harness.js';
 

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parseScenario, type Scenario } from '@rwx/kube-sim';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { scenarioPath } from '../support/sim.js';
 import { CHANNEL, startFleet, type Fleet } from './harness.js';
 

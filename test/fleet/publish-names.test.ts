@@ -5,7 +5,7 @@
 import { parseScenario } from '@rwx/kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishDue, PUBLISH_MIN_GAP_MS } from '../../src/fleet/names.js';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { scenarioPath } from '../support/sim.js';
 import { seeded } from '../support/fake-socket-mode.js';
 import { command, startFleet, type Fleet } from './harness.js';

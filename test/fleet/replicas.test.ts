@@ -1,7 +1,7 @@
 // Several replicas per cluster in a fleet still post one root per incident: they share the cluster's prefix (its
 // records and locks), and the replicas of the other cluster post theirs; each command still reaches its cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { scenarioPath } from '../support/sim.js';
 import { CHANNEL, command, startFleet, type Fleet } from './harness.js';
 

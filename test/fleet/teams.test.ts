@@ -4,7 +4,7 @@
 // shows on every root of that incident.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/render/slack-blocks.js';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { scenarioPath } from '../support/sim.js';
 import { seeded } from '../support/fake-socket-mode.js';
 import { CHANNEL, click, startFleet, type Fleet } from './harness.js';

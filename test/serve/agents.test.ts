@@ -14,7 +14,8 @@ import type { AgentReport } from '../../src/domain/node-report.js';
 import { loadScenario, type KubeObject } from '@rwx/kube-sim';
 import { healthyReport, lostReport } from '../agent/report-fixtures.js';
 import { blockKitProblems } from '../support/block-kit.js';
-import { harness, until, type Harness } from './harness.js';
+import { harness, type Harness } from './harness.js';
+import { until } from '../support/until.js';
 
 const START = Date.parse('2026-11-30T09:15:00Z');
 const DAY_AGO = new Date(START - 86_400_000).toISOString();

@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { blockKitProblems } from '../support/block-kit.js';
 import type { FakeCall } from '../support/fake-slack.js';
-import { harness, until, type Harness } from './harness.js';
+import { harness, type Harness } from './harness.js';
+import { until } from '../support/until.js';
 
 const RUNBOOK = 'https://runbooks.example.com/storage?team=platform&page=csi';
 const MESSAGES = {

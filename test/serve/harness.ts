@@ -17,11 +17,9 @@ import { startSimulator, type Scenario, type Simulator } from '@rwx/kube-sim';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import type { FakeSlack } from '../support/fake-slack.js';
 import { postSlashCommand } from '../support/slash-command.js';
+import { until } from '../support/until.js';
 import { CHANNEL, SIGNING_SECRET, openWorld } from '../support/world.js';
 
-import { until } from '../support/until.js';
-
-export { until };
 export { REDIS_URL, cleanRedis } from '../support/world.js';
 
 /** A logger that keeps JSON lines in memory (also checks nothing secret is logged). */

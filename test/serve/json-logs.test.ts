@@ -15,7 +15,7 @@ import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
 import { toolGate } from '../tools.js';
-import { until } from './harness.js';
+import { until } from '../support/until.js';
 import { freePort } from '../support/free-port.js';
 
 const BIN = join(import.meta.dirname, '../../bin/rwx.js');

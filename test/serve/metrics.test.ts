@@ -10,7 +10,8 @@ import { WATCHED_KINDS } from '../../src/watch/watcher.js';
 import { ServeMetrics, stuckSince } from '../../src/serve/metrics.js';
 import { rolloutIncident } from '../render/incident-fixtures.js';
 import { toolGate } from '../tools.js';
-import { harness, until, type Harness } from './harness.js';
+import { harness, type Harness } from './harness.js';
+import { until } from '../support/until.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;

@@ -2,7 +2,8 @@
 // waits (RWX channel retry, 5 min in production, 300 ms here), one clear log line says what to do each time and
 // rwx_slack_channel_refused_total counts it, and the root is posted at the first retry after the invitation.
 import { afterEach, describe, expect, it } from 'vitest';
-import { harness, until, type Harness } from './harness.js';
+import { harness, type Harness } from './harness.js';
+import { until } from '../support/until.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

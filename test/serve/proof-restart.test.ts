@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulatedAgents, type SimulatedAgents } from '../../src/agent/simulated.js';
 import { healthyReport, lostReport } from '../agent/report-fixtures.js';
-import { harness, until, type Harness } from './harness.js';
+import { harness, type Harness } from './harness.js';
+import { until } from '../support/until.js';
 
 const SCENARIO = 'scenarios/propagation-loss.yaml';
 let h: Harness | undefined;

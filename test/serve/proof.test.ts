@@ -18,7 +18,7 @@ import { resolutionFacts } from '../../src/pipeline/resolution.js';
 import { buildProof } from '../../src/correlate/proof.js';
 import { healthyReport, lostReport } from '../agent/report-fixtures.js';
 import { rolloutIncident } from '../render/incident-fixtures.js';
-import { until } from './harness.js';
+import { until } from '../support/until.js';
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {

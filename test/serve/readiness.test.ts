@@ -15,7 +15,8 @@ import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
 import { freePort } from '../support/free-port.js';
 import { ownRedis, redisServerTool } from '../faults/own-redis.js';
-import { cleanRedis, memoryLogger, REDIS_URL, until } from './harness.js';
+import { cleanRedis, memoryLogger, REDIS_URL } from './harness.js';
+import { until } from '../support/until.js';
 
 const BACKOFF = { initialMs: 50, maxMs: 200 };
 const OUTAGE_MS = 60_000;

@@ -2,7 +2,7 @@
 // (readiness follows); a connection the bot closes itself at shutdown is not an outage and logs nothing.
 import { describe, expect, it } from 'vitest';
 import { connectRedis, watchRedisLink } from '../../src/serve/redis.js';
-import { until } from './harness.js';
+import { until } from '../support/until.js';
 
 const URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

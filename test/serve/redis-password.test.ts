@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/serve/redis.js';
 import { toolGate } from '../tools.js';
-import { until } from './harness.js';
+import { until } from '../support/until.js';
 import { freePort } from '../support/free-port.js';
 
 const server = toolGate('redis-server', ['--version']);

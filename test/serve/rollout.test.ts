@@ -1,7 +1,8 @@
 // The rollout incident end to end: simulator over HTTP -> watch -> detect -> correlate -> BullMQ on Redis -> fake
 // Slack. One root, updated in place as the rollout spreads, resolved in the thread after the rollback.
 import { afterEach, describe, expect, it } from 'vitest';
-import { harness, until, type Harness } from './harness.js';
+import { harness, type Harness } from './harness.js';
+import { until } from '../support/until.js';
 
 const SCENARIO = 'scenarios/propagation-loss.yaml';
 const ROLLOUT_KEY = 'rollout/kube-system/ebs-csi-node@2';

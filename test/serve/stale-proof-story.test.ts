@@ -15,7 +15,8 @@ import { startSimulatedAgents, type SimulatedAgents } from '../../src/agent/simu
 import { findingText } from '../../src/detect/node-findings.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { demoReport } from '../../src/serve/demo-agents.js';
-import { harness, until, type Harness } from './harness.js';
+import { harness, type Harness } from './harness.js';
+import { until } from '../support/until.js';
 
 const SCENARIO = 'scenarios/rollback-under-way.yaml';
 /** Its bad revision, and when node-2's plugin pod is replaced and when features-0 mounts (offsets, ms). */

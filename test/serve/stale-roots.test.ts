@@ -2,7 +2,8 @@
 // simulator, real Redis and the fake Slack. Blind longer than RWX_BLIND_AFTER, every open root gets a "stale since"
 // line by one edit, with no reply in its thread (it is not a change of the incident); seen again, the line goes.
 import { afterEach, describe, expect, it } from 'vitest';
-import { harness, until, type Harness } from './harness.js';
+import { harness, type Harness } from './harness.js';
+import { until } from '../support/until.js';
 
 let h: Harness | undefined;
 afterEach(async () => {

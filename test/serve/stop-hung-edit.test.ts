@@ -3,7 +3,8 @@
 // thread is told which pod recovered, once. In process (the serve harness), and as a real process that gets the
 // signal (the compiled CLI, its Slack app on PORT); the fake Slack's hang knob, real Redis.
 import { afterEach, describe, expect, it } from 'vitest';
-import { harness, until, type Harness } from './harness.js';
+import { harness, type Harness } from './harness.js';
+import { until } from '../support/until.js';
 import { childWorld } from '../faults/child-world.js';
 import { expectOneThread } from '../faults/thread.js';
 

@@ -12,7 +12,8 @@ import { blockKitProblems } from '../support/block-kit.js';
 import type { FakeMessage } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
 import { click } from '../fleet/harness.js';
-import { REDIS_URL, harness, until, type Harness } from './harness.js';
+import { REDIS_URL, harness, type Harness } from './harness.js';
+import { until } from '../support/until.js';
 
 const KEY = 'rollout/kube-system/ebs-csi-node@2';
 const TEAMS = { RWX_TEAM_CHANNELS: 'platform=C0PLAT@S0PLATOPS,search=C0SEARCH', RWX_MENTION_USERGROUP: 'S0ONCALL' };

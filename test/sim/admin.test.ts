@@ -3,7 +3,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- admin answers here are untyped JSON, read field by field */
 import { describe, expect, test } from 'vitest';
 import type { Simulator } from '@rwx/kube-sim';
-import { api, testSim, until } from '../support/sim.js';
+import { api, testSim } from '../support/sim.js';
+import { until } from '../support/until.js';
 import { smallScenario } from './fixtures.js';
 
 async function admin(sim: Simulator, method: string, path: string, body?: unknown) {

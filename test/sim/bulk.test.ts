@@ -4,7 +4,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API responses here are untyped JSON, read field by field */
 import { describe, expect, test } from 'vitest';
 import { isSimError, type KubeObject } from '@rwx/kube-sim';
-import { api, inline, testSim, until } from '../support/sim.js';
+import { api, inline, testSim } from '../support/sim.js';
+import { until } from '../support/until.js';
 import { summary, watch } from './stream.js';
 
 /** A pod waiting on its claim in ContainerCreating on node-1, as `kubectl get -o json` prints it. */

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { main } from '../../src/cli/main.js';
 import { runSim } from '../../src/cli/sim.js';
+import { until } from '../support/until.js';
 
 function memoryIo() {
   const out: string[] = [];
@@ -27,7 +28,7 @@ describe('rwx sim', () => {
       stop = r;
     });
     const done = runSim(['scenarios/node-fault.yaml', '--speed', '60'], io, stopped);
-    for (let i = 0; i < 500 && out.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => out.length > 0, 'the kubeconfig path');
     const path = out[0]?.trim() ?? '';
     expect(out[0]).toMatch(/kubeconfig\n$/);
     const kubeconfig = await readFile(path, 'utf8');
@@ -51,7 +52,7 @@ describe('rwx sim', () => {
       stop = r;
     });
     const done = runSim(['scenarios/node-fault.yaml', '--admin-port', String(port)], io, stopped);
-    for (let i = 0; i < 500 && err.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => err.length >= 2, 'where the fault knobs are');
     expect(err[1]).toBe(`rwx sim: fault knobs at http://127.0.0.1:${port}/faults\n`);
     const knob = await fetch(`http://127.0.0.1:${port}/faults`, {
       method: 'POST',

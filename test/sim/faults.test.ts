@@ -3,7 +3,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- API responses here are untyped JSON, read field by field */
 import { describe, expect, test } from 'vitest';
 import { Faults, startSimulator, type FaultCommand } from '@rwx/kube-sim';
-import { api, inline, testSim, until } from '../support/sim.js';
+import { api, inline, testSim } from '../support/sim.js';
+import { until } from '../support/until.js';
 import { smallScenario } from './fixtures.js';
 import { watch } from './stream.js';
 

@@ -3,7 +3,8 @@
 // real API server's: a stream cut inside a chunk, an ERROR 410 event on an open watch.
 import { describe, expect, test } from 'vitest';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
-import { testSim, until } from '../support/sim.js';
+import { testSim } from '../support/sim.js';
+import { until } from '../support/until.js';
 import { smallScenario } from './fixtures.js';
 
 describe('client-node informer', () => {

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { testSim } from '../support/sim.js';
+import { until } from '../support/until.js';
 import { smallScenario } from './fixtures.js';
 
 const run = promisify(execFile);
@@ -94,7 +95,8 @@ describe('kubectl through the simulator', () => {
       });
     try {
       await seen(/db-0\s+Pending/);
-      await vi_waitForWatch(sim);
+      // kubectl's watch request has reached the simulator, so the change is not folded into its list
+      await until(() => sim.audit.some((a) => a.verb === 'watch'), "kubectl's watch request");
       await sim.advance(60_000);
       await seen(/db-0\s+Running/);
     } finally {
@@ -119,9 +121,3 @@ describe('kubectl through the simulator', () => {
     });
   });
 });
-
-/** Waits until kubectl's watch request has reached the simulator (so the change is not folded into its list). */
-async function vi_waitForWatch(sim: { audit: { verb: string }[] }): Promise<void> {
-  for (let i = 0; i < 500 && !sim.audit.some((a) => a.verb === 'watch'); i++)
-    await new Promise((r) => setTimeout(r, 10));
-}

@@ -2,7 +2,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- watch events here are untyped JSON, read field by field */
 import http from 'node:http';
 import type { Simulator } from '@rwx/kube-sim';
-import { until } from '../support/sim.js';
+import { until } from '../support/until.js';
 
 /** An open watch as the client sees it. */
 export interface Stream {

@@ -3,7 +3,8 @@
 import { connect } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import type { Simulator } from '@rwx/kube-sim';
-import { api, inline, testSim, until } from '../support/sim.js';
+import { api, inline, testSim } from '../support/sim.js';
+import { until } from '../support/until.js';
 import { smallScenario } from './fixtures.js';
 import { settle, summary, watch, type Stream } from './stream.js';
 

@@ -1,6 +1,7 @@
 // Watch semantics over raw HTTP: initial state, changes, selectors, bookmarks, 410, timeouts, stall and drop.
 import { describe, expect, test } from 'vitest';
-import { api, testSim, until } from '../support/sim.js';
+import { api, testSim } from '../support/sim.js';
+import { until } from '../support/until.js';
 import { smallScenario } from './fixtures.js';
 import { summary, watch } from './stream.js';
 

@@ -16,7 +16,7 @@ import { connectRedis } from '../../src/serve/redis.js';
 import { RedisIncidentStore } from '../../src/store/redis-store.js';
 import { clusterSet, type ClusterSet } from '../faults/redis-ha.js';
 import { redisServerTool } from '../faults/own-redis.js';
-import { until } from '../serve/harness.js';
+import { until } from '../support/until.js';
 import { record } from '../notify/harness.js';
 
 let set: ClusterSet | undefined;

@@ -6,7 +6,8 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { idempotentWorkerOptions, workerOptions } from '../../src/store/ride-out.js';
-import { REDIS_URL, cleanRedis, until } from '../serve/harness.js';
+import { REDIS_URL, cleanRedis } from '../serve/harness.js';
+import { until } from '../support/until.js';
 
 const prefixes: string[] = [];
 const closers: (() => Promise<unknown>)[] = [];

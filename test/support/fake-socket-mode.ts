@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { until } from './until.js';
 
 /** The ack a Socket Mode client sends back for an envelope. */
 export interface SocketAck {
@@ -72,10 +73,7 @@ export class FakeSocketMode {
 
   /** Resolves once `n` connections are open at the same time; rejects after `timeoutMs`. */
   async waitForConnections(n: number, timeoutMs = 5000): Promise<void> {
-    for (const end = Date.now() + timeoutMs; this.openIds().length < n;) {
-      if (Date.now() > end) throw new Error(`${this.openIds().length} of ${n} Socket Mode clients connected`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until(() => this.openIds().length >= n, `${n} Socket Mode clients connected`, timeoutMs);
   }
 
   /**

@@ -62,5 +62,3 @@ export async function api(
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
-
-export { until } from './until.js';

@@ -8,6 +8,7 @@ import { parseScenario, startSimulator, type Simulator } from '@rwx/kube-sim';
 import { FakeClusterSource } from '../support/fake-source.js';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
 import type { ClusterSource, WatchEventType } from '../../src/watch/source.js';
+import { until } from '../support/until.js';
 
 const node = (name: string): KubeObject => ({ kind: 'Node', metadata: { name } });
 
@@ -48,7 +49,7 @@ const subjects: [string, () => Promise<Subject>][] = [
 async function collect(
   source: ClusterSource,
   rv: string,
-  until: (evs: { type: WatchEventType; name?: string; code?: number }[]) => boolean,
+  enough: (evs: { type: WatchEventType; name?: string; code?: number }[]) => boolean,
 ) {
   const evs: { type: WatchEventType; name?: string; code?: number }[] = [];
   let done = false;
@@ -65,8 +66,11 @@ async function collect(
       onDone: () => (done = true),
     },
   );
-  for (let i = 0; i < 400 && !until(evs) && !done; i++) await new Promise((r) => setTimeout(r, 5));
-  h.abort();
+  try {
+    await until(() => enough(evs) || done, 'the watch events', 2_000);
+  } finally {
+    h.abort();
+  }
   return evs;
 }
 
