@@ -4,7 +4,6 @@
 // (which only a child process can show: the demo with an unreadable scenario, and serve with a refused bot token,
 // both hung after their error).
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '@rwx/kube-sim';
 import { ManualClock } from '../../src/domain/clock.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
-import { cleanRedis, REDIS_URL } from '../serve/harness.js';
+import type { FakeSlack } from '../support/fake-slack.js';
 import { freePort } from '../support/free-port.js';
+import { openWorld, REDIS_URL } from '../support/world.js';
 
 const BIN = fileURLToPath(new URL('../../bin/rwx.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'rwx-first-run-'));
@@ -206,25 +205,18 @@ describe('rwx serve and the Slack tokens', () => {
     expect(r.stderr).toContain('(the Slack app and its tokens: docs/slack-app.md; rwx demo runs without Slack)');
   });
 
-  let sim: Simulator;
   let slack: FakeSlack;
-  /** Starts the simulator and the fake Slack, and serve's environment against them and Redis. */
+  /** Opens a world (the simulator, the fake Slack, a Redis prefix) and returns serve's environment in it. */
   async function world(): Promise<Record<string, string>> {
-    sim = await startSimulator({ scenario: 'scenarios/node-fault.yaml', clock: new ManualClock(T0) });
-    cleanups.push(() => sim.stop());
-    slack = await startFakeSlack();
-    cleanups.push(() => slack.close());
-    const prefix = `rwx-test-first-run-${randomBytes(4).toString('hex')}`;
-    cleanups.push(() => cleanRedis(prefix));
-    return {
-      SLACK_BOT_TOKEN: 'xoxb-first-run',
-      SLACK_CHANNEL: 'C0INCIDENT',
-      SLACK_API_URL: slack.apiUrl,
-      REDIS_URL,
-      RWX_REDIS_PREFIX: prefix,
-      PORT: String(await freePort()),
-      KUBECONFIG: sim.kubeconfigPath,
-    };
+    const w = await openWorld({
+      name: 'test-first-run',
+      scenario: 'scenarios/node-fault.yaml',
+      clock: new ManualClock(T0),
+    });
+    cleanups.push(() => w.close());
+    slack = w.slack;
+    // LOG_LEVEL silent as in rwx(): the error line is all the process may print.
+    return w.env({ LOG_LEVEL: 'silent', PORT: String(await freePort()), KUBECONFIG: w.sim.kubeconfigPath });
   }
 
   it('HTTP mode, a bot token Slack refuses: names SLACK_BOT_TOKEN, and the process ends (its port kept it alive)', async () => {

@@ -1,11 +1,10 @@
 // The incident every Redis failover test runs through: `rwx serve` (the compiled CLI) on the propagation-loss
 // scenario with the fake Slack, its root and evidence reply posted, and a first change (postgres-2 recovers) told
 // in the thread before the fault. The test then breaks its Redis, makes the second change and checks the thread.
-import { randomBytes } from 'node:crypto';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import type { FakeSlack } from '../support/fake-slack.js';
 import type { FakeMessage } from '../support/fake-slack-methods.js';
 import { until } from '../support/until.js';
+import { openWorld } from '../support/world.js';
 import { startServeChild, type ServeChild } from './child.js';
 
 /** The pod the first change recovers, before the fault, and the one the second recovers, during it. */
@@ -27,32 +26,24 @@ export interface HaIncident {
   close(): Promise<void>;
 }
 
-/** Starts the bot with `env` (where its Redis is), runs `beforeRoot` once it is ready, and waits for the first change. */
+/** Starts the bot with `env` (where its Redis is: the test's own Sentinel or Cluster set), runs `beforeRoot` once it is ready, and waits for the first change. */
 export async function haIncident(
   env: Record<string, string>,
   beforeRoot: () => Promise<void> = async () => undefined,
 ): Promise<HaIncident> {
-  const sim: Simulator = await startSimulator({ scenario: 'scenarios/propagation-loss.yaml' });
-  const slack = await startFakeSlack();
-  const prefix = `rwx-fault-ha-${randomBytes(4).toString('hex')}`;
+  // The set is thrown away after the test: no keys to remove from it, none under this prefix in the shared Redis.
+  const world = await openWorld({ name: 'fault-ha', ownRedis: true });
+  const { sim, slack } = world;
+  const settings = world.env(env);
+  const prefix = settings.RWX_REDIS_PREFIX!;
   const close = async (): Promise<void> => {
     child?.process.kill('SIGKILL');
     await child?.exited;
-    await slack.close();
-    await sim.stop();
+    await world.close();
   };
   let child: ServeChild | undefined;
   try {
-    child = await startServeChild(sim.kubeconfigPath, {
-      ...env,
-      SLACK_BOT_TOKEN: 'xoxb-ha',
-      SLACK_SIGNING_SECRET: 'secret',
-      SLACK_CHANNEL: 'C0INCIDENT',
-      SLACK_API_URL: slack.apiUrl,
-      RWX_REDIS_PREFIX: env.RWX_REDIS_PREFIX ?? prefix,
-      RWX_GROUP_WAIT: '1s',
-      RWX_GROUP_INTERVAL: '1s',
-    });
+    child = await startServeChild(sim.kubeconfigPath, settings);
     await beforeRoot();
     await until(
       () => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1,
@@ -75,5 +66,5 @@ export async function haIncident(
   await until(() => told(BEFORE) >= 0, 'the first change', 20_000);
   const edits = (): string[] =>
     slack.callsOf('chat.update').flatMap((c) => (c.args.ts === root.ts && c.handled ? [String(c.args.text)] : []));
-  return { slack, child: child!, prefix: env.RWX_REDIS_PREFIX ?? prefix, root, recover, told, edits, close };
+  return { slack, child: child!, prefix, root, recover, told, edits, close };
 }

@@ -21,13 +21,16 @@ export interface OwnRedis {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** A stopped redis-server; `persistent` keeps an append-only file in its directory across restarts. */
-export async function ownRedis(persistent = false): Promise<OwnRedis> {
+/**
+ * A stopped redis-server; `persistent` keeps an append-only file in its directory across restarts; `more`: further
+ * redis-server arguments (a memory policy).
+ */
+export async function ownRedis(persistent = false, more: readonly string[] = []): Promise<OwnRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'rwx-redis-'));
   let proc: ChildProcess | undefined;
   const url = `redis://127.0.0.1:${port}`;
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...more];
   return {
     url,
     async start() {

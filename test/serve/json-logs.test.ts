@@ -3,41 +3,27 @@
 // warnings: an event Bolt cannot classify, and BullMQ's console warning about a Redis that may evict keys (its own
 // redis-server on a free port, with allkeys-lru). Child process on the compiled CLI, Socket Mode against the fake
 // server, the simulator over HTTP.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { LogLevel } from '@slack/bolt';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger, slackLogger } from '../../src/serve/log.js';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
-import { toolGate } from '../tools.js';
 import { until } from '../support/until.js';
 import { freePort } from '../support/free-port.js';
+import { openWorld, type World } from '../support/world.js';
+import { ownRedis, redisServerTool, type OwnRedis } from '../faults/own-redis.js';
 
 const BIN = join(import.meta.dirname, '../../bin/rwx.js');
-const redisServer = toolGate('redis-server', ['--version']);
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const c = connect(port, '127.0.0.1');
-    c.once('connect', () => resolve(c.end() !== undefined));
-    c.once('error', () => resolve(false));
-  });
-}
-
-let sim: Simulator | undefined;
-let slack: FakeSlack | undefined;
+let world: World | undefined;
 let socket: FakeSocketMode | undefined;
-let redis: ChildProcess | undefined;
+let redis: OwnRedis | undefined;
 afterEach(async () => {
   await socket?.close();
-  await sim?.stop();
-  await slack?.close();
-  redis?.kill('SIGTERM');
+  await world?.close();
+  await redis?.stop('SIGTERM');
 });
 
 describe('slackLogger', () => {
@@ -66,35 +52,31 @@ describe('slackLogger', () => {
   });
 });
 
-describe.runIf(redisServer.run)(`rwx serve log stream${redisServer.note}`, () => {
+describe.runIf(redisServerTool.run)(`rwx serve log stream${redisServerTool.note}`, () => {
   it('every line on stdout and stderr is one JSON object, the Slack SDK and BullMQ included', async () => {
-    redisServer.check();
-    const redisPort = await freePort();
-    redis = spawn(
-      'redis-server',
-      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--maxmemory-policy', 'allkeys-lru'],
-      { stdio: 'ignore' },
-    );
-    // rwx serve does not wait for Redis at start (a clear error instead): let this one listen first.
-    await until(() => canConnect(redisPort), 'redis-server listening');
-    sim = await startSimulator({
+    redisServerTool.check();
+    const own = (redis = await ownRedis(false, ['--maxmemory-policy', 'allkeys-lru']));
+    // rwx serve does not wait for Redis at start (a clear error instead): let this one answer first.
+    await own.start();
+    const w = (world = await openWorld({
+      name: 'logs',
       scenario: 'scenarios/cni-sandbox.yaml',
       clock: new ManualClock(Date.parse('2026-11-30T09:15:00Z')),
-    });
-    slack = await startFakeSlack();
+      redisUrl: () => own.url,
+      ownRedis: true,
+    }));
     socket = await startFakeSocketMode();
-    slack.socketModeUrl = socket.url;
+    w.slack.socketModeUrl = socket.url;
     const port = await freePort();
-    const child = spawn(process.execPath, [BIN, 'serve', '--kubeconfig', sim.kubeconfigPath], {
+    const child = spawn(process.execPath, [BIN, 'serve', '--kubeconfig', w.sim.kubeconfigPath], {
       env: {
         PATH: process.env.PATH,
-        SLACK_BOT_TOKEN: 'xoxb-logs-test-secret',
-        SLACK_APP_TOKEN: 'xapp-1-logs-test-secret',
-        SLACK_CHANNEL: 'C0INCIDENT',
-        SLACK_API_URL: slack.apiUrl,
-        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-        PORT: String(port),
-        LOG_LEVEL: 'debug',
+        ...w.env({
+          SLACK_BOT_TOKEN: 'xoxb-logs-test-secret',
+          SLACK_APP_TOKEN: 'xapp-1-logs-test-secret',
+          PORT: String(port),
+          LOG_LEVEL: 'debug',
+        }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -2,21 +2,21 @@
 // against the simulator, the fake Slack (Web API + Socket Mode) and Redis, with each dependency failing in turn.
 // /readyz names what is missing; /healthz stays 200 throughout, so the kubelet never restarts a bot that only
 // needs to wait.
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '@rwx/kube-sim';
+import type { Simulator } from '@rwx/kube-sim';
 import { loadConfig } from '../../src/config/index.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { connect } from '../../src/kube/index.js';
 import type { RunningServe } from '../../src/serve/app.js';
 import { runServe } from '../../src/serve/main.js';
 import { KubeClusterSource } from '../../src/watch/kube-source.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import type { FakeSlack } from '../support/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../support/fake-socket-mode.js';
 import { freePort } from '../support/free-port.js';
 import { ownRedis, redisServerTool } from '../faults/own-redis.js';
-import { cleanRedis, memoryLogger, REDIS_URL } from './harness.js';
 import { until } from '../support/until.js';
+import { openWorld } from '../support/world.js';
+import { memoryLogger } from './harness.js';
 
 const BACKOFF = { initialMs: 50, maxMs: 200 };
 const OUTAGE_MS = 60_000;
@@ -44,30 +44,26 @@ async function bot(
   opts: { redisUrl?: string; before?: (b: Pick<Bot, 'slack' | 'sim'>) => void } = {},
 ): Promise<Bot> {
   const clock = new ManualClock(Date.parse('2026-11-30T09:15:00Z'));
-  const sim = await startSimulator({ scenario: 'scenarios/node-fault.yaml', clock });
-  cleanups.push(() => sim.stop());
-  // The fake's clock runs ahead when a test ends an outage (skipAhead), so no test waits for one to pass.
-  const slack = await startFakeSlack({ now: () => Date.now() + skipped });
-  cleanups.push(() => slack.close());
+  const { redisUrl } = opts;
+  const world = await openWorld({
+    name: 'test-ready',
+    scenario: 'scenarios/node-fault.yaml',
+    clock,
+    // The fake Slack's clock runs ahead when a test ends an outage (endOutages), so no test waits for one to pass.
+    slackNow: () => Date.now() + skipped,
+    ...(redisUrl ? { redisUrl: () => redisUrl, ownRedis: true } : {}),
+  });
+  cleanups.push(() => world.close());
+  const { sim, slack } = world;
   const socket = mode === 'socket' ? await startFakeSocketMode() : undefined;
   if (socket) {
     slack.socketModeUrl = socket.url;
     cleanups.push(() => socket.close());
   }
   opts.before?.({ slack, sim });
-  const prefix = `rwx-test-ready-${randomBytes(4).toString('hex')}`;
-  cleanups.push(() => cleanRedis(prefix));
   const port = await freePort();
   const config = loadConfig({
-    env: {
-      SLACK_BOT_TOKEN: 'xoxb-test-token',
-      SLACK_CHANNEL: 'C0INCIDENT',
-      ...(mode === 'socket' ? { SLACK_APP_TOKEN: 'xapp-test' } : { SLACK_SIGNING_SECRET: 'secret' }),
-      SLACK_API_URL: slack.apiUrl,
-      REDIS_URL: opts.redisUrl ?? REDIS_URL,
-      RWX_REDIS_PREFIX: prefix,
-      PORT: String(port),
-    },
+    env: world.env({ ...(mode === 'socket' ? { SLACK_APP_TOKEN: 'xapp-test' } : {}), PORT: String(port) }),
   });
   const { log, lines } = memoryLogger();
   const conn = await connect({ kubeconfig: sim.kubeconfigPath, env: {} });

@@ -1,7 +1,8 @@
 // The world every test of the whole bot runs in: the Kubernetes API simulator, the fake Slack, a Redis key prefix of
 // its own (removed afterwards), and the bot's settings pointing at them (env). What runs the bot in it is the
 // test's choice: in process on the world's ManualClock (test/serve/harness.ts, test/faults/replicas.ts) or as
-// child processes of the compiled CLI in real time (test/faults/child-world.ts, api.ts, redis-outage.ts).
+// child processes of the compiled CLI in real time (test/faults/child-world.ts, api.ts, redis-outage.ts,
+// ha-incident.ts).
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { startSimulator, type Scenario, type Simulator } from '@rwx/kube-sim';
@@ -35,6 +36,8 @@ export interface WorldOptions {
   scenario?: string | Scenario;
   /** The simulator's clock (in-process bots share it); default the wall clock, in real time. */
   clock?: ManualClock;
+  /** The fake Slack's clock (its outages and limits); default the wall clock. */
+  slackNow?: () => number;
   /** The simulator's bookmark interval (sim milliseconds); default its minute. */
   bookmarkIntervalMs?: number;
   /** RWX_GROUP_WAIT and RWX_GROUP_INTERVAL; default 1s each. */
@@ -54,7 +57,10 @@ export interface World {
   prefix: string;
   /** Another simulated cluster on the world's clock (a fleet of clusters), stopped with the world. */
   addCluster(scenario: string | Scenario): Promise<Simulator>;
-  /** A bot's settings in this world (Slack, Redis, prefix, channel, group timers); `over` wins. */
+  /**
+   * A bot's settings in this world (Slack, Redis, prefix, channel, group timers); `over` wins. No REDIS_URL when
+   * `over` reaches Redis another way (REDIS_SENTINELS, REDIS_CLUSTER_NODES): the bot takes one topology only.
+   */
   env(over?: Record<string, string>): Record<string, string>;
   /** Stops the fake Slack and the simulator, and removes the prefix's keys. */
   close(): Promise<void>;
@@ -73,7 +79,7 @@ export async function openWorld(o: WorldOptions): Promise<World> {
     return sim;
   };
   if (o.cluster !== false) await addCluster(o.scenario ?? 'scenarios/propagation-loss.yaml');
-  const slack = await startFakeSlack();
+  const slack = await startFakeSlack(o.slackNow ? { now: o.slackNow } : {});
   const prefix = `rwx-${o.name}-${randomBytes(4).toString('hex')}`;
   const redisUrl = o.redisUrl ?? (() => REDIS_URL);
   const timers = o.timers ?? { groupWait: '1s', groupInterval: '1s' };
@@ -90,7 +96,7 @@ export async function openWorld(o: WorldOptions): Promise<World> {
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_CHANNEL: CHANNEL,
       SLACK_API_URL: slack.apiUrl,
-      REDIS_URL: redisUrl(),
+      ...(over.REDIS_SENTINELS || over.REDIS_CLUSTER_NODES ? {} : { REDIS_URL: redisUrl() }),
       RWX_REDIS_PREFIX: prefix,
       RWX_GROUP_WAIT: timers.groupWait,
       RWX_GROUP_INTERVAL: timers.groupInterval,
