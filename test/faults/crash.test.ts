@@ -31,7 +31,7 @@ async function killMidEdit(tookReply = false): Promise<{ root: { ts: string }; e
   // The replica "rwx-7d9f-abcde": the same pod across a restart in place.
   const env = w.env({ RWX_REPLICA_ID: 'rwx-7d9f-abcde' });
   const first = await w.start(env);
-  await until(() => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1, 'root and evidence');
+  await until(() => slack.roots().length === 1 && slack.evidenceShown(slack.roots()[0]!.ts), 'root and evidence');
   const root = slack.roots()[0]!;
   expect(root.metadata?.event_payload.key).toBe(KEY);
   if (tookReply) slack.hang('chat.postMessage', 1, { handled: true });

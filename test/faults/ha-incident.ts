@@ -45,11 +45,7 @@ export async function haIncident(
   try {
     child = await startServeChild(sim.kubeconfigPath, settings);
     await beforeRoot();
-    await until(
-      () => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1,
-      'the root',
-      20_000,
-    );
+    await until(() => slack.roots().length === 1 && slack.evidenceShown(slack.roots()[0]!.ts), 'the root', 20_000);
   } catch (e) {
     await close();
     throw e;

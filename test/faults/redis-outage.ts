@@ -49,8 +49,8 @@ export interface OutageOptions {
    */
   inFlight?: boolean;
   /**
-   * RWX_LOCK_TTL, shorter than the outage: the step in flight comes back with its job's lock expired, which BullMQ
-   * says once ("Missing lock" when the worker moves the job on), as with the production TTL and a longer outage.
+   * RWX_LOCK_TTL, shorter than the outage: the step in flight comes back with its job's lock expired, as with the
+   * production TTL and a longer outage.
    */
   lockTtlMs?: number;
   /**
@@ -69,7 +69,7 @@ export async function outage(signal: NodeJS.Signals, outageMs = OUTAGE_MS, o: Ou
   expect(outageMs).toBeGreaterThan(o.blindAfterMs ?? BLIND_AFTER_MS);
   const { c, own, w } = await startBench(o);
   const { sim, slack } = w;
-  await until(() => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1, 'the root');
+  await until(() => slack.roots().length === 1 && slack.evidenceShown(slack.roots()[0]!.ts), 'the root');
   const root = slack.roots()[0]!;
   const told = (): FakeMessage[] => slack.messages.filter((m) => /could not reach Redis from/.test(m.text));
   const recover = (namespace: string, name: string) =>
@@ -170,7 +170,10 @@ async function expectLogsAndMetrics(c: ServeChild, o: OutageOptions): Promise<vo
   expect(log).toMatch(/redis connection back/);
   expect(log).not.toMatch(/ECONNREFUSED[^]*ECONNREFUSED[^]*ECONNREFUSED/);
   expect(log).not.toMatch(/notice failed/);
-  if (o.lockTtlMs) expect(log.match(/Missing lock for job/g)).toHaveLength(1);
+  // Past the lock TTL, the step in flight comes back either with its job's lock gone ("Missing lock" when the
+  // worker moves it on: said once) or as a stalled job BullMQ hands out again (said nowhere): which one depends on
+  // whether the worker or the stalled check reaches the job first. Never twice.
+  if (o.lockTtlMs) expect((log.match(/Missing lock for job/g) ?? []).length).toBeLessThanOrEqual(1);
   const metrics = (await c.get('/metrics')).body;
   expect(metrics).toMatch(/rwx_evaluations_total\{[^}]*outcome="error"[^}]*\} [1-9]/);
   expect(metrics).toMatch(/^rwx_redis_up 1$/m);

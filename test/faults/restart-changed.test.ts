@@ -18,7 +18,7 @@ describe('rwx serve restarted with an open incident holding a CronJob pod', () =
     const env = w.env();
     let child = await w.start(env, 60_000);
     await until(
-      () => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1,
+      () => slack.roots().length === 1 && slack.evidenceShown(slack.roots()[0]!.ts),
       'root and evidence',
       30_000,
     );

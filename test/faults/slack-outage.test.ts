@@ -33,7 +33,7 @@ describe('a Slack 5xx outage longer than the old retries', () => {
     await h.advance(1_000);
     await until(() => h!.slack.answered(503).length >= 8, 'the retries during the outage', 20_000);
     await until(() => h!.slack.roots().length === 1, 'the root after the outage', 60_000);
-    await until(() => h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1, 'the evidence reply', 30_000);
+    await until(() => h!.slack.evidenceShown(h!.slack.roots()[0]!.ts), 'the evidence reply', 30_000);
     console.log(`slack 503 outage of ${OUTAGE_CALLS} calls: root posted ${Date.now() - t0} ms after it began`);
     expect(h.slack.answered(503)).toHaveLength(OUTAGE_CALLS); // the root came after the whole outage
     expectOneThread(h.slack, h.slack.roots()[0]!.ts, { noInventedChange: true });
@@ -61,7 +61,7 @@ describe('SIGTERM while a Slack call hangs', () => {
     expect(h.lines.join('')).toMatch(/in-flight step abandoned/);
     await h.start();
     for (let i = 0; i < 3; i++) await h.advance(2_000);
-    await until(() => h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1, 'the evidence after the restart');
+    await until(() => h!.slack.evidenceShown(h!.slack.roots()[0]!.ts), 'the evidence after the restart');
     expectOneThread(h.slack, h.slack.roots()[0]!.ts, { noInventedChange: true });
   }, 60_000);
 });
@@ -79,7 +79,7 @@ describe('a Slack call that is never answered', () => {
     await h.start();
     await h.advance(1_000);
     await until(
-      () => h!.slack.roots().length === 1 && h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1,
+      () => h!.slack.roots().length === 1 && h!.slack.evidenceShown(h!.slack.roots()[0]!.ts),
       'the evidence',
       40_000,
     );

@@ -32,10 +32,7 @@ describe('a channel the bot is not in', () => {
     expect(h.slack.roots()).toHaveLength(0);
 
     h.slack.join('C0INCIDENT');
-    await until(
-      () => h!.slack.roots().length === 1 && h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1,
-      'the root',
-    );
+    await until(() => h!.slack.roots().length === 1 && h!.slack.evidenceShown(h!.slack.roots()[0]!.ts), 'the root');
     expect(h.slack.roots()).toHaveLength(1);
   });
 });

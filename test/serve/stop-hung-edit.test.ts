@@ -24,7 +24,7 @@ describe('a stop while a root edit hangs', () => {
     h = await harness('scenarios/propagation-loss.yaml');
     const first = await h.start();
     await h.advance(1_000);
-    await until(() => h!.slack.roots().length === 1 && h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1, 'root');
+    await until(() => h!.slack.roots().length === 1 && h!.slack.evidenceShown(h!.slack.roots()[0]!.ts), 'root');
     const root = h.slack.roots()[0]!;
     h.slack.hang('chat.update', 1, { handled: true }); // Slack makes the edit and never answers
     const edits = h.slack.callsOf('chat.update').length;
@@ -50,7 +50,7 @@ describe('a stop while the root edit for a pod that joined hangs', () => {
     h = await harness('scenarios/propagation-loss.yaml');
     const first = await h.start();
     await h.advance(1_000);
-    await until(() => h!.slack.roots().length === 1 && h!.slack.replies(h!.slack.roots()[0]!.ts).length >= 1, 'root');
+    await until(() => h!.slack.roots().length === 1 && h!.slack.evidenceShown(h!.slack.roots()[0]!.ts), 'root');
     const root = h.slack.roots()[0]!;
     const edits = h.slack.callsOf('chat.update').length;
     h.slack.hang('chat.update', 1, { handled: true }); // Slack makes the edit and never answers
@@ -83,7 +83,7 @@ describe('SIGTERM while a root edit hangs (rwx serve)', () => {
     const env = w.env({ RWX_REPLICA_ID: 'rwx-7d9f-abcde' });
     const first = await w.start(env);
     const { sim, slack } = w;
-    await until(() => slack.roots().length === 1 && slack.replies(slack.roots()[0]!.ts).length >= 1, 'root', 20_000);
+    await until(() => slack.roots().length === 1 && slack.evidenceShown(slack.roots()[0]!.ts), 'root', 20_000);
     const root = slack.roots()[0]!;
     slack.hang('chat.update', 1, { handled: true });
     sim.apply({
