@@ -14,6 +14,7 @@ import { nameList } from '../domain/names.js';
 import type { NodeHealth } from '../domain/location.js';
 import { describeHealth } from '../domain/node-health.js';
 import { outOfServiceStep } from './held-steps.js';
+import { releaseHeldStep } from './release.js';
 import type { MovedIntoFailure } from './running-consumers.js';
 
 /** The stuck pods ("namespace/name") an incident has on one node. */
@@ -161,7 +162,7 @@ function releaseStep(node: string, terminating: readonly StuckPodFinding[]): str
   const held = terminating.flatMap((f) => (f.location?.unmountHolds ?? []).filter((h) => h.held).map((h) => h.text));
   if (held.length === 0)
     return `Find what holds the mount on ${node} ("device or resource busy") and release it; the pods then finish terminating.`;
-  return `Release what holds the mount on ${node} ("device or resource busy"): ${nameList(held, 3, '; ')}; the pods then finish terminating.`;
+  return releaseHeldStep(node, held);
 }
 
 /** The steps of a CAUTION: never a force delete, nothing run on a node whose kubelet is gone. */

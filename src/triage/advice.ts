@@ -2,9 +2,13 @@
 // that holds an RWX volume, the ordered stale-attachment recovery (src/advise's, drain advice uses the same); mount
 // steps fit the kind of storage.
 import type { StorageKind } from '../detect/storage-path.js';
+import { releaseHeldStep } from '../advise/release.js';
 import { staleStageSteps } from '../advise/stale-stage.js';
 import { MAX_NAMES, nameList } from '../domain/names.js';
 import type { Phase } from './types.js';
+
+/** The UNPUBLISH_STUCK step for nodes whose agent named no holder (unpublishSteps swaps in the agent's names). */
+const FIND_HOLDER = 'On {nodes}, find it (fuser -vm / lsof on the pod volume directory) and let it exit.';
 
 /**
  * Next steps per phase; `{node}` (the first node), `{nodes}` (all of them) and `{volume}` are filled in by adviceFor.
@@ -31,7 +35,7 @@ const ADVICE: Record<Phase, string[]> = {
   MOUNT_FAILED: [], // mountSteps: they depend on the kind of storage
   UNPUBLISH_STUCK: [
     'A process in the container almost always still holds a file open on the mount, and NodeUnpublishVolume correctly refuses.',
-    'On {nodes}, find it (fuser -vm / lsof on the pod volume directory) and let it exit.',
+    FIND_HOLDER,
     'Never remove the finalizers by hand and never force-delete (--grace-period=0 --force) a pod that holds an RWX volume: both strand the staged mount on the node.',
   ],
   UNSCHEDULABLE: [
@@ -87,7 +91,14 @@ function nodesPhrase(nodes: readonly string[]): string {
  */
 export function adviceFor(
   phase: Phase,
-  fill: { nodes?: readonly string[]; volume?: string | null; storage?: StorageKind; path?: string },
+  fill: {
+    nodes?: readonly string[];
+    volume?: string | null;
+    storage?: StorageKind;
+    path?: string;
+    /** UNPUBLISH_STUCK: what the node agents named as holding the mounts (UnmountHold lines with held). */
+    held?: readonly { node: string; text: string }[];
+  },
 ): string[] {
   const nodes = fill.nodes ?? [];
   const node = nodes[0] ?? '<node>';
@@ -95,9 +106,31 @@ export function adviceFor(
   if (phase === 'MOUNT_FAILED') return mountSteps(nodes, volume, fill.storage ?? { kind: 'unknown' });
   if (phase === 'STALE_ATTACHMENT')
     return staleStageSteps(node, fill.path ? [fill.path] : []).map((s, i) => `${i + 1}. ${s}`);
-  const all = nodesPhrase(nodes);
-  return ADVICE[phase].map((s) =>
-    s.replaceAll('{nodes}', all).replaceAll('{node}', node).replaceAll('{volume}', volume),
+  const fillIn = (s: string, on: readonly string[]): string =>
+    s.replaceAll('{nodes}', nodesPhrase(on)).replaceAll('{node}', node).replaceAll('{volume}', volume);
+  if (phase === 'UNPUBLISH_STUCK' && fill.held?.length) return unpublishSteps(nodes, fill.held, fillIn);
+  return ADVICE[phase].map((s) => fillIn(s, nodes));
+}
+
+/**
+ * UNPUBLISH_STUCK with holders named: on each node whose agent named them, release those (the drain advice's
+ * sentence); the other nodes keep "find it".
+ */
+function unpublishSteps(
+  nodes: readonly string[],
+  held: readonly { node: string; text: string }[],
+  fillIn: (s: string, on: readonly string[]) => string,
+): string[] {
+  const named = [...new Set(held.map((h) => h.node))].sort();
+  const rest = nodes.filter((n) => !named.includes(n));
+  const release = named.map((n) =>
+    releaseHeldStep(
+      n,
+      held.filter((h) => h.node === n).map((h) => h.text),
+    ),
+  );
+  return ADVICE.UNPUBLISH_STUCK.flatMap((s) =>
+    s === FIND_HOLDER ? [...release, ...(rest.length > 0 ? [fillIn(s, rest)] : [])] : [fillIn(s, nodes)],
   );
 }
 

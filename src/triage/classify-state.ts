@@ -85,7 +85,15 @@ export function makeReport(
             stages: ev.stages ?? NONE,
             holds: ev.holds ?? NONE,
           },
-    advice: phase === 'OK' ? NONE : adviceFor(phase, { ...fill, volume: c.volume, storage: c.storage }),
+    advice:
+      phase === 'OK'
+        ? NONE
+        : adviceFor(phase, {
+            ...fill,
+            volume: c.volume,
+            storage: c.storage,
+            held: (ev.holds ?? NONE).filter((h) => h.held),
+          }),
   };
 }
 

@@ -6,6 +6,7 @@
 // a failed TearDown is "UnmountVolume.TearDown failed" with no event recorded on error, only the kubelet's log):
 // see test/correlate/unmount-holds.test.ts.
 import { describe, expect, it } from 'vitest';
+import { releaseHeldStep } from '../../src/advise/release.js';
 import { renderTriage } from '../../src/commands/render-triage.js';
 import { terminatingPodHolds } from '../../src/correlate/unmount-holds.js';
 import { ClusterIndex } from '../../src/domain/cluster-index.js';
@@ -120,6 +121,19 @@ describe("triage's UNPUBLISH_STUCK evidence: what holds the pod's mount", () => 
     // The one function the thread uses for the same pod gives the same lines.
     const p = index.get('pods', `${NS}/data-web-0`)!;
     expect(c.evidence.holds).toEqual(terminatingPodHolds(index, p, NOW, tc.reports) ?? []);
+  });
+
+  it("its next steps release the holder the agent named, in the drain advice's words; without a name, find it", () => {
+    const steps = (reports?: NodeReports) =>
+      triage(ClusterIndex.fromSnapshot(stuckCluster({ unmountEvent: true })), {
+        now: NOW,
+        ...(reports ? { nodeReports: reports } : {}),
+      }).claims[0]!.advice;
+    const named = steps(heldByTar);
+    expect(named).toContain(releaseHeldStep('node-01', [`tar (pid 31337, on the host) holds ${MOUNT}`]));
+    expect(named.join('\n')).not.toMatch(/find it \(fuser/);
+    expect(named.join('\n')).toMatch(/never force-delete/);
+    expect(steps().join('\n')).toMatch(/On node-01, find it \(fuser -vm/);
   });
 
   it('an OK claim has no holds, and a pod not deleted has no lines', () => {
