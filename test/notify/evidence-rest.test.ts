@@ -3,6 +3,7 @@
 // ManualClock; the "crash" is a call that throws after its side effect.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
+import { RwxError } from '../../src/errors.js';
 import type { Incident } from '../../src/domain/incident.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
@@ -82,6 +83,31 @@ describe('the second evidence reply', () => {
     expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['post-rest'] });
     expect(replyIds()).toEqual(['evidence', 'evidence-rest']);
     expect(await restTs()).toBe(replies()[1]!.ts);
+  });
+
+  it('once the first reply announced it, it is posted even if the incident shrank meanwhile: "Nothing more"', async () => {
+    // The second reply's first attempt fails before reaching Slack; the incident then fits the first reply.
+    let refused = false;
+    deps = {
+      ...deps,
+      slack: Object.assign(Object.create(slack) as StepDeps['slack'], {
+        postMessage: async (a: Parameters<StepDeps['slack']['postMessage']>[0]) => {
+          if (a.metadata?.event_payload.reply === 'evidence-rest' && !refused) {
+            refused = true;
+            throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
+          }
+          return slack.postMessage(a);
+        },
+      }),
+    };
+    await submit(big());
+    clock.advance(30 * S);
+    await expect(processIncident(deps, KEY)).rejects.toMatchObject({ code: 'SLACK_API' });
+    expect(text(replies()[0])).toMatch(/the next reply holds them/);
+    await submit(rolloutIncident());
+    expect(await processIncident(deps, KEY)).toMatchObject({ steps: ['post-rest'] });
+    expect(replyIds()).toEqual(['evidence', 'evidence-rest']);
+    expect(text(replies()[1])).toContain('Nothing more');
   });
 
   it('is edited in place when the incident changes, never posted again', async () => {
