@@ -14,7 +14,7 @@ import { type MemoryMessage, MemorySlack } from '../../src/slack/memory-slack.js
 import { visibleLines } from '../../src/slack/terminal-slack.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
-import { KEY, M, S, losingAnswers, stageDeps } from './harness.js';
+import { KEY, M, S, byReplyId, losingAnswers, stageDeps } from './harness.js';
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -45,7 +45,10 @@ beforeEach(() => {
   slack = new MemorySlack();
   store = new MemoryIncidentStore(clock);
   crashOn = () => false;
-  const crashing = losingAnswers(slack, (id) => crashOn(id));
+  const crashing = losingAnswers(
+    slack,
+    byReplyId((id) => crashOn(id)),
+  );
   deps = stageDeps(clock, crashing, store);
 });
 

@@ -9,7 +9,7 @@ import type { StepDeps } from '../../src/notify/steps-run.js';
 import type { IncidentStore } from '../../src/store/incident-store.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
 import { type IncidentRecord, threadTsOf } from '../../src/store/record.js';
-import type { SlackApi } from '../../src/slack/api.js';
+import type { PostMessageArgs, SlackApi } from '../../src/slack/api.js';
 import { RwxError } from '../../src/errors.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
 
@@ -67,17 +67,23 @@ export function replyingOf(r: IncidentRecord | undefined): string | undefined {
 }
 
 /**
- * `slack` whose postMessage posts and then loses its answer (a retryable connection reset) when `crashOn` says so
- * for the reply id: the crash between Slack accepting a post and the step recording it.
+ * `slack` whose postMessage posts and then loses its answer (a retryable connection reset) when `lose` says so for
+ * the post: the crash between Slack accepting a post and the step recording it.
  */
-export function losingAnswers(slack: SlackApi, crashOn: (replyId: string) => boolean): SlackApi {
+export function losingAnswers(slack: SlackApi, lose: (post: PostMessageArgs) => boolean): SlackApi {
   return Object.assign(Object.create(slack) as SlackApi, {
-    postMessage: async (a: Parameters<SlackApi['postMessage']>[0]) => {
+    postMessage: async (a: PostMessageArgs) => {
       const res = await slack.postMessage(a);
-      const id = a.metadata?.event_payload.reply;
-      if (typeof id === 'string' && crashOn(id))
-        throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
+      if (lose(a)) throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
       return res;
     },
   });
 }
+
+/** For losingAnswers: the posts of the replies whose id (their metadata's) `crashOn` names. */
+export const byReplyId =
+  (crashOn: (replyId: string) => boolean) =>
+  (a: PostMessageArgs): boolean => {
+    const id = a.metadata?.event_payload.reply;
+    return typeof id === 'string' && crashOn(id);
+  };

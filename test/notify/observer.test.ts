@@ -3,14 +3,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { Incident } from '../../src/domain/incident.js';
-import { RwxError } from '../../src/errors.js';
 import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
 import { type NotifierObserver, type StepDeps, processIncident } from '../../src/notify/steps-run.js';
-import type { SlackApi } from '../../src/slack/api.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
-import { KEY, M, S, stageDeps } from './harness.js';
+import { KEY, M, S, losingAnswers, stageDeps } from './harness.js';
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -46,13 +44,7 @@ describe('notifier observer', () => {
 
   it('counts a root adopted after a crash between Slack and the record once, when the retry records it', async () => {
     let crash = true;
-    const crashing: SlackApi = Object.assign(Object.create(slack) as SlackApi, {
-      postMessage: async (a: Parameters<SlackApi['postMessage']>[0]) => {
-        const res = await slack.postMessage(a);
-        if (crash && a.metadata) throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
-        return res;
-      },
-    });
+    const crashing = losingAnswers(slack, (a) => crash && a.metadata !== undefined);
     const d = { ...deps, slack: crashing };
     await submit();
     clock.advance(30 * S);

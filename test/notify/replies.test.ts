@@ -13,7 +13,7 @@ import type { RecordPatch } from '../../src/store/record.js';
 import { MemoryIncidentStore } from '../support/memory-store.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
-import { H, KEY, M, S, losingAnswers, replyingOf, stageDeps } from './harness.js';
+import { H, KEY, M, S, byReplyId, losingAnswers, replyingOf, stageDeps } from './harness.js';
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -53,7 +53,10 @@ beforeEach(() => {
   store = new MemoryIncidentStore(clock);
   crashOn = () => false;
   failPatch = () => false;
-  const crashing = losingAnswers(slack, (id) => crashOn(id));
+  const crashing = losingAnswers(
+    slack,
+    byReplyId((id) => crashOn(id)),
+  );
   const failing: IncidentStore = Object.assign(Object.create(store) as IncidentStore, {
     patch: async (key: string, fields: RecordPatch) => {
       if (failPatch(fields)) throw new RwxError('REDIS_UNREACHABLE', 'redis: connection lost');

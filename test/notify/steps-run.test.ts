@@ -7,9 +7,8 @@ import { DEFAULT_TIMERS } from '../../src/notify/decide.js';
 import { recordEvaluation } from '../../src/notify/record.js';
 import { type StepDeps, processIncident } from '../../src/notify/steps-run.js';
 import { MemorySlack } from '../../src/slack/memory-slack.js';
-import type { SlackApi } from '../../src/slack/api.js';
 import { FIXTURE_NOW, rolloutIncident } from '../render/incident-fixtures.js';
-import { H, KEY, M, S, stageDeps, tsOf } from './harness.js';
+import { H, KEY, M, S, losingAnswers, stageDeps, tsOf } from './harness.js';
 
 let clock: ManualClock;
 let slack: MemorySlack;
@@ -161,13 +160,7 @@ describe('notify stages', () => {
   it('a crash after Slack accepted the root but before it was recorded never makes a second root', async () => {
     // The post reaches Slack, then the process "dies" (the call throws) before the record is written.
     let crash = true;
-    const crashing: SlackApi = Object.assign(Object.create(slack) as SlackApi, {
-      postMessage: async (a: Parameters<SlackApi['postMessage']>[0]) => {
-        const res = await slack.postMessage(a);
-        if (crash && a.metadata) throw new RwxError('SLACK_API', 'connection reset', { retryable: true });
-        return res;
-      },
-    });
+    const crashing = losingAnswers(slack, (a) => crash && a.metadata !== undefined);
     const d = { ...deps, slack: crashing };
     await submit();
     clock.advance(30 * S);
