@@ -69,7 +69,8 @@ function inFilesystem(m: MountEntry, path: string): string {
   return m.root === '/' ? `/${rel}` : `${m.root}/${rel}`;
 }
 
-const within = (dir: string, p: string) => dir === '/' || p === dir || p.startsWith(`${dir}/`);
+/** Whether `p` is `dir` or lies under it. */
+const within = (dir: string, p: string): boolean => p === dir || under(dir, p) !== undefined;
 
 /** The pod volume mounts of the host, and which of them a process's path holds. */
 export class BusyIndex {

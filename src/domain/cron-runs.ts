@@ -34,11 +34,16 @@ export function failedReasonsPhrase(c: CronJobFinding): string {
   return failed > 0 ? `${failed} failed: ${reasons.join(', ')}` : '';
 }
 
+/** Whether its Jobs' pods use storage, and what that means, by CronJobFinding.storage. */
+const STORAGE = new Map([
+  [true, { brief: 'its pods use storage volumes', means: 'read their events for a mount failure' }],
+  [false, { brief: 'its pods use no storage volume', means: 'not a storage fault' }],
+]);
+
 /** Whether storage can be involved, in words: " Its pods use storage volumes: ..."; "" when not known. */
 export function storagePhrase(c: CronJobFinding): string {
-  if (c.storage === true) return ' Its pods use storage volumes: read their events for a mount failure.';
-  if (c.storage === false) return ' Its pods use no storage volume: not a storage fault.';
-  return '';
+  const s = c.storage === undefined ? undefined : STORAGE.get(c.storage);
+  return s ? ` ${s.brief[0]!.toUpperCase()}${s.brief.slice(1)}: ${s.means}.` : '';
 }
 
 /**
@@ -49,7 +54,6 @@ export function runsInBrief(c: CronJobFinding): string {
   const r = c.inProgress;
   const said = [failedReasonsPhrase(c), r ? (r.overdue ? 'a run in progress overran' : inProgressPhrase(c)) : ''];
   if (!said.some(Boolean)) return '';
-  const storage =
-    c.storage === true ? 'its pods use storage volumes' : c.storage === false ? 'its pods use no storage volume' : '';
+  const storage = c.storage === undefined ? '' : (STORAGE.get(c.storage)?.brief ?? '');
   return ` (${[...said, storage].filter(Boolean).join('; ')})`;
 }
